@@ -1,0 +1,10 @@
+from django.http import JsonResponse
+from django.views.decorators.cache import never_cache
+
+from .health import health_report
+
+
+@never_cache
+def healthz(request):
+    report = health_report()
+    return JsonResponse(report, status=200 if not report["failing"] else 503)

@@ -1,0 +1,129 @@
+"""The result of one simulation: the contract between engines, storage, charts and the API.
+
+Everything outside ``timing`` is a pure function of (scenario, policy, seed, code version), so
+``to_json()`` is byte-identical across repeated runs; wall-clock measurements live in ``timing``
+and are written only when asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+_REPO = Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def code_version() -> str:
+    """The git commit of the code (``+dirty`` for local edits); images set HETSITE_CODE_VERSION."""
+    if os.environ.get("HETSITE_CODE_VERSION"):
+        return os.environ["HETSITE_CODE_VERSION"]
+    try:
+        rev = subprocess.run(["git", "-C", str(_REPO), "rev-parse", "--short=12", "HEAD"],
+                             capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(_REPO), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=5).stdout.strip()
+        return rev + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def plain(value: Any) -> Any:
+    """JSON-ready copy: numpy scalars and arrays become Python numbers and lists.
+
+    Floats are rounded to 9 significant digits so the output is compact and stable; that is far
+    below any quantity the metrics resolve.
+    """
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        if v != v or v in (float("inf"), float("-inf")):
+            return None
+        return float(f"{v:.9g}")
+    return value
+
+
+@dataclass
+class Result:
+    """Outcome of ``simulate``.
+
+    summary: headline metrics (flat dict of numbers/strings).
+    series:  per-minute time series; ``series["t_min"]`` is the time axis in minutes.
+    tasks:   per-task (or per-surveil) records, column-wise: ``{"id": [...], "start": [...]}``.
+    events:  per mapping event, column-wise (e.g. ``t_min``, ``chosen`` heuristic).
+    extra:   anything else a chart or reader needs (utility class table, trace header, ...).
+    meta:    kind, policy, seed, scenario parameters, code version, schema version.
+    timing:  wall-clock figures (per-event ms, whole run s); excluded from ``to_json()``.
+    """
+
+    summary: dict[str, Any]
+    series: dict[str, Any] = field(default_factory=dict)
+    tasks: dict[str, Any] = field(default_factory=dict)
+    events: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    timing: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self, timing: bool = False) -> dict[str, Any]:
+        out = {
+            "schema": SCHEMA_VERSION,
+            "meta": self.meta,
+            "summary": self.summary,
+            "series": self.series,
+            "tasks": self.tasks,
+            "events": self.events,
+            "extra": self.extra,
+        }
+        if timing:
+            out["timing"] = self.timing
+        return plain(out)
+
+    def to_json(self, timing: bool = False, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(timing=timing), sort_keys=True, indent=indent,
+                          separators=(",", ":") if indent is None else None,
+                          allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        if data.get("schema") != SCHEMA_VERSION:
+            raise ValueError(f"unsupported result schema {data.get('schema')!r}")
+        return cls(summary=data["summary"], series=data.get("series", {}),
+                   tasks=data.get("tasks", {}), events=data.get("events", {}),
+                   extra=data.get("extra", {}), meta=data.get("meta", {}),
+                   timing=data.get("timing", {}))
+
+    @classmethod
+    def from_json(cls, text: str) -> Result:
+        return cls.from_dict(json.loads(text))
+
+
+def timing_summary(event_seconds, wall_seconds: float) -> dict[str, Any]:
+    """Per-mapping-event and whole-run wall times, in the units the benchmarks print."""
+    ms = np.asarray(event_seconds, dtype=float) * 1000.0
+    if ms.size == 0:
+        ms = np.zeros(1)
+    return {
+        "events": int(len(event_seconds)),
+        "event_ms_mean": float(ms.mean()),
+        "event_ms_p95": float(np.percentile(ms, 95)),
+        "event_ms_max": float(ms.max()),
+        "wall_s": float(wall_seconds),
+    }
