@@ -7,8 +7,8 @@ import numpy as np
 
 def overlap(start, end, w0: float, w1: float) -> np.ndarray:
     """Length of ``[start, end) ∩ [w0, w1)`` (vectorized)."""
-    return np.clip(np.minimum(np.asarray(end, float), w1) - np.maximum(np.asarray(start, float), w0),
-                   0.0, None)
+    inside = np.minimum(np.asarray(end, float), w1) - np.maximum(np.asarray(start, float), w0)
+    return np.clip(inside, 0.0, None)
 
 
 def prorated(value, in_window, duration) -> np.ndarray:
