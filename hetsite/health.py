@@ -1,5 +1,6 @@
 """Reachability checks for /healthz: each returns (ok, detail)."""
 
+from django.conf import settings
 from django.db import connection
 
 from .celery import app as celery_app
@@ -17,7 +18,7 @@ def check_database():
 
 def check_broker(timeout=2.0):
     try:
-        with celery_app.connection_for_write() as conn:
+        with celery_app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0,
                                    timeout=timeout)
             transport = conn.transport_cls

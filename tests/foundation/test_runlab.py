@@ -1,0 +1,73 @@
+"""`make run`'s launcher serves the site with a working broker, with and without redis-server."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from hetsite.management.commands.runlab import free_port, port_in_use
+
+pytestmark = pytest.mark.realstack
+
+
+def get_json(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def run_lab(tmp_path, broker):
+    port = free_port()
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'lab.sqlite3'}",
+               CELERY_BROKER_DIR=str(tmp_path / "broker"),
+               DJANGO_SETTINGS_MODULE="hetsite.settings")
+    for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "REDIS_URL"):
+        env.pop(key, None)
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "runlab", "--port", str(port), "--broker", broker,
+         "--concurrency", "1"],
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))), env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    return proc, port
+
+
+def stop_and_collect(proc):
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    return out
+
+
+@pytest.mark.parametrize("broker", ["filesystem", "redis"])
+def test_runlab_serves_home_and_healthy_broker(tmp_path, broker):
+    if broker == "redis" and shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    proc, port = run_lab(tmp_path, broker)
+    try:
+        deadline = time.monotonic() + 60
+        status = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                status, body = get_json(f"http://127.0.0.1:{port}/healthz")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        assert status == 200, body
+        assert body["checks"]["broker"]["ok"]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as resp:
+            assert b"hetsite" in resp.read()
+    finally:
+        out = stop_and_collect(proc)
+    assert proc.returncode == 0, out
+    assert not port_in_use("127.0.0.1", port), "the web server outlived Ctrl-C"
+    assert "stopping" in out
+    expected = "redis-server on port" if broker == "redis" else "embedded filesystem transport"
+    assert expected in out
