@@ -43,7 +43,9 @@ def param(default, *, unit="", min=None, max=None, choices=None, help="", advanc
     """
     info = ParamInfo(unit, min, max, tuple(choices) if choices else None, help, advanced, label,
                      min_exclusive, min_items, max_items)
-    if isinstance(default, (list, dict)):
+    if isinstance(default, list):
+        default = tuple(default)  # configs are frozen; from_dict also yields tuples
+    if isinstance(default, dict):
         return field(default_factory=lambda: json.loads(json.dumps(default)),
                      metadata={"param": info})
     return field(default=default, metadata={"param": info})
