@@ -1,0 +1,254 @@
+"""Scenario parameters of kind ``uav``: every default of spec ch5 (§6, §10) is a parameter.
+
+Times in hours unless the name says otherwise; energy in normalized units (capacity <= 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scheduling.engine.errors import ScenarioError
+from scheduling.engine.params import group, param
+
+from .model import EVENT_TYPES, SENSORS
+
+
+def beta_params(mean: float, sd: float) -> tuple[float, float]:
+    """Beta(a, b) on [0, 1] with the given mean and sd (spec §6.1)."""
+    c = mean * (1 - mean) / (sd * sd) - 1
+    return mean * c, (1 - mean) * c
+
+
+def gamma_params(mean: float, cv: float) -> tuple[float, float]:
+    """Gamma (shape k, scale theta) with mean and coefficient of variation (spec §6.1)."""
+    return 1.0 / (cv * cv), mean * cv * cv
+
+
+def _check_beta(field: str, mean: float, cv: float) -> None:
+    sd = mean * cv
+    if mean * (1 - mean) <= sd * sd:
+        limit = ((1 - mean) / mean) ** 0.5
+        raise ScenarioError(field, f"a Beta with mean {mean:g} needs a coefficient of variation "
+                                   f"< {limit:.4g}; got {cv:g}")
+
+
+@dataclass(frozen=True)
+class EventRates:
+    """Baseline rates in events per day (spec Table 11), before ``event_multiplier``."""
+
+    add_uav: float = param(1.0, unit="1/day", min=0, max=1000, help="E1: add a UAV")
+    remove_uav: float = param(1.0, unit="1/day", min=0, max=1000, help="E2: remove a UAV")
+    remove_sensor: float = param(0.5, unit="1/day", min=0, max=1000,
+                                 help="E3: remove a sensor from a UAV")
+    modify_quality: float = param(0.5, unit="1/day", min=0, max=1000,
+                                  help="E4: redraw the qualities of all sensors of a UAV")
+    add_target: float = param(2.0, unit="1/day", min=0, max=1000, help="E5: add a target")
+    remove_target: float = param(2.0, unit="1/day", min=0, max=1000, help="E6: remove a target")
+    change_priority: float = param(4.0, unit="1/day", min=0, max=1000,
+                                   help="E7: redraw a target's priority")
+    change_surveil_time: float = param(6.0, unit="1/day", min=0, max=1000,
+                                       help="E8: redraw a target's surveillance time")
+    add_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000,
+                                   help="E9: allow one more sensor type for a target")
+    remove_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000,
+                                      help="E10: disallow one sensor type of a target")
+    modify_affinity: float = param(2.0, unit="1/day", min=0, max=1000,
+                                   help="E11: redraw all affinities of a target")
+
+    def by_code(self) -> dict[str, float]:
+        return {code: getattr(self, name) for code, name, _ in EVENT_TYPES}
+
+
+@dataclass(frozen=True)
+class SensorSpec:
+    type: str = param("VIS", choices=SENSORS, help="sensor type")
+    rate: float = param(0.05, unit="1/h", min=0, max=1, min_exclusive=True,
+                        help="energy used per hour while the sensor runs")
+    quality: int = param(5, min=1, max=10, help="quality 1 (worst) .. 10 (best)")
+
+
+@dataclass(frozen=True)
+class FixedUav:
+    energy_total: float = param(1.0, min=0, max=1, min_exclusive=True,
+                                help="sensor energy capacity (normalized)")
+    sensors: tuple[SensorSpec, ...] = group(lambda: (SensorSpec(),), min_items=1, max_items=4,
+                                            help="at most one sensor of each type")
+
+    def validate(self) -> None:
+        types = [s.type for s in self.sensors]
+        if len(set(types)) != len(types):
+            raise ScenarioError("sensors", f"has duplicate sensor types {types}")
+
+
+@dataclass(frozen=True)
+class Affinity:
+    type: str = param("VIS", choices=SENSORS, help="allowed sensor type")
+    affinity: int = param(5, min=1, max=10, help="affinity 1 (worst) .. 10 (best)")
+
+
+@dataclass(frozen=True)
+class FixedTarget:
+    priority: int = param(5, min=1, max=10, help="priority 1 .. 10")
+    surveil_time: float = param(2.0, unit="h", min=0, max=24, min_exclusive=True,
+                                help="duration of one complete surveil")
+    allowed: tuple[Affinity, ...] = group(lambda: (Affinity(),), min_items=1, max_items=4,
+                                          help="allowed sensor types with affinities")
+    windows: list[list[float]] = param([[0.0, 24.0]], unit="h", min=0, max=24,
+                                       help="surveillance windows [start, end) in hours")
+    x_km: float = param(0.0, unit="km", min=0, help="position (geometry model only)")
+    y_km: float = param(0.0, unit="km", min=0, help="position (geometry model only)")
+
+    def validate(self) -> None:
+        types = [a.type for a in self.allowed]
+        if len(set(types)) != len(types):
+            raise ScenarioError("allowed", f"has duplicate sensor types {types}")
+        last = 0.0
+        for i, w in enumerate(self.windows):
+            if len(w) != 2 or not w[0] < w[1] or w[0] < last:
+                raise ScenarioError(f"windows.{i}", "must be [start, end) with start < end, "
+                                                    "sorted and not overlapping")
+            last = w[1]
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Optional positions, travel time and flight energy (beyond the dissertation; §9.3)."""
+
+    enabled: bool = param(False, help="model positions, travel time and flight energy")
+    area_km: float = param(50.0, unit="km", min=0.1, max=10000,
+                           help="targets are placed uniformly in a square of this side")
+    base_x_km: float = param(25.0, unit="km", min=0, help="base position; UAVs start here")
+    base_y_km: float = param(25.0, unit="km", min=0, help="base position; UAVs start here")
+    speed_kmh: float = param(100.0, unit="km/h", min=0, max=10000, min_exclusive=True,
+                             help="cruise speed between targets")
+    flight_energy_rate: float = param(0.02, unit="1/h", min=0, max=1,
+                                      help="energy used per hour of flight, from the same "
+                                           "budget as the sensors")
+
+
+@dataclass(frozen=True)
+class UavConfig:
+    # -- population (spec §6.4, §6.6, §6.7) --
+    uavs_mean: float = param(9.0, min=0, max=2000, label="mean #UAVs (λ_U)",
+                             help="initial UAV count ~ Poisson(λ_U)")
+    targets_mean: float = param(14.0, min=0, max=5000, label="mean #targets (λ_T)",
+                                help="initial target count ~ Poisson(λ_T)")
+    # -- UAVs (spec §6.2) --
+    energy_total_mean: float = param(0.8, min=0, max=1, min_exclusive=True, advanced=True,
+                                     help="UAV energy capacity ~ Beta with this mean")
+    energy_total_cv: float = param(0.15, min=0, max=5, min_exclusive=True, advanced=True,
+                                   help="coefficient of variation of the UAV energy capacity")
+    energy_rate_mean: float = param(0.05, unit="1/h", min=0, max=1, min_exclusive=True,
+                                    label="mean sensor energy rate (μ_e)",
+                                    help="sensor energy rate ~ Beta with this mean")
+    energy_rate_cv: float = param(0.5, min=0, max=5, min_exclusive=True, advanced=True,
+                                  help="coefficient of variation of the sensor energy rate "
+                                       "(A24: kept at 0.5 in the μ_e sweep)")
+    sensor_count_scale: float = param(2.0, min=0, max=100, min_exclusive=True, advanced=True,
+                                      help="#sensors per UAV ~ Rayleigh(scale), clamped to 1..4")
+    sensor_count_rounding: str = param("floor", choices=("floor", "round"), advanced=True,
+                                       help="A1: how the Rayleigh draw becomes an integer")
+    sensor_type_weights: list[float] = param([0.5, 0.2, 0.2, 0.1], min=0, min_items=4,
+                                             max_items=4, advanced=True,
+                                             help="weights of VIS, SAR, IR, LIDAR when drawing "
+                                                  "a UAV's sensor types without replacement")
+    quality_mean: float = param(0.6, min=0, max=1, min_exclusive=True, advanced=True,
+                                help="sensor quality = integerize(10 x Beta(mean, cv))")
+    quality_cv: float = param(0.4, min=0, max=5, min_exclusive=True, advanced=True,
+                              help="coefficient of variation of the quality Beta")
+    integerize: str = param("floor", choices=("floor", "ceil"), advanced=True,
+                            help="A2/A3: how a Beta x 10 or Gamma draw becomes an integer 1..10")
+    # -- targets (spec §6.3) --
+    priority_mean: float = param(4.0, min=0, max=100, min_exclusive=True, advanced=True,
+                                 help="priority = integerize(Gamma(mean, cv))")
+    priority_cv: float = param(0.6, min=0, max=10, min_exclusive=True,
+                               label="priority coefficient of variation",
+                               help="spread of target priorities")
+    affinity_mean: float = param(0.7, min=0, max=1, min_exclusive=True, advanced=True,
+                                 help="sensor affinity = integerize(10 x Beta(mean, cv))")
+    affinity_cv: float = param(0.3, min=0, max=5, min_exclusive=True, advanced=True,
+                               help="coefficient of variation of the affinity Beta")
+    allowed_types_p: float = param(0.5, min=0, max=1, advanced=True,
+                                   help="#allowed types per target = 1 + Binomial(3, p)")
+    surveil_time_min: float = param(1.0, unit="h", min=0, max=24, min_exclusive=True,
+                                    advanced=True, help="surveil time ~ Uniform(min, max)")
+    surveil_time_max: float = param(3.0, unit="h", min=0, max=24, min_exclusive=True,
+                                    advanced=True, help="surveil time ~ Uniform(min, max)")
+    window_gap_mean: float = param(1.0, unit="h", min=0, max=24, min_exclusive=True,
+                                   advanced=True,
+                                   help="gap before each window ~ Exponential(mean)")
+    window_duration_mean: float = param(3.0, unit="h", min=0, max=24, min_exclusive=True,
+                                        advanced=True, help="window length ~ Gamma(mean, cv)")
+    window_duration_cv: float = param(0.2, min=0, max=10, min_exclusive=True, advanced=True,
+                                      help="coefficient of variation of the window length")
+    added_target_windows: str = param("from-add", choices=("from-add", "from-zero"),
+                                      advanced=True,
+                                      help="A8: windows of targets added mid-day are generated "
+                                           "from the add time, or from 0 and clipped")
+    # -- dynamic events (spec §1.7, §6.5) --
+    event_multiplier: float = param(1.0, min=0, max=1000, label="dynamic-event rate multiplier",
+                                    help="scales every Table 11 rate; 0 = no dynamic events")
+    event_rates: EventRates = group(EventRates, advanced=True,
+                                    help="Table 11 rates in events per day")
+    # -- simulation and policies --
+    mapping_interval_min: float = param(5.0, unit="min", min=0, max=1440, min_exclusive=True,
+                                        label="mapping interval Δ",
+                                        help="a mapping event every Δ minutes from t = 0")
+    horizon_h: float = param(24.0, unit="h", min=0, max=24, min_exclusive=True, advanced=True,
+                             help="length of the mission day (the spec uses 24 h)")
+    one_surveil_per_window: bool = param(True, advanced=True,
+                                         help="A4: after a completed surveil a target waits for "
+                                              "its next window (off: unlimited repeats)")
+    pacing_clock: str = param("day", choices=("day", "since-join"), advanced=True,
+                              help="A16: δ = t/24 for every UAV, or the fraction of the UAV's "
+                                   "own remaining day since it joined")
+    filter_base: str = param("mean-vpe", choices=("mean-vpe", "value-per-energy"),
+                             advanced=True,
+                             help="A17: filtering τ = mean VPE of the UAV's started surveils, "
+                                  "or its value earned / energy used so far")
+    preemption_basis: str = param("full", choices=("full", "remaining"), advanced=True,
+                                  help="A18: compare a challenger with the running surveil's "
+                                       "full-surveil score, or with its remaining value")
+    tie_break: str = param("first", choices=("first", "random"), advanced=True,
+                           help="A20: ties in an argmax go to the lowest (UAV, target, sensor), "
+                                "or are broken at random")
+    compare_random: bool = param(True, advanced=True,
+                                 help="also run Random on the same mission for value_vs_random")
+    # -- fixed missions (hand-made examples such as spec Tables 9/10) --
+    fixed_uavs: tuple[FixedUav, ...] = group(tuple, advanced=True,
+                                             help="if given, the initial fleet (replaces λ_U)")
+    fixed_targets: tuple[FixedTarget, ...] = group(tuple, advanced=True,
+                                                   help="if given, the initial targets with "
+                                                        "their windows (replaces λ_T)")
+    geometry: Geometry = group(Geometry, help="optional positions and travel (off by default)")
+
+    def validate(self) -> None:
+        _check_beta("energy_total_cv", self.energy_total_mean, self.energy_total_cv)
+        _check_beta("energy_rate_cv", self.energy_rate_mean, self.energy_rate_cv)
+        _check_beta("quality_cv", self.quality_mean, self.quality_cv)
+        _check_beta("affinity_cv", self.affinity_mean, self.affinity_cv)
+        if self.surveil_time_min > self.surveil_time_max:
+            raise ScenarioError("surveil_time_min", f"must be <= surveil_time_max "
+                                                    f"({self.surveil_time_max:g}); "
+                                                    f"got {self.surveil_time_min:g}")
+        if sum(self.sensor_type_weights) <= 0:
+            raise ScenarioError("sensor_type_weights", "needs at least one positive weight")
+        if sum(w > 0 for w in self.sensor_type_weights) < 4:
+            # Drawing without replacement must be able to pick all four types.
+            raise ScenarioError("sensor_type_weights", "must all be > 0")
+        if self.mapping_interval_min > self.horizon_h * 60:
+            raise ScenarioError("mapping_interval_min",
+                                f"must be <= the horizon ({self.horizon_h * 60:g} min)")
+        g = self.geometry
+        for name in ("base_x_km", "base_y_km"):
+            if getattr(g, name) > g.area_km:
+                raise ScenarioError(f"geometry.{name}", f"must be <= geometry.area_km "
+                                                        f"({g.area_km:g})")
+        for i, t in enumerate(self.fixed_targets):
+            for j, w in enumerate(t.windows):
+                if w[1] > self.horizon_h:
+                    raise ScenarioError(f"fixed_targets.{i}.windows.{j}",
+                                        f"must end <= horizon_h ({self.horizon_h:g})")
+            if g.enabled and max(t.x_km, t.y_km) > g.area_km:
+                raise ScenarioError(f"fixed_targets.{i}.x_km",
+                                    f"must lie inside the area (<= {g.area_km:g} km)")

@@ -1,0 +1,65 @@
+"""Policy catalogue: every base heuristic and its Preemption/Filtering variants (§4.8)."""
+
+from __future__ import annotations
+
+from .greedy import GreedyPolicy
+from .meta import MetaPolicy
+from .random_ import RandomPolicy
+
+BASES = {
+    "random": ("Random", "baseline", "§4.2",
+               "random target order; a random valid idle UAV and a random valid sensor"),
+    "rbs": ("Random Best Sensor", "baseline", "§4.3",
+            "like Random, but the UAV's sensor with the highest quality x affinity"),
+    "max-value": ("Max Value", "greedy", "§4.4",
+                  "repeatedly start the valid combination with the highest value"),
+    "max-vpt": ("Max Value per Time", "greedy", "§4.4",
+                "repeatedly start the combination with the highest value per surveil hour"),
+    "max-vpe": ("Max Value per Energy", "greedy", "§4.4",
+                "repeatedly start the combination with the highest value per projected energy"),
+    "meta": ("Metaheuristic", "meta", "§4.5",
+             "per UAV Max Value when behind the linear energy pace, else Max VPE; the system "
+             "starts the proposal with the highest value"),
+}
+VARIANTS = {
+    "": ("", ""),
+    "p": (" + P", "; with preemption of running surveils by better ones (§4.6)"),
+    "f": (" + F", "; with per-UAV adaptive VPE filtering (§4.7)"),
+    "pf": (" + P + F", "; with preemption and filtering (§4.6, §4.7)"),
+}
+SCORED = ("max-value", "max-vpt", "max-vpe", "meta")  # A28: only these take P and F
+
+
+def policy_names() -> list[str]:
+    names = ["random", "rbs"]
+    for base in SCORED:
+        names += [base] + [f"{base}+{v}" for v in ("p", "f", "pf")]
+    return names
+
+
+def split_name(name: str) -> tuple[str, bool, bool]:
+    base, _, variant = name.partition("+")
+    return base, "p" in variant, "f" in variant
+
+
+def make_policy(name: str, rng):
+    base, preemption, filtering = split_name(name)
+    if base == "random":
+        return RandomPolicy(rng)
+    if base == "rbs":
+        return RandomPolicy(rng, best_sensor=True)
+    if base == "meta":
+        return MetaPolicy(preemption, filtering, rng)
+    return GreedyPolicy(base.removeprefix("max-"), preemption, filtering, rng)
+
+
+def with_flag(name: str, flag: str) -> str:
+    """The variant of ``name`` with ``flag`` ("p" or "f") switched on, for the CLI flags."""
+    base, p, f = split_name(name)
+    p, f = p or flag == "p", f or flag == "f"
+    suffix = ("p" if p else "") + ("f" if f else "")
+    return f"{base}+{suffix}" if suffix else base
+
+
+__all__ = ["BASES", "SCORED", "VARIANTS", "make_policy", "policy_names", "split_name",
+           "with_flag"]

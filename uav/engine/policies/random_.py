@@ -1,0 +1,35 @@
+"""Random and Random Best Sensor (§4.2, §4.3): one pass over the targets in random order."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class RandomPolicy:
+    """Random target order, random valid available UAV; sensor random or best (RBS)."""
+
+    def __init__(self, rng: np.random.Generator, best_sensor: bool = False):
+        self.rng = rng
+        self.best_sensor = best_sensor
+
+    def map(self, view) -> None:
+        rng = self.rng
+        free_u = view.uav_ok & (view.run_t < 0)
+        free_t = view.target_ok & (view.run_u < 0)
+        if not free_u.any() or not free_t.any():
+            return
+        valid = view.valid
+        for t in rng.permutation(np.flatnonzero(free_t)):
+            cand = np.flatnonzero(free_u & valid[:, t, :].any(axis=1))
+            if cand.size == 0:
+                continue
+            u = int(cand[rng.integers(cand.size)])
+            sensors = np.flatnonzero(valid[u, t])
+            if self.best_sensor:
+                gain = view.quality[u, sensors] * view.affinity[t, sensors]
+                sensors = sensors[gain == gain.max()]
+            s = int(sensors[rng.integers(sensors.size)])
+            view.start(u, s, int(t))
+            free_u[u] = False
+            if not free_u.any():
+                break
