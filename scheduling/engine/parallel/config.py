@@ -1,0 +1,332 @@
+"""Scenario parameters of the ch3 environment (kind ``parallel-energy``) and its presets.
+
+Every fixed setting of spec §6.1 and every [D]efault switch of spec §9 is a parameter here;
+the A-numbers in the help texts refer to the spec's ambiguity table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import ScenarioError
+from ..params import group, param
+
+KIND = "parallel-energy"
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    name: str = param("GP1", help="cluster name")
+    kind: str = param("general", choices=("general", "special"),
+                      help="general-purpose clusters run GP task types; each special-purpose "
+                           "cluster runs only its own SP types")
+    cores_per_node: int = param(32, min=1, max=4096, unit="cores")
+    nodes: int = param(360, min=1, max=100_000, unit="nodes")
+
+
+def default_clusters() -> tuple[ClusterSpec, ...]:
+    # Spec §1.6 calibrated table (A1): 1,850 nodes, exactly 100,000 cores.
+    return (
+        ClusterSpec("GP1", "general", 32, 360),
+        ClusterSpec("GP2", "general", 48, 280),
+        ClusterSpec("GP3", "general", 64, 240),
+        ClusterSpec("GP4", "general", 56, 300),
+        ClusterSpec("SP1", "special", 64, 320),
+        ClusterSpec("SP2", "special", 64, 350),
+    )
+
+
+@dataclass(frozen=True)
+class SystemConfig:
+    clusters: tuple[ClusterSpec, ...] = group(default_clusters, min_items=1, max_items=32,
+                                              help="clusters of identical nodes (spec §1.6)")
+    pstate_power_factors: tuple[float, ...] = param(
+        [1.0, 0.75, 0.5], min=0.01, max=1.0, min_items=1, max_items=15,
+        help="base power scaling factor f_p per P-state, fastest first (spec §2.7)")
+
+
+@dataclass(frozen=True)
+class CoreRow:
+    share: float = param(0.2, min=0.0, max=1.0, help="share of task types using this row")
+    min_cores: int = param(2, min=-100_000, max=1_000_000, unit="cores",
+                           help="values <= 0 are relative to the type's max cores "
+                                "(0 = max, -1 = max - 1)")
+    max_cores: int = param(4, min=-100_000, max=1_000_000, unit="cores",
+                           help="values <= 0 are relative to the type's max cores")
+    pattern: str = param("sinusoidal", choices=("sinusoidal", "work-hours"),
+                         help="arrival-rate pattern of types in this row (spec §2.10)")
+
+
+def default_core_rows() -> tuple[CoreRow, ...]:
+    # Spec Table 4.
+    return (
+        CoreRow(0.20, 2, 4, "sinusoidal"),
+        CoreRow(0.20, 5, 256, "sinusoidal"),
+        CoreRow(0.40, 257, 4096, "sinusoidal"),
+        CoreRow(0.19, 4097, -1, "work-hours"),
+        CoreRow(0.01, 0, 0, "work-hours"),
+    )
+
+
+TABLE3_PRIORITY_RANGES = ((6.0, 8.0), (4.0, 6.0), (2.0, 4.0), (1.0, 2.0))
+TABLE3_URGENCIES = (0.6, 0.2, 0.1, 0.01)
+TABLE3_JOINT = (
+    (0.02, 0.02, 0.0005, 0.0),
+    (0.0345, 0.05, 0.015, 0.03),
+    (0.0, 0.10, 0.10, 0.10),
+    (0.0, 0.0, 0.20, 0.33),
+)
+
+
+@dataclass(frozen=True)
+class WorkloadConfig:
+    source: str = param("synthetic", choices=("synthetic", "trace"),
+                        help="synthetic generator (spec §2) or trace-driven arrivals (spec §3)")
+    tasks_per_day: float = param(5000.0, min=1.0, max=200_000.0, unit="tasks/day",
+                                 help="mean arrivals per day over all task types")
+    gp_types: int = param(60, min=0, max=1000, help="general-purpose task types")
+    sp_types_per_cluster: int = param(20, min=0, max=1000,
+                                      help="task types per special-purpose cluster")
+    priority_ranges: tuple[tuple[float, ...], ...] = param(
+        TABLE3_PRIORITY_RANGES, min=0.0, max=1000.0, advanced=True,
+        help="starting-utility range (lo, hi] per priority level (spec Table 3 rows)")
+    urgencies: tuple[float, ...] = param(TABLE3_URGENCIES, min=0.0, max=100.0,
+                                         advanced=True, unit="1/h",
+                                         help="urgency (decay rate) per Table 3 column")
+    joint_probabilities: tuple[tuple[float, ...], ...] = param(
+        TABLE3_JOINT, min=0.0, max=1.0, advanced=True,
+        help="joint probability of (priority level, urgency), rows x columns of Table 3")
+    single_core_h_low: float = param(1.0, min=0.001, max=1000.0, unit="h",
+                                     help="mean single-core time at the lowest priority (spec "
+                                          "§2.4)")
+    single_core_h_high: float = param(18.0, min=0.001, max=1000.0, unit="h",
+                                      help="mean single-core time at the highest priority")
+    single_core_cov: float = param(0.15, min=0.0, max=2.0, help="COV of single-core time")
+    hetero_cov: float = param(0.3, min=0.0, max=2.0,
+                              help="COV of single-core time across clusters (spec §2.5)")
+    power_mean_w: float = param(133.0, min=0.1, max=100_000.0, unit="W/node",
+                                help="mean P-state-0 power per node (spec §2.6)")
+    power_cov: float = param(0.2, min=0.0, max=2.0, help="COV of power across clusters")
+    r_cov_gp: float = param(0.3, min=0.0, max=2.0, help="COV of the P-state randomness factor, GP")
+    r_cov_sp: float = param(0.2, min=0.0, max=2.0, help="COV of the P-state randomness factor, SP")
+    pstate_cov_gp: float = param(0.03, min=0.0, max=2.0,
+                                 help="COV of P-state power/time multipliers, GP (A12)")
+    pstate_cov_sp: float = param(0.02, min=0.0, max=2.0,
+                                 help="COV of P-state power/time multipliers, SP (A12)")
+    r_granularity: str = param("type-cluster", choices=("type-cluster", "type-cluster-pstate"),
+                               advanced=True, help="one randomness factor r per (type, cluster) "
+                                                   "or per (type, cluster, P-state) (A11)")
+    core_rows: tuple[CoreRow, ...] = group(default_core_rows, min_items=1, max_items=20,
+                                           help="core-count rows of spec Table 4")
+    row_assignment: str = param("exact", choices=("exact", "iid"), advanced=True,
+                                help="rows assigned to types in exact shares (shuffled) or drawn "
+                                     "i.i.d. per type (A6)")
+    cores_per_task: str = param("uniform", choices=("uniform", "fixed-per-type"), advanced=True,
+                                help="each task draws its cores within its type's row, or each "
+                                     "type has one core count (A6)")
+    gp_max_cores: str = param("smallest", choices=("smallest", "largest"), advanced=True,
+                              help="'max cores of cluster' for GP types: smallest or largest GP "
+                                   "cluster (A7)")
+    sigma_min: float = param(4.0, min=0.0, max=1000.0, help="Downey sigma lower bound (§2.9)")
+    sigma_max: float = param(10.0, min=0.0, max=1000.0, help="Downey sigma upper bound")
+    etc_mode: str = param("downey", choices=("downey", "table"),
+                          help="ETC from the Downey model directly, or from a powers-of-two "
+                               "table with linear interpolation (spec §1.3)")
+    arrival_amplitude: float = param(0.5, min=0.0, max=1.0,
+                                     help="relative amplitude of the sinusoidal rate (A9)")
+    arrival_period_h: float = param(24.0, min=0.1, max=1000.0, unit="h")
+    arrival_phase: str = param("random", choices=("random", "common"),
+                               help="random phase per type, or a common phase peaking at 15:00 "
+                                    "(A9)")
+    work_start_h: float = param(9.0, min=0.0, max=24.0, unit="h of day")
+    work_end_h: float = param(18.0, min=0.0, max=24.0, unit="h of day")
+    work_factor: float = param(2.0, min=0.0, max=100.0,
+                               help="work-hours rate as a multiple of the mean rate")
+
+    def validate(self):
+        if self.gp_types + self.sp_types_per_cluster == 0:
+            raise ScenarioError("workload.gp_types", "gp_types and sp_types_per_cluster cannot "
+                                                     "both be 0")
+        if len(self.priority_ranges) != len(self.joint_probabilities):
+            raise ScenarioError("workload.joint_probabilities",
+                                "needs one row per priority range")
+        for i, rng in enumerate(self.priority_ranges):
+            if len(rng) != 2 or not (0 < rng[0] <= rng[1]):
+                raise ScenarioError(f"workload.priority_ranges.{i}",
+                                    "must be [lo, hi] with 0 < lo <= hi")
+        for i, row in enumerate(self.joint_probabilities):
+            if len(row) != len(self.urgencies):
+                raise ScenarioError(f"workload.joint_probabilities.{i}",
+                                    f"needs {len(self.urgencies)} columns (one per urgency)")
+        total = sum(sum(r) for r in self.joint_probabilities)
+        if not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise ScenarioError("workload.joint_probabilities", f"must sum to 1, got {total:g}")
+        shares = sum(r.share for r in self.core_rows)
+        if not math.isclose(shares, 1.0, abs_tol=1e-6):
+            raise ScenarioError("workload.core_rows", f"shares must sum to 1, got {shares:g}")
+        for i, row in enumerate(self.core_rows):
+            if row.min_cores > 0 and row.max_cores > 0 and row.min_cores > row.max_cores:
+                raise ScenarioError(f"workload.core_rows.{i}.max_cores", "must be >= min_cores")
+            if row.min_cores <= 0 < row.max_cores:
+                raise ScenarioError(f"workload.core_rows.{i}.max_cores",
+                                    "must be relative (<= 0) when min_cores is relative")
+        if self.sigma_min > self.sigma_max:
+            raise ScenarioError("workload.sigma_max", "must be >= sigma_min")
+        if self.single_core_h_low > self.single_core_h_high:
+            raise ScenarioError("workload.single_core_h_high", "must be >= single_core_h_low")
+        if not self.work_start_h < self.work_end_h:
+            raise ScenarioError("workload.work_end_h", "must be > work_start_h")
+        day = self.work_end_h - self.work_start_h
+        if self.work_factor * day > 24.0 + 1e-9:
+            raise ScenarioError("workload.work_factor", f"must be <= {24.0 / day:g} so the "
+                                                        "off-hours rate stays >= 0")
+
+
+@dataclass(frozen=True)
+class UtilityConfig:
+    classes: int = param(20, min=1, max=1000, help="number of utility classes (spec §2.3)")
+    class_seed: int = param(20, min=0, max=2**31 - 1,
+                            help="fixed seed of the class generator, shared by every trial")
+    intervals_min: int = param(1, min=1, max=20)
+    intervals_max: int = param(4, min=1, max=20)
+    length_min_h: float = param(4.0, min=0.01, max=1000.0, unit="time units",
+                                help="total class length H ~ U(min, max)")
+    length_max_h: float = param(24.0, min=0.01, max=1000.0, unit="time units")
+    rate_mod_min: float = param(0.5, min=0.0, max=100.0, help="rate modifier m_j ~ U(min, max)")
+    rate_mod_max: float = param(2.0, min=0.0, max=100.0)
+    jump_min: float = param(0.5, min=0.001, max=1.0, help="downward jump rho_j ~ U(min, max)")
+    jump_max: float = param(1.0, min=0.001, max=1.0)
+    time_unit_h: float = param(1.0, min=0.001, max=1000.0, unit="h",
+                               help="hours per class time unit: the calibration knob "
+                                    "utility_time_unit_h (spec §2.3, docs/calibration.md)")
+
+    def validate(self):
+        for lo, hi in (("intervals_min", "intervals_max"), ("length_min_h", "length_max_h"),
+                       ("rate_mod_min", "rate_mod_max"), ("jump_min", "jump_max")):
+            if getattr(self, lo) > getattr(self, hi):
+                raise ScenarioError(f"utility.{hi}", f"must be >= {lo}")
+
+
+@dataclass(frozen=True)
+class TimeConfig:
+    sim_h: float = param(28.0, min=0.1, max=24.0 * 30, unit="h",
+                         help="simulated time; mapping starts must be before its end (§4.3)")
+    warmup_h: float = param(4.0, min=0.0, max=24.0 * 29, unit="h",
+                            help="warm-up; the analysed window W is [warm-up, sim end)")
+    start_clock_h: float = param(20.0, min=0.0, max=24.0, unit="h of day",
+                                 help="time of day at t = 0 (spec §2.11)")
+    mapping_interval_s: float = param(60.0, min=1.0, max=86_400.0, unit="s",
+                                      help="period of mapping events (spec §5.1)")
+
+    def validate(self):
+        if self.warmup_h >= self.sim_h:
+            raise ScenarioError("time.warmup_h", "must be < time.sim_h")
+
+
+@dataclass(frozen=True)
+class EnergyConfig:
+    budget_gj: float | None = param(12.0, min=0.0, max=1e6, unit="GJ/day",
+                                    help="daily energy budget; null = unconstrained (§4.3)")
+    warmup_budget: str = param("prorated", choices=("prorated", "none"),
+                               help="warm-up day gets E x warm-up/24 h, or no constraint (A14)")
+    charge: str = param("consumed", choices=("consumed", "start-day"), advanced=True,
+                        help="energy charged to the day it is consumed in, or all of it to the "
+                             "start day (A15)")
+    idle_power_w: float = param(0.0, min=0.0, max=100_000.0, unit="W/node", advanced=True,
+                                help="idle power per node counted against the budget (A3; "
+                                     "0 = task energy only)")
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    dropping_threshold: float | None = param(0.5, min=0.0, max=1000.0,
+                                             help="drop a mappable task whose optimistic "
+                                                  "utility is below this; 0 drops only "
+                                                  "worthless tasks; null never drops (§5.4)")
+    drop_comparison: bool = param(False, help="comparison heuristics also drop tasks (A29: off "
+                                              "as in Fig. 25; on in Figs. 27-32)")
+    ept_leniency: float = param(2.0, min=0.0, max=1000.0,
+                                help="leniency of the energy-per-task filter (§5.10)")
+    epr_leniency: float = param(4.0, min=0.0, max=1000.0,
+                                help="leniency of the energy-per-resource filter (§5.10)")
+    ept_average: str = param("mappable", choices=("mappable", "history"), advanced=True,
+                             help="average resources per task over the mappable tasks' options "
+                                  "or over executed tasks (A20)")
+    honor_placeholders: bool = param(True, help="place-holders that start before the next "
+                                                "event become running (A17)")
+    committed_after_removal: bool = param(True, advanced=True,
+                                          help="metaheuristic check after place-holder removal "
+                                               "(A18)")
+    goal_at: str = param("now", choices=("now", "latest-finish"), advanced=True,
+                         help="goal energy compared at now or at the latest committed finish "
+                              "(A19)")
+    random_reservations: bool = param(True, advanced=True,
+                                      help="Random reserves its drawn option when it cannot "
+                                           "start now; off = start-now only (A23)")
+    mq_rmax_scope: str = param("trial", choices=("trial", "mappable"), advanced=True,
+                               help="R_max of FCFS multiple queues over all tasks of the trial "
+                                    "or the current mappable set (A25)")
+    mq_medium: float = param(0.3, min=0.0, max=1.0, help="medium queue from this share of R_max")
+    mq_large: float = param(0.6, min=0.0, max=1.0, help="large queue from this share of R_max")
+    mq_quotas: tuple[int, ...] = param([1, 4, 8], min=1, max=10_000, min_items=3, max_items=3,
+                                       help="tasks per cycle from the large, medium, small "
+                                            "queues")
+    exclude_zero_utility: bool = param(True, advanced=True,
+                                       help="utility-aware heuristics skip options that earn "
+                                            "nothing (A27)")
+
+    def validate(self):
+        if self.mq_medium > self.mq_large:
+            raise ScenarioError("scheduler.mq_large", "must be >= mq_medium")
+
+
+@dataclass(frozen=True)
+class TraceConfig:
+    file: str = param("lublin_256.swf.gz",
+                      help="SWF trace: a path, or a file name in the shared trace library")
+    machine_cores: int = param(0, min=0, max=10_000_000, unit="cores",
+                               help="cores of the traced machine (0 = the header's MaxProcs)")
+    size_fraction: float = param(0.8, min=0.01, max=10.0,
+                                 help="simulated system size as a fraction of the traced "
+                                      "machine (spec §3)")
+    cores_per_node: int = param(16, min=1, max=4096, unit="cores",
+                                help="cores per node of every cluster of the scaled system")
+    max_job_cores: int = param(4096, min=1, max=10_000_000, unit="cores",
+                               help="drop jobs that allocated more cores than this")
+    day: int = param(0, min=0, max=100_000,
+                     help="which trace day to simulate (0 = first full day); the sim starts "
+                          "warm-up hours before it")
+    time_scale: float = param(1.0, min=0.001, max=1000.0, advanced=True,
+                              help="multiply trace run times by this")
+
+
+@dataclass(frozen=True)
+class ParallelEnergyConfig:
+    system: SystemConfig = group(SystemConfig, help="clusters and P-states")
+    workload: WorkloadConfig = group(WorkloadConfig, help="task types and arrivals")
+    utility: UtilityConfig = group(UtilityConfig, help="utility classes")
+    time: TimeConfig = group(TimeConfig, help="horizon and mapping events")
+    energy: EnergyConfig = group(EnergyConfig, help="daily energy budget")
+    scheduler: SchedulerConfig = group(SchedulerConfig, help="resource manager")
+    trace: TraceConfig = group(TraceConfig, help="trace-driven arrivals (workload.source = "
+                                                 "trace)")
+
+    def validate(self):
+        names = [c.name for c in self.system.clusters]
+        if len(set(names)) != len(names):
+            raise ScenarioError("system.clusters", "cluster names must be unique")
+        gp = [c for c in self.system.clusters if c.kind == "general"]
+        sp = [c for c in self.system.clusters if c.kind == "special"]
+        if self.workload.gp_types > 0 and not gp:
+            raise ScenarioError("system.clusters", "GP task types need at least one general "
+                                                   "cluster (or set workload.gp_types = 0)")
+        if self.workload.sp_types_per_cluster > 0 and not sp and not gp:
+            raise ScenarioError("system.clusters", "needs at least one cluster")
+        if self.workload.gp_types == 0 and not sp:
+            raise ScenarioError("workload.gp_types", "must be > 0 when there is no special "
+                                                     "cluster")
+        factors = self.system.pstate_power_factors
+        if any(b > a for a, b in zip(factors, factors[1:], strict=False)):
+            raise ScenarioError("system.pstate_power_factors",
+                                "must be non-increasing (P-state 0 is the fastest)")

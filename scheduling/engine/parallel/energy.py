@@ -1,0 +1,147 @@
+"""Daily energy budgets, committed energy, goal energy and the energy filters (§4.3, §5.9-5.10).
+
+Days: day 0 is the warm-up ``[0, warm-up)`` with the pro-rated budget ``E x warm-up / 24 h``
+(A14); day k >= 1 is ``[warm-up + (k-1) 24 h, warm-up + k 24 h)`` with budget E. A task's
+energy is charged to the days it is consumed in (A15). Every scheduled task (running,
+finished, reserved, place-holder) is *committed*; a day's remaining energy is its budget minus
+everything committed to it, which is exactly "budget - consumed - committed future" of §4.3
+because execution is deterministic.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+import numpy as np
+
+from .config import EnergyConfig
+
+DAY = 86_400.0
+GJ = 1e9
+TOL = 1e-6  # joules; float slack of the budget check
+
+
+class EnergyLedger:
+    def __init__(self, cfg: EnergyConfig, warmup_s: float, until_s: float,
+                 idle_power_total_w: float = 0.0):
+        bounds = [0.0] if warmup_s > 0 else []
+        t = warmup_s
+        while True:
+            bounds.append(t)
+            if t >= until_s:
+                break
+            t += DAY
+        self.bounds = np.array(bounds)
+        self._b = bounds
+        self.days = len(bounds) - 1
+        self.constrained = cfg.budget_gj is not None
+        full = cfg.budget_gj * GJ if self.constrained else math.inf
+        budget = np.full(self.days, full)
+        if warmup_s > 0:
+            budget[0] = full * warmup_s / DAY if cfg.warmup_budget == "prorated" else math.inf
+        self.budget = budget
+        self.full_budget = full
+        self.start_day = cfg.charge == "start-day"
+        # Idle power (A3) is a fixed commitment of every node for the whole day.
+        lengths = np.diff(self.bounds)
+        self.baseline = idle_power_total_w * lengths
+        self.committed = self.baseline.copy()
+        self._rem = (self.budget - self.committed).tolist()
+
+    # -- days ------------------------------------------------------------------------------------
+    def day_of(self, t: float) -> int:
+        return min(max(bisect.bisect_right(self._b, t) - 1, 0), self.days - 1)
+
+    def day_bounds(self, day: int) -> tuple[float, float]:
+        return self._b[day], self._b[day + 1]
+
+    def remaining(self, day: int) -> float:
+        return self._rem[day]
+
+    # -- one allocation --------------------------------------------------------------------------
+    def split(self, start: float, end: float, power: float) -> list[tuple[int, float]]:
+        """(day, joules) of an execution ``[start, end)`` drawing ``power`` watts."""
+        d = self.day_of(start)
+        if self.start_day:
+            return [(d, power * (end - start))]
+        out = []
+        b = self._b
+        while d < self.days:
+            lo, hi = max(start, b[d]), min(end, b[d + 1])
+            if hi > lo:
+                out.append((d, power * (hi - lo)))
+            if end <= b[d + 1]:
+                break
+            d += 1
+        return out
+
+    def fits(self, start: float, end: float, power: float) -> bool:
+        if not self.constrained:
+            return True
+        rem = self._rem
+        return all(j <= rem[d] + TOL for d, j in self.split(start, end, power))
+
+    def commit(self, start: float, end: float, power: float, sign: float = 1.0) -> None:
+        for d, j in self.split(start, end, power):
+            self.committed[d] += sign * j
+            self._rem[d] = float(self.budget[d] - self.committed[d])
+
+    def fits_many(self, start, end, power) -> np.ndarray:
+        """Vectorized :meth:`fits` (inf starts are simply infeasible)."""
+        start = np.asarray(start, float)
+        ok = np.isfinite(start)
+        if not self.constrained:
+            return ok
+        end = np.asarray(end, float)
+        power = np.where(ok, np.asarray(power, float), 0.0)
+        s = np.where(ok, start, 0.0)
+        e = np.where(ok, end, 0.0)
+        rem = np.asarray(self._rem)
+        if self.start_day:
+            days = np.clip(np.searchsorted(self.bounds, s, side="right") - 1, 0, self.days - 1)
+            return ok & (power * (e - s) <= rem[days] + TOL)
+        lo = np.maximum(s[..., None], self.bounds[:-1])
+        hi = np.minimum(e[..., None], self.bounds[1:])
+        joules = power[..., None] * np.clip(hi - lo, 0.0, None)
+        return ok & np.all(joules <= rem + TOL, axis=-1)
+
+    # -- goal energy (§5.9) ----------------------------------------------------------------------
+    def goal(self, t: float) -> float:
+        """G(t): energy the current day should have used by t at a constant rate."""
+        d = self.day_of(t)
+        if not math.isfinite(self.budget[d]):
+            return math.inf
+        lo, hi = self.day_bounds(d)
+        return float(self.budget[d] * (t - lo) / (hi - lo))
+
+    def committed_in(self, day: int) -> float:
+        return float(self.committed[day])
+
+
+def resources_remaining(timelines, cores_per_node, now: float, day_end: float) -> float:
+    """Eq. 6: unallocated core-seconds between now and the end of the day, over all nodes."""
+    total = 0.0
+    span = max(day_end - now, 0.0)
+    for tl, cpn in zip(timelines, cores_per_node, strict=True):
+        total += (tl.n * span - tl.busy_time(now, day_end)) * float(cpn)
+    return total
+
+
+def epr_mask(node_power: np.ndarray, cores_per_node: np.ndarray, leniency: float,
+             energy_remaining: float, resources_left: float) -> np.ndarray:
+    """Energy-per-resource filter (Eq. 9): APC / cores-per-node <= L E_rem / R_rem."""
+    if not math.isfinite(energy_remaining) or resources_left <= 0:
+        return np.isfinite(node_power)
+    budget = leniency * max(energy_remaining, 0.0) / resources_left
+    return node_power / cores_per_node[None, :, None] <= budget
+
+
+def ept_mask(energy: np.ndarray, avg_resources: float, leniency: float, energy_remaining: float,
+             resources_left: float) -> np.ndarray:
+    """Energy-per-task filter (Eqs. 7-8 as reconstructed in A20)."""
+    if not math.isfinite(energy_remaining) or resources_left <= 0 or avg_resources <= 0:
+        return np.isfinite(energy)
+    est_tasks = resources_left / avg_resources
+    budget = leniency * max(energy_remaining, 0.0) / est_tasks
+    return energy <= budget

@@ -1,0 +1,84 @@
+"""Registers every ch3 heuristic by name on the scheduling engine.
+
+Names: the comparison heuristics (``random``, ``conservative``, ``easy``, ``fcfs-mq``), the
+Min-Min utility heuristics ``max-{util,upt,upr,upe}-{pr,ph}`` (permanent reservations or
+place-holders), the metaheuristics ``meta-event`` and ``meta-task``, and each of them with an
+energy filter suffix ``+ept`` (energy per task) or ``+epr`` (energy per resource). Leniencies and
+the dropping threshold are scenario parameters.
+"""
+
+from __future__ import annotations
+
+from ... import ENGINE
+from ..config import KIND
+from .base import EventContext, Policy
+from .comparison import Conservative, Easy, MultiQueue, RandomPolicy
+from .meta import EventBased, TaskBased
+from .minmin import MinMin
+
+FILTERS = {
+    "": (None, ""),
+    "+ept": ("ept", " + energy-per-task filter"),
+    "+epr": ("epr", " + energy-per-resource filter"),
+}
+FILTER_SPEC = {"ept": "§5.10 (Eqs. 7-8)", "epr": "§5.10 (Eq. 9)"}
+
+COMPARISON = {
+    "random": (RandomPolicy, "Random", "§5.7",
+               "Arrival order; random eligible cluster and P-state; starts now or reserves."),
+    "conservative": (Conservative, "Conservative Backfilling", "§5.7",
+                     "FCFS at P-state 0; every waiting task gets a permanent reservation; "
+                     "backfills voids."),
+    "easy": (Easy, "EASY Backfilling", "§5.7",
+             "FCFS at P-state 0; one permanent reservation system-wide; backfills without "
+             "delaying it."),
+    "fcfs-mq": (MultiQueue, "FCFS Multiple Queues", "§5.7",
+                "Small/medium/large FCFS queues by resources, served 8/4/1 round-robin with "
+                "conservative backfilling."),
+}
+
+MEASURES = {
+    "util": ("Max Util", "utility earned"),
+    "upt": ("Max UPT", "utility per unit of execution time"),
+    "upr": ("Max UPR", "utility per core-second allocated"),
+    "upe": ("Max UPE", "utility per joule"),
+}
+VARIANTS = {"pr": (True, "permanent reservations"), "ph": (False, "place-holders")}
+
+META = {
+    "meta-event": (EventBased, "Event-Based metaheuristic",
+                   "Max UPE for the whole event when committed energy is above the linear goal, "
+                   "else Max UPR (place-holders)."),
+    "meta-task": (TaskBased, "Task-Based metaheuristic",
+                  "Like Event-Based, but switches from Max UPR to Max UPE mid-event once "
+                  "committed energy reaches the goal."),
+}
+
+
+def _register(name, label, description, spec, family, build):
+    for suffix, (filt, text) in FILTERS.items():
+        spec_text = spec if filt is None else f"{spec}, {FILTER_SPEC[filt]}"
+
+        def factory(cfg, gen, _filt=filt):
+            return build(cfg, gen, _filt)
+
+        ENGINE.policy(KIND, name + suffix, label=label + text, description=description,
+                      spec=spec_text, family=family, energy_filter=filt)(factory)
+
+
+for _name, (_cls, _label, _spec, _desc) in COMPARISON.items():
+    _register(_name, _label, _desc, _spec, "comparison",
+              lambda cfg, gen, filt, _cls=_cls: _cls(cfg, gen, filt))
+
+for _m, (_label, _what) in MEASURES.items():
+    for _v, (_permanent, _vtext) in VARIANTS.items():
+        _register(f"max-{_m}-{_v}", f"{_label} ({_v.upper()})",
+                  f"Min-Min: repeatedly assign the task whose best option maximizes {_what}; "
+                  f"future starts become {_vtext}.", "§5.8", "utility",
+                  lambda cfg, gen, filt, _m=_m, _p=_permanent: MinMin(cfg, gen, _m, _p, filt))
+
+for _name, (_cls, _label, _desc) in META.items():
+    _register(_name, _label, _desc, "§5.9", "metaheuristic",
+              lambda cfg, gen, filt, _cls=_cls: _cls(cfg, gen, filt))
+
+__all__ = ["EventContext", "Policy"]

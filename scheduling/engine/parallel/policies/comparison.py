@@ -1,0 +1,137 @@
+"""The comparison heuristics of the literature (spec §5.7): Random, Conservative Backfilling,
+EASY Backfilling and FCFS with multiple queues. They ignore utility and, except Random, use
+P-state 0 only; all of them obey the energy budget and the start horizon.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..state import State
+from .base import INF, EventContext, Policy, StartCache
+
+
+def _fcfs_choice(st: State, cache: StartCache, i: int, allowed) -> tuple | None:
+    """Best P-state-0 option of row ``i`` as in Conservative Backfilling (§5.7, A24).
+
+    Start now on the cluster with the earliest finish; otherwise the earliest start, then the
+    earliest finish, then the lowest cluster index. Options failing the energy check or the
+    filter are skipped.
+    """
+    cache.refresh(i)
+    t = int(cache.tasks[i])
+    now = st.now
+    best = None
+    for c in cache.clusters(i):
+        s = float(cache.starts[i, c, 0])
+        if s == INF:
+            continue
+        if allowed is not None and not allowed[i, c, 0]:
+            continue
+        d = float(cache.duration[i, c, 0])
+        if not st.ledger.fits(s, s + d, float(st.charge_power[t, c, 0])):
+            continue
+        key = (0, s + d, 0.0, c) if s <= now else (1, s, s + d, c)
+        if best is None or key < best[0]:
+            best = (key, c, s)
+    return best
+
+
+class Conservative(Policy):
+    """FCFS; start now if possible, else a permanent reservation at the earliest start."""
+
+    pstates = [0]
+
+    def map(self, st: State, ctx: EventContext) -> None:
+        cache = StartCache(st, ctx.tasks, self.pstates)
+        for i, t in enumerate(ctx.tasks.tolist()):
+            best = _fcfs_choice(st, cache, i, ctx.allowed)
+            if best is not None:
+                st.assign(t, best[1], 0, best[2], permanent=True)
+                ctx.assigned.add(t)
+
+
+class Easy(Policy):
+    """Like Conservative, but at most one permanent reservation in the whole system."""
+
+    pstates = [0]
+
+    def map(self, st: State, ctx: EventContext) -> None:
+        cache = StartCache(st, ctx.tasks, self.pstates)
+        for i, t in enumerate(ctx.tasks.tolist()):
+            best = _fcfs_choice(st, cache, i, ctx.allowed)
+            if best is None:
+                continue
+            if best[2] <= st.now or not st.reservations:
+                st.assign(t, best[1], 0, best[2], permanent=True)
+                ctx.assigned.add(t)
+
+
+class MultiQueue(Policy):
+    """FCFS with small / medium / large queues served round-robin 8 / 4 / 1 (§5.7, A25)."""
+
+    pstates = [0]
+
+    def __init__(self, cfg, gen, energy_filter=None):
+        super().__init__(cfg, gen, energy_filter)
+        self._rmax: float | None = None
+
+    def _resources(self, st: State, tasks: np.ndarray) -> np.ndarray:
+        res = st.options.resources[tasks, :, 0]
+        elig = st.options.eligible[tasks]
+        return np.where(elig, res, 0.0).sum(axis=1) / np.maximum(elig.sum(axis=1), 1)
+
+    def map(self, st: State, ctx: EventContext) -> None:
+        sched = self.cfg.scheduler
+        if len(ctx.tasks) == 0:
+            return
+        res = self._resources(st, ctx.tasks)
+        if sched.mq_rmax_scope == "trial":
+            if self._rmax is None:
+                self._rmax = float(self._resources(st, np.arange(st.trial.tasks.n)).max())
+            rmax = self._rmax
+        else:
+            rmax = float(res.max())
+        share = res / rmax if rmax > 0 else np.zeros_like(res)
+        queues = [np.flatnonzero(share >= sched.mq_large).tolist(),
+                  np.flatnonzero((share >= sched.mq_medium) & (share < sched.mq_large)).tolist(),
+                  np.flatnonzero(share < sched.mq_medium).tolist()]
+        quotas = list(sched.mq_quotas)
+        cache = StartCache(st, ctx.tasks, self.pstates)
+        pos = [0, 0, 0]
+        while any(pos[q] < len(queues[q]) for q in range(3)):
+            for q in range(3):
+                placed = 0
+                while placed < quotas[q] and pos[q] < len(queues[q]):
+                    i = queues[q][pos[q]]
+                    pos[q] += 1
+                    best = _fcfs_choice(st, cache, i, ctx.allowed)
+                    if best is None:
+                        continue  # skipped tasks do not count toward the quota
+                    t = int(ctx.tasks[i])
+                    st.assign(t, best[1], 0, best[2], permanent=True)
+                    ctx.assigned.add(t)
+                    placed += 1
+
+
+class RandomPolicy(Policy):
+    """Arrival order; a random eligible cluster and P-state; start now or reserve (A23)."""
+
+    def map(self, st: State, ctx: EventContext) -> None:
+        opts = st.options
+        P = opts.duration.shape[2]
+        reserve = self.cfg.scheduler.random_reservations
+        for i, t in enumerate(ctx.tasks.tolist()):
+            clusters = np.flatnonzero(opts.eligible[t])
+            c = int(clusters[self.gen.integers(len(clusters))])
+            p = int(self.gen.integers(P))
+            if ctx.allowed is not None and not ctx.allowed[i, c, p]:
+                continue
+            d = float(opts.duration[t, c, p])
+            s = float(st.timelines[c].earliest1(int(opts.nodes[t, c]), np.array([d]))[0])
+            if s == INF or not st.ledger.fits(s, s + d, float(st.charge_power[t, c, p])):
+                continue
+            if s > st.now and not reserve:
+                continue
+            st.assign(t, c, p, s, permanent=True)
+            ctx.assigned.add(t)

@@ -1,0 +1,172 @@
+"""Utility-aware Min-Min heuristics: Max Util, Max UPT, Max UPR, Max UPE (spec §5.8).
+
+Algorithm 4 re-evaluates every mappable task after each assignment. Because an assignment only
+adds busy time and commits energy, a task's best objective can only fall during an event
+(later starts, fewer energy-feasible options, non-increasing utility; filter masks are fixed per
+event, A21). So a lazy greedy is exact: keep every task in a heap keyed by its last known best
+``(-objective, arrival, id)``, pop the top, re-evaluate it against the current schedule, and
+assign it only if it still beats the (stale, hence optimistic) key of the next task; otherwise
+push it back. Cached earliest starts are re-queried only on clusters that changed.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+
+import numpy as np
+
+from ..state import State
+from .base import INF, EventContext, Policy, StartCache
+
+OBJECTIVES = ("util", "upt", "upr", "upe")
+
+
+def cost_array(st: State, objective: str) -> np.ndarray:
+    """Denominator of each objective per (task, cluster, P-state) (§5.8 table)."""
+    opts = st.options
+    if objective == "util":
+        return np.ones_like(opts.duration)
+    if objective == "upt":
+        return opts.duration
+    if objective == "upr":
+        return opts.resources
+    if objective == "upe":
+        return opts.energy
+    raise ValueError(objective)
+
+
+class MinMinRun:
+    """One event's greedy loop over ``ctx.tasks`` with a given objective."""
+
+    def __init__(self, st: State, ctx: EventContext, objective: str, permanent: bool,
+                 exclude_zero: bool):
+        self.st = st
+        self.ctx = ctx
+        self.permanent = permanent
+        self.exclude_zero = exclude_zero
+        self.cache = StartCache(st, ctx.tasks)
+        tasks = ctx.tasks
+        opts = st.options
+        self.arrival = st.trial.tasks.arrival[tasks].tolist()
+        self.energy = opts.energy[tasks]
+        self.charge = st.charge_power[tasks]
+        # Plain nested lists: the scalar re-evaluation below is faster on them than on numpy.
+        self._dur = self.cache.duration.tolist()
+        self._energy = self.energy.tolist()
+        self._charge = self.charge.tolist()
+        self._allowed = None if ctx.allowed is None else ctx.allowed.tolist()
+        self.set_objective(objective)
+
+    def set_objective(self, objective: str) -> None:
+        self.objective = objective
+        self.cost = cost_array(self.st, objective)[self.ctx.tasks]
+        self._cost = self.cost.tolist()
+
+    # -- evaluation ------------------------------------------------------------------------------
+    def evaluate_all(self, rows: np.ndarray) -> list:
+        """Vectorized best option of each row: heap entries for rows with a feasible option."""
+        st = self.st
+        if rows.size == 0:
+            return []
+        starts = self.cache.starts[rows]  # (q, C, P)
+        dur = self.cache.duration[rows]
+        finish = starts + dur
+        ok = np.isfinite(starts)
+        if self.ctx.allowed is not None:
+            ok &= self.ctx.allowed[rows]
+        ok &= st.ledger.fits_many(starts, finish, self.charge[rows])
+        tasks = self.ctx.tasks[rows]
+        util = np.zeros(starts.shape)
+        idx = np.nonzero(ok)
+        util[idx] = st.utility.value(tasks[idx[0]], finish[idx])
+        if self.exclude_zero:
+            ok &= util > 0
+        obj = np.where(ok, util / self.cost[rows], -INF)
+        q = len(rows)
+        flat_obj = obj.reshape(q, -1)
+        flat_fin = np.where(ok, finish, INF).reshape(q, -1)
+        flat_en = self.energy[rows].reshape(q, -1)
+        order_idx = np.broadcast_to(np.arange(flat_obj.shape[1]), flat_obj.shape)
+        order = np.lexsort((order_idx, flat_en, flat_fin, -flat_obj), axis=-1)
+        best = order[:, 0]
+        best_obj = flat_obj[np.arange(q), best]
+        entries = []
+        for r, b in zip(rows.tolist(), best_obj.tolist(), strict=True):
+            if b > -INF:
+                entries.append((-b, self.arrival[r], int(self.ctx.tasks[r]), r))
+        return entries
+
+    def evaluate(self, r: int):
+        """Scalar best option of row ``r``: (objective, finish, energy, c, p, start) or None."""
+        st = self.st
+        self.cache.refresh(r)
+        t = int(self.ctx.tasks[r])
+        starts = self.cache.starts[r].tolist()
+        dur, cost, energy, charge = self._dur[r], self._cost[r], self._energy[r], self._charge[r]
+        allowed = None if self._allowed is None else self._allowed[r]
+        fits = st.ledger.fits
+        value1 = st.utility.value1
+        best = None
+        for c in self.cache.clusters(r):
+            for p, s in enumerate(starts[c]):
+                if s == INF or (allowed is not None and not allowed[c][p]):
+                    continue
+                f = s + dur[c][p]
+                if not fits(s, f, charge[c][p]):
+                    continue
+                u = value1(t, f)
+                if self.exclude_zero and u <= 0.0:
+                    continue
+                key = (-u / cost[c][p], f, energy[c][p], c, p)
+                if best is None or key < best:
+                    best = key
+        if best is None:
+            return None
+        return (-best[0], best[1], best[2], best[3], best[4], starts[best[3]][best[4]])
+
+    # -- the greedy loop ---------------------------------------------------------------------------
+    def run(self, after_assign: Callable[[], str | None] | None = None) -> None:
+        """Assign tasks best-first; ``after_assign`` may return a new objective (Task-Based)."""
+        rows = np.arange(len(self.ctx.tasks))
+        heap = self.evaluate_all(rows)
+        heapq.heapify(heap)
+        st = self.st
+        while heap:
+            key = heapq.heappop(heap)
+            r = key[3]
+            best = self.evaluate(r)
+            if best is None:
+                continue  # no feasible option now means none for the rest of the event
+            new_key = (-best[0], key[1], key[2], r)
+            if heap and new_key > heap[0]:
+                heapq.heappush(heap, new_key)
+                continue
+            t, c, p, s = key[2], best[3], best[4], best[5]
+            st.assign(t, c, p, s, permanent=self.permanent)
+            self.ctx.assigned.add(t)
+            if after_assign is not None:
+                switch = after_assign()
+                if switch is not None and switch != self.objective:
+                    self.set_objective(switch)
+                    left = np.array(sorted(e[3] for e in heap), dtype=np.int64)
+                    self.cache.refresh_all()
+                    heap = self.evaluate_all(left)
+                    heapq.heapify(heap)
+
+
+class MinMin(Policy):
+    family = "utility"
+    uses_utility = True
+
+    def __init__(self, cfg, gen, objective: str, permanent: bool, energy_filter=None):
+        super().__init__(cfg, gen, energy_filter)
+        if objective not in OBJECTIVES:
+            raise ValueError(objective)
+        self.objective = objective
+        self.permanent = permanent
+
+    def map(self, st: State, ctx: EventContext) -> None:
+        if len(ctx.tasks):
+            MinMinRun(st, ctx, self.objective, self.permanent,
+                      self.cfg.scheduler.exclude_zero_utility).run()

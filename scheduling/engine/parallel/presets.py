@@ -1,0 +1,57 @@
+"""Named scenarios of the ch3 environment (registered on the scheduling engine)."""
+
+from __future__ import annotations
+
+from .. import ENGINE
+from .config import KIND
+
+SPEC = "ch3-parallel-utility-energy.md"
+
+# A scaled-down system and workload that keeps the chapter's structure (4 GP + 2 SP clusters,
+# GP and SP types, all five core rows, oversubscription at peak, a binding energy budget) and
+# runs any policy in about a second.
+SMALL = {
+    "system": {"clusters": [
+        {"name": "GP1", "kind": "general", "cores_per_node": 4, "nodes": 24},
+        {"name": "GP2", "kind": "general", "cores_per_node": 6, "nodes": 20},
+        {"name": "GP3", "kind": "general", "cores_per_node": 8, "nodes": 16},
+        {"name": "GP4", "kind": "general", "cores_per_node": 8, "nodes": 18},
+        {"name": "SP1", "kind": "special", "cores_per_node": 8, "nodes": 20},
+        {"name": "SP2", "kind": "special", "cores_per_node": 8, "nodes": 22},
+    ]},
+    "workload": {
+        "tasks_per_day": 400.0,
+        "gp_types": 12,
+        "sp_types_per_cluster": 4,
+        "core_rows": [
+            {"share": 0.20, "min_cores": 2, "max_cores": 4, "pattern": "sinusoidal"},
+            {"share": 0.20, "min_cores": 5, "max_cores": 16, "pattern": "sinusoidal"},
+            {"share": 0.40, "min_cores": 17, "max_cores": 64, "pattern": "sinusoidal"},
+            {"share": 0.19, "min_cores": 65, "max_cores": -1, "pattern": "work-hours"},
+            {"share": 0.01, "min_cores": 0, "max_cores": 0, "pattern": "work-hours"},
+        ],
+    },
+    "energy": {"budget_gj": 0.9},
+}
+
+
+def register() -> None:
+    ENGINE.preset("small", KIND, params=SMALL, source=f"{SPEC} §10.2 (smoke-test mode)",
+                  description="Scaled-down ch3 system (118 nodes, 20 types, ~400 tasks/day) "
+                              "with a binding energy budget; any policy in about a second.")
+    ENGINE.preset("ch3-5k", KIND, params={"energy": {"budget_gj": 12.0}},
+                  source=f"{SPEC} §6.1, Fig. 25",
+                  description="Synthetic ch3 workload, 5,000 tasks/day, 12 GJ/day budget.")
+    ENGINE.preset("ch3-10k", KIND,
+                  params={"workload": {"tasks_per_day": 10000.0},
+                          "energy": {"budget_gj": 15.0}},
+                  source=f"{SPEC} §6.1, Fig. 26",
+                  description="Synthetic ch3 workload, 10,000 tasks/day, 15 GJ/day budget.")
+    ENGINE.preset("ch3-unconstrained", KIND, params={"energy": {"budget_gj": None}},
+                  source=f"{SPEC} §10.4",
+                  description="5,000 tasks/day without an energy budget (calibration run).")
+    ENGINE.preset("ch3-10k-unconstrained", KIND,
+                  params={"workload": {"tasks_per_day": 10000.0},
+                          "energy": {"budget_gj": None}},
+                  source=f"{SPEC} §10.4",
+                  description="10,000 tasks/day without an energy budget (calibration run).")

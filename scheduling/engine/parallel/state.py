@@ -1,0 +1,184 @@
+"""One trial: the static workload data and the dynamic schedule the policies act on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import ParallelEnergyConfig
+from .energy import EnergyLedger
+from .models import Options, TaskUtility, build_options
+from .system import System
+from .timeline import EPS, ClusterTimeline
+from .workload import (
+    HOUR,
+    Tasks,
+    TaskTypes,
+    load_trace,
+    make_types,
+    synthetic_tasks,
+    trace_system_config,
+    trace_tasks,
+    utility_classes,
+)
+
+# Task status codes.
+PENDING, MAPPABLE, RESERVED, PLACEHOLDER, STARTED, DROPPED = range(6)
+
+
+@dataclass
+class Trial:
+    """Everything fixed by (scenario, seed): system, types, tasks, option data, utility."""
+
+    cfg: ParallelEnergyConfig
+    system: System
+    types: TaskTypes
+    tasks: Tasks
+    options: Options
+    utility: TaskUtility
+    sim_end: float
+    warmup: float
+
+    @classmethod
+    def generate(cls, cfg: ParallelEnergyConfig, seed: int) -> Trial:
+        system_cfg = cfg.system
+        jobs = info = None
+        if cfg.workload.source == "trace":
+            jobs, info = load_trace(cfg)
+            system_cfg = trace_system_config(cfg, info["machine_cores"])
+        system = System.from_config(system_cfg)
+        types = make_types(cfg.workload, system, seed)
+        if jobs is not None:
+            tasks = trace_tasks(cfg, types, system, jobs, info, seed)
+        else:
+            tasks = synthetic_tasks(cfg, types, seed)
+        options = build_options(types, tasks, system, cfg.workload.etc_mode)
+        table = utility_classes(cfg.utility)
+        utility = TaskUtility(table, tasks, types, options.t_min, cfg.utility.time_unit_h)
+        return cls(cfg, system, types, tasks, options, utility, cfg.time.sim_h * HOUR,
+                   cfg.time.warmup_h * HOUR)
+
+
+class State:
+    """The schedule during a run: task status, node timelines and the energy ledger."""
+
+    def __init__(self, trial: Trial):
+        self.trial = trial
+        cfg = trial.cfg
+        opts = trial.options
+        self.options = opts
+        self.utility = trial.utility
+        self.horizon = trial.sim_end  # every start must be before the end of W (§4.3)
+        self.now = 0.0
+        self.timelines = [ClusterTimeline(int(n), self.horizon) for n in trial.system.nodes]
+        finite = opts.duration[np.isfinite(opts.duration)]
+        longest = float(finite.max()) if finite.size else 0.0
+        idle = cfg.energy.idle_power_w
+        self.ledger = EnergyLedger(cfg.energy, trial.warmup, self.horizon + longest + 1.0,
+                                   idle * float(trial.system.nodes.sum()))
+        # Power the ledger charges per option: with idle power counted as a fixed baseline,
+        # a running node adds only what it draws above idle.
+        self.charge_power = opts.power if idle <= 0 else np.maximum(
+            opts.power - idle * opts.nodes[:, :, None], 0.0)
+        n = trial.tasks.n
+        self.status = np.full(n, PENDING, dtype=np.int64)
+        self.start = np.full(n, np.nan)
+        self.end = np.full(n, np.nan)
+        self.cluster = np.full(n, -1, dtype=np.int64)
+        self.pstate = np.full(n, -1, dtype=np.int64)
+        self.node_ids: list[np.ndarray | None] = [None] * n
+        self.mappable: list[int] = []
+        self.placeholders: list[int] = []
+        self.reservations: list[int] = []
+        self.next_arrival = 0
+        self.history_resources = [0.0, 0]  # for the EPT filter's "history" average (A20)
+
+    # -- clock -----------------------------------------------------------------------------------
+    def advance(self, now: float, honor_placeholders: bool) -> None:
+        """Step 1-2 of a mapping event: arrivals, starts, then place-holder removal."""
+        self.now = now
+        arrival = self.trial.tasks.arrival
+        new = []
+        while self.next_arrival < len(arrival) and arrival[self.next_arrival] <= now:
+            new.append(self.next_arrival)
+            self.next_arrival += 1
+        if new:
+            self.status[new] = MAPPABLE
+            self.mappable.extend(new)
+        kept = []
+        for t in self.reservations:
+            if self.start[t] <= now:
+                self._started(t)
+            else:
+                kept.append(t)
+        self.reservations = kept
+        removed = []
+        for t in self.placeholders:
+            if honor_placeholders and self.start[t] <= now:
+                self._started(t)
+            else:
+                removed.append(t)
+        self.placeholders = []
+        for tl in self.timelines:
+            tl.advance(now)
+        if removed:
+            self._unassign(removed)
+            self.mappable.extend(removed)
+        if removed:
+            self.mappable.sort()
+
+    def _unassign(self, tasks: list[int]) -> None:
+        by_cluster: dict[int, list[int]] = {}
+        for t in tasks:
+            c, p = int(self.cluster[t]), int(self.pstate[t])
+            self.ledger.commit(self.start[t], self.end[t], self.charge_power[t, c, p], -1.0)
+            by_cluster.setdefault(c, []).append(t)
+            self.status[t] = MAPPABLE
+            self.start[t] = self.end[t] = np.nan
+            self.cluster[t] = self.pstate[t] = -1
+            self.node_ids[t] = None
+        for c, ts in by_cluster.items():
+            self.timelines[c].remove_tasks(ts)
+
+    def drop(self, tasks) -> None:
+        tasks = set(int(t) for t in tasks)
+        if tasks:
+            self.status[list(tasks)] = DROPPED
+            self.mappable = [t for t in self.mappable if t not in tasks]
+
+    # -- assignment ------------------------------------------------------------------------------
+    def assign(self, t: int, c: int, p: int, s: float, permanent: bool) -> None:
+        """Start ``t`` now, or book a permanent reservation or a place-holder at ``s``."""
+        opts = self.options
+        d = float(opts.duration[t, c, p])
+        n = int(opts.nodes[t, c])
+        tl = self.timelines[c]
+        nodes = tl.select_nodes(n, s, d)
+        tl.add(t, nodes, s, s + d)
+        self.ledger.commit(s, s + d, float(self.charge_power[t, c, p]))
+        self.start[t], self.end[t] = s, s + d
+        self.cluster[t], self.pstate[t] = c, p
+        self.node_ids[t] = nodes
+        if s <= self.now + EPS:
+            self._started(t)
+        elif permanent:
+            self.status[t] = RESERVED
+            self.reservations.append(t)
+        else:
+            self.status[t] = PLACEHOLDER
+            self.placeholders.append(t)
+
+    def _started(self, t: int) -> None:
+        self.status[t] = STARTED
+        self.history_resources[0] += float(
+            self.options.resources[t, self.cluster[t], self.pstate[t]])
+        self.history_resources[1] += 1
+
+    def finish_mapping(self, assigned: set[int]) -> None:
+        if assigned:
+            self.mappable = [t for t in self.mappable if t not in assigned]
+
+    @property
+    def n_reserved(self) -> int:
+        return len(self.reservations) + len(self.placeholders)
