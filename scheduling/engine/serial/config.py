@@ -1,0 +1,195 @@
+"""Scenario parameters of the ch4 environment (``serial-preemption``).
+
+Every [DEFAULT] of ``spec/ch4-preemption-serial.md`` is a parameter here; the help text names
+the spec section it comes from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ScenarioError
+from ..params import group, param
+
+
+@dataclass(frozen=True)
+class SystemParams:
+    n_clusters: int = param(5, min=1, max=20, help="Clusters of identical cores (spec §2).")
+    cores_per_cluster: int = param(
+        160, min=1, max=4000, unit="cores",
+        help="Average cores per cluster; the total is n_clusters x this (spec §2, A2).")
+    cluster_sizes: str = param(
+        "equal", choices=("equal", "gamma"),
+        help="equal: every cluster has cores_per_cluster cores. gamma: per-trial sizes "
+             "round(Gamma(mean, COV)), at least min_cores, rescaled to the same total (A2).")
+    cluster_size_cov: float = param(0.3, min=0.0, max=2.0, advanced=True,
+                                    help="COV of the gamma cluster sizes (A2).")
+    min_cores: int = param(16, min=1, max=4000, unit="cores", advanced=True,
+                           help="Smallest gamma cluster (A2).")
+
+    @property
+    def total_cores(self) -> int:
+        return self.n_clusters * self.cores_per_cluster
+
+
+@dataclass(frozen=True)
+class EtcParams:
+    n_types: int = param(100, min=1, max=2000, help="Task types (spec §3.1, A1).")
+    n_critical_types: int = param(20, min=0, max=2000,
+                                  help="Task types used for critical tasks (spec §3.1, A1).")
+    critical_mean_min: float = param(10.0, min=0.1, max=10000, unit="min",
+                                     help="Nominal mean execution time of critical types "
+                                          "(spec §3.2; Fig. 39 sweeps 10/30/50).")
+    noncritical_mean_min: float = param(50.0, min=0.1, max=10000, unit="min",
+                                        help="Nominal mean execution time of non-critical types.")
+    task_cov: float = param(0.1, min=0.0, max=2.0, advanced=True,
+                            help="COV across task types (reference cluster draw, spec §3.2).")
+    cluster_cov: float = param(0.3, min=0.0, max=2.0, advanced=True,
+                               help="COV across clusters (machine heterogeneity, spec §3.2).")
+    etc_mode: str = param(
+        "text", choices=("text", "classic"), advanced=True,
+        help="text: cluster 0 keeps the reference time q_k, the others ~ Gamma(q_k, COV). "
+             "classic: every cluster ~ Gamma(q_k, COV) (spec §3.2 step 4, A3).")
+
+
+@dataclass(frozen=True)
+class WorkloadParams:
+    tasks_per_core_per_day: float = param(
+        75.0, min=0.01, max=10000, unit="tasks/core/day",
+        help="Mean arrivals per core per 24 h; 75 on 800 cores = 60,000/day (spec §4.1).")
+    burst_size: float = param(64.0, min=1, max=10000, unit="tasks",
+                              help="Mean burst size B; sizes are uniform on "
+                                   "[ceil(B/2), floor(3B/2)] (spec §4.3, A6).")
+    burst_spread: float = param(0.5, min=0.0, max=0.99, advanced=True,
+                                help="Half-width of the burst-size range as a fraction of B.")
+    cycles_min: int = param(1, min=0, max=1000, advanced=True, unit="cycles/day",
+                            help="Fewest whole sine cycles per day of a type's burst rate (A5).")
+    cycles_max: int = param(23, min=0, max=1000, advanced=True, unit="cycles/day",
+                            help="Most whole sine cycles per day of a type's burst rate (A5).")
+    amplitude_min: float = param(0.25, min=0.0, max=1.0, advanced=True,
+                                 help="Smallest relative amplitude of the burst rate (A5).")
+    amplitude_max: float = param(0.90, min=0.0, max=1.0, advanced=True,
+                                 help="Largest relative amplitude of the burst rate (A5).")
+    p_can_preempt: float = param(1.0, min=0.0, max=1.0,
+                                 help="Probability that a task may preempt others "
+                                      "(per task; Fig. 38 sweeps 0..1, spec §4.5).")
+    p_preemptible: float = param(1.0, min=0.0, max=1.0,
+                                 help="Probability that a task may be preempted "
+                                      "(per task, independent of p_can_preempt).")
+
+
+@dataclass(frozen=True)
+class UtilityParams:
+    family: str = param(
+        "classes", choices=("step", "decay", "classes"),
+        help="step: S until E_k (critical) / 10 E_k; decay: flat to E_k then one 200-min "
+             "exponential interval; classes: 20 generated utility classes (spec §5, A20).")
+    critical_utility: float = param(8.0, min=0.0, max=1e6, min_exclusive=True,
+                                    help="Starting utility S of critical tasks (spec §4.2).")
+    noncritical_utility: float = param(1.0, min=0.0, max=1e6, min_exclusive=True,
+                                       help="Starting utility S of non-critical tasks.")
+    average_time: str = param(
+        "row-mean", choices=("row-mean", "nominal", "reference"), advanced=True,
+        help="E_k, the type's average execution time used by the utility functions: mean of "
+             "its ETC row, the nominal 10/50 min, or the reference draw q_k (A4).")
+    step_noncritical_factor: float = param(10.0, min=0.0, max=1000, min_exclusive=True,
+                                           advanced=True,
+                                           help="Non-critical step window in units of E_k "
+                                                "(spec §5.2).")
+    decay_length_min: float = param(200.0, min=0.0, max=100000, unit="min", advanced=True,
+                                    help="Length of the decaying class's decay interval (§5.3).")
+    urgency: float = param(0.3, min=0.0, max=100, advanced=True,
+                           help="Urgency of the decaying class (spec §5.3).")
+    urgency_time_unit_min: float = param(
+        10.0, min=0.0, max=10000, min_exclusive=True, unit="min", advanced=True,
+        help="Time unit of the urgency: decay rate = urgency / this per minute (A7; the "
+             "sensitivity run uses 1).")
+    n_classes: int = param(20, min=1, max=1000, advanced=True,
+                           help="Utility classes of the 'classes' family (spec §5.4, A8).")
+    classes_seed: int = param(20, min=0, max=2**31 - 1, advanced=True,
+                              help="Seed of the class table; shared by all trials (A8).")
+    lead_in_prob: float = param(0.5, min=0.0, max=1.0, advanced=True,
+                                help="Probability that a class has its optional flat lead-in.")
+    lead_in_max: float = param(1.0, min=0.0, max=100, advanced=True, unit="x E_k",
+                               help="Lead-in length a_c E_k with a_c ~ U(0, this).")
+    intervals_min: int = param(1, min=1, max=10, advanced=True,
+                               help="Fewest decay intervals per class.")
+    intervals_max: int = param(3, min=1, max=10, advanced=True,
+                               help="Most decay intervals per class.")
+    interval_min: float = param(20.0, min=0.0, max=100000, unit="min", advanced=True,
+                                help="Shortest decay interval of a class.")
+    interval_max: float = param(100.0, min=0.0, max=100000, unit="min", advanced=True,
+                                help="Longest decay interval of a class.")
+    rate_min: float = param(0.005, min=0.0, max=100, unit="1/min", advanced=True,
+                            help="Smallest decay rate of a class interval.")
+    rate_max: float = param(0.05, min=0.0, max=100, unit="1/min", advanced=True,
+                            help="Largest decay rate of a class interval.")
+    jump_min: float = param(0.5, min=0.0, max=1.0, min_exclusive=True, advanced=True,
+                            help="Smallest drop factor between class intervals.")
+    jump_max: float = param(1.0, min=0.0, max=1.0, min_exclusive=True, advanced=True,
+                            help="Largest drop factor between class intervals.")
+
+
+@dataclass(frozen=True)
+class SchedulerParams:
+    duration_min: float = param(1680.0, min=1, max=20160, unit="min",
+                                help="Simulated time; 28 h (spec §4.1).")
+    warmup_min: float = param(240.0, min=0, max=20160, unit="min",
+                              help="Warm-up excluded from the statistics; 4 h (spec §4.1).")
+    mapping_interval_min: float = param(1.0, min=0.05, max=1440, unit="min",
+                                        help="Time between mapping events (spec §8.1, A10).")
+    tie_break: str = param(
+        "index", choices=("index", "random", "fastest"), advanced=True,
+        help="Clusters with equal objective: lowest index, random order per event, or the "
+             "fastest for the task (spec §8.4).")
+    fcfs_core: str = param("random", choices=("random", "first"), advanced=True,
+                           help="FCFS's 'arbitrary' idle core: uniform random or the lowest "
+                                "feasible index (spec §9.2).")
+    min_utility: float = param(0.0, min=0.0, max=1e6, advanced=True,
+                               help="Dropping threshold: assignments need utility strictly "
+                                    "above it (A9).")
+
+
+@dataclass(frozen=True)
+class SerialConfig:
+    system: SystemParams = group(SystemParams, label="System")
+    etc: EtcParams = group(EtcParams, label="Execution times (ETC)")
+    workload: WorkloadParams = group(WorkloadParams, label="Workload")
+    utility: UtilityParams = group(UtilityParams, label="Utility functions")
+    scheduler: SchedulerParams = group(SchedulerParams, label="Resource manager")
+
+    def validate(self):
+        s, e, w, u, r = self.system, self.etc, self.workload, self.utility, self.scheduler
+        if s.cluster_sizes == "gamma" and s.min_cores > s.cores_per_cluster:
+            raise ScenarioError("system.min_cores",
+                                f"must be <= cores_per_cluster ({s.cores_per_cluster})")
+        if e.n_critical_types > e.n_types:
+            raise ScenarioError("etc.n_critical_types",
+                                f"must be <= etc.n_types ({e.n_types}); got {e.n_critical_types}")
+        for lo, hi, name in [
+            (w.cycles_min, w.cycles_max, "workload.cycles_min"),
+            (w.amplitude_min, w.amplitude_max, "workload.amplitude_min"),
+            (u.intervals_min, u.intervals_max, "utility.intervals_min"),
+            (u.interval_min, u.interval_max, "utility.interval_min"),
+            (u.rate_min, u.rate_max, "utility.rate_min"),
+            (u.jump_min, u.jump_max, "utility.jump_min"),
+        ]:
+            if lo > hi:
+                partner = name.rsplit("_", 1)[0] + "_max"
+                raise ScenarioError(name, f"must be <= {partner} ({hi}); got {lo}")
+        if r.warmup_min >= r.duration_min:
+            raise ScenarioError("scheduler.warmup_min",
+                                f"must be < scheduler.duration_min ({r.duration_min}); "
+                                f"got {r.warmup_min}")
+        cores = s.total_cores
+        if cores > 20000:
+            raise ScenarioError("system.cores_per_cluster",
+                                f"n_clusters x cores_per_cluster must be <= 20000; got {cores}")
+        tasks = w.tasks_per_core_per_day * cores * r.duration_min / 1440.0
+        if tasks > 2_000_000:
+            raise ScenarioError("workload.tasks_per_core_per_day",
+                                f"gives about {tasks:,.0f} tasks; at most 2,000,000 per run")
+        events = r.duration_min / r.mapping_interval_min
+        if events > 200_000:
+            raise ScenarioError("scheduler.mapping_interval_min",
+                                f"gives {events:,.0f} mapping events; at most 200,000")

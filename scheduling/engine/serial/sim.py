@@ -1,0 +1,319 @@
+"""State of one ch4 simulation: cores, tasks, groups of waiting tasks, and the event step.
+
+Mapping happens only on the timer (spec §8.1, A10), so the simulation is a loop over mapping
+events: at each event, completions due by ``t_now`` free their cores, bursts due by ``t_now``
+arrive, hopeless waiting tasks are dropped (§8.2), and the policy starts and suspends tasks
+through :meth:`SerialSim.start` and :meth:`SerialSim.preempt`. Nothing else can happen between
+events, so this is exact.
+
+Waiting tasks live in *groups* (``g_next..g_end`` id ranges): a fresh group holds the
+not-yet-started tasks of one burst that share both flags; a suspended task forms a singleton
+group with its own progress and bound cluster (spec §15.1). Groups only shrink from the front,
+so the lowest id is always taken first (the spec's phase-2 tie-break).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .workload import Workload
+
+EPS = 1e-9
+
+WAITING, RUNNING, DONE, DROPPED = 0, 1, 2, 3
+STATUS_NAMES = {WAITING: "waiting", RUNNING: "running", DONE: "completed", DROPPED: "dropped"}
+
+
+@dataclass
+class Context:
+    """The waiting groups at one mapping event, after dropping, with their objective values.
+
+    Row ``i`` describes simulator group ``gidx[i]``; ``util``, ``ret`` and ``allowed`` are
+    (groups x clusters). Disallowed pairs have ``util = 0``.
+    """
+
+    t: float
+    gidx: np.ndarray
+    lead: np.ndarray  # the group's lowest task id
+    count: np.ndarray
+    arrival: np.ndarray
+    urow: np.ndarray
+    scale: np.ndarray
+    can_preempt: np.ndarray
+    preemptible: np.ndarray
+    ret: np.ndarray
+    util: np.ndarray
+    valid: np.ndarray  # util above the dropping threshold
+    crank: np.ndarray  # cluster preference for ties, lower first
+
+    def obj(self, mode: str) -> np.ndarray:
+        if mode == "util":
+            return self.util
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.valid, self.util / self.ret, 0.0)
+
+
+class SerialSim:
+    def __init__(self, wl: Workload, *, warmup: float, duration: float, interval: float = 1.0,
+                 min_utility: float = 0.0, tie_break: str = "index",
+                 tie_rng: np.random.Generator | None = None):
+        self.wl = wl
+        self.window = (float(warmup), float(duration))
+        self.duration = float(duration)
+        self.interval = float(interval)
+        self.min_utility = float(min_utility)
+        self.tie_break = tie_break
+        self.tie_rng = tie_rng
+        self.etc = np.asarray(wl.etc, dtype=float)
+        self.table = wl.table
+        self.K = int(len(wl.cores))
+        cores = np.asarray(wl.cores, dtype=np.int64)
+        self.M = int(cores.sum())
+        self.core_cluster = np.repeat(np.arange(self.K), cores)
+        first = np.concatenate([[0], np.cumsum(cores)[:-1]])
+        # Idle cores per cluster as min-heaps: the lowest index is used first (spec §8.4).
+        self.idle: list[list[int]] = [list(range(int(f), int(f + c)))
+                                      for f, c in zip(first, cores, strict=True)]
+        self.c_task = np.full(self.M, -1, dtype=np.int64)
+        self.c_end = np.full(self.M, np.inf)
+        self.c_util = np.zeros(self.M)  # utility the running task earns at c_end
+        self.c_event = np.full(self.M, -1, dtype=np.int64)  # event that started the task
+
+        n = wl.n_tasks
+        self.t_type = wl.type
+        self.t_arr = wl.arrival
+        self.t_urow = wl.urow
+        self.t_scale = wl.scale
+        self.t_cp = np.asarray(wl.can_preempt, dtype=bool)
+        self.t_pre = np.asarray(wl.preemptible, dtype=bool)
+        self.t_crit = wl.critical_type[wl.type]
+        self.status = np.zeros(n, dtype=np.int8)
+        self.executed = np.zeros(n)
+        self.bound = np.full(n, -1, dtype=np.int64)
+        self.first_start = np.full(n, np.nan)
+        self.end = np.full(n, np.nan)
+        self.last_cluster = np.full(n, -1, dtype=np.int64)
+        self.npre = np.zeros(n, dtype=np.int64)
+        self.in_window = np.zeros(n)
+        self.seg_start = np.full(n, np.nan)
+        self.util = np.zeros(n)
+        self.credit = np.zeros(n)
+
+        n0 = int(wl.group_start.size)
+        cap = max(16, 2 * n0)
+        self.g_next = np.zeros(cap, dtype=np.int64)
+        self.g_end = np.zeros(cap, dtype=np.int64)
+        self.g_alive = np.zeros(cap, dtype=bool)
+        self.g_next[:n0] = wl.group_start
+        self.g_end[:n0] = wl.group_end
+        self.n_groups = n0
+        self.n_fresh = n0
+        self.g_arrival = wl.arrival[wl.group_start] if n0 else np.zeros(0)
+        self.arrived = 0
+
+        self.now = 0.0
+        self.event = -1
+        self.n_waiting = 0
+        self.log_t: list[float] = []
+        self.log_task: list[int] = []
+        self.log_core: list[int] = []
+        self.log_kind: list[int] = []  # 0 suspend, 1 resume
+        self.ev_assigned = 0
+        self.ev_preempted = 0
+        self.ev_dropped = 0
+        self.preemptions = 0
+        self.dropped = 0
+
+    # -- groups -----------------------------------------------------------------------------------
+    def take(self, g: int) -> int:
+        """Remove and return the lowest task id of group ``g``."""
+        task = int(self.g_next[g])
+        self.g_next[g] = task + 1
+        if task + 1 >= self.g_end[g]:
+            self.g_alive[g] = False
+        self.n_waiting -= 1
+        return task
+
+    def new_singleton(self, task: int) -> int:
+        if self.n_groups == self.g_next.size:
+            for name in ("g_next", "g_end", "g_alive"):
+                old = getattr(self, name)
+                new = np.zeros(2 * old.size, dtype=old.dtype)
+                new[: old.size] = old
+                setattr(self, name, new)
+        g = self.n_groups
+        self.n_groups += 1
+        self.g_next[g] = task
+        self.g_end[g] = task + 1
+        self.g_alive[g] = True
+        self.n_waiting += 1
+        return g
+
+    # -- task transitions -------------------------------------------------------------------------
+    def start(self, task: int, core: int, util: float) -> None:
+        """Start (or resume) ``task`` on the idle ``core`` now; ``util`` is U at completion."""
+        j = int(self.core_cluster[core])
+        bound = self.bound[task]
+        if bound >= 0 and bound != j:
+            raise RuntimeError(f"task {task} is bound to cluster {bound}, not {j}")
+        if self.c_task[core] >= 0:
+            raise RuntimeError(f"core {core} already runs task {self.c_task[core]}")
+        now = self.now
+        ret = self.etc[self.t_type[task], j] - self.executed[task]
+        self.c_task[core] = task
+        self.c_end[core] = now + ret
+        self.c_util[core] = util
+        self.c_event[core] = self.event
+        self.status[task] = RUNNING
+        self.seg_start[task] = now
+        if math.isnan(self.first_start[task]):
+            self.first_start[task] = now
+        if self.npre[task] > 0:
+            self._log(task, core, 1)
+        self.last_cluster[task] = j
+        self.ev_assigned += 1
+
+    def preempt(self, core: int) -> int:
+        """Suspend the task on ``core`` now, keeping its progress; returns the task id."""
+        task = int(self.c_task[core])
+        now = self.now
+        s = self.seg_start[task]
+        self.executed[task] += now - s
+        self.in_window[task] += self._overlap(s, now)
+        if self.executed[task] > 0:
+            self.bound[task] = self.core_cluster[core]
+        self.npre[task] += 1
+        self.status[task] = WAITING
+        self.c_task[core] = -1
+        self.c_end[core] = np.inf
+        self._log(task, core, 0)
+        self.ev_preempted += 1
+        self.preemptions += 1
+        return task
+
+    def _complete(self, core: int) -> None:
+        task = int(self.c_task[core])
+        ct = float(self.c_end[core])
+        s = self.seg_start[task]
+        self.executed[task] += ct - s
+        self.in_window[task] += self._overlap(s, ct)
+        self._book(task, core, ct)
+        self.status[task] = DONE
+        self.c_task[core] = -1
+        self.c_end[core] = np.inf
+        heapq.heappush(self.idle[int(self.core_cluster[core])], core)
+
+    def _book(self, task: int, core: int, ct: float) -> None:
+        j = int(self.core_cluster[core])
+        self.util[task] = self.c_util[core]
+        self.end[task] = ct
+        self.credit[task] = (self.c_util[core] * self.in_window[task]
+                             / self.etc[self.t_type[task], j])
+
+    def _overlap(self, s: float, e: float) -> float:
+        w0, w1 = self.window
+        return max(0.0, min(e, w1) - max(s, w0))
+
+    def _log(self, task: int, core: int, kind: int) -> None:
+        self.log_t.append(self.now)
+        self.log_task.append(task)
+        self.log_core.append(core)
+        self.log_kind.append(kind)
+
+    # -- event step -------------------------------------------------------------------------------
+    def advance(self, t: float) -> None:
+        """Move to time ``t``: complete due tasks, then admit due bursts."""
+        self.now = t
+        due = np.flatnonzero(self.c_end <= t + EPS)
+        if due.size:
+            for core in due[np.lexsort((due, self.c_end[due]))].tolist():
+                self._complete(core)
+        n0 = self.n_fresh
+        while self.arrived < n0 and self.g_arrival[self.arrived] <= t + EPS:
+            g = self.arrived
+            self.g_alive[g] = True
+            self.n_waiting += int(self.g_end[g] - self.g_next[g])
+            self.arrived += 1
+
+    def begin_event(self) -> Context:
+        """Start a mapping event at ``self.now``: drop hopeless tasks and value the rest."""
+        self.event += 1
+        self.ev_assigned = self.ev_preempted = self.ev_dropped = 0
+        t = self.now
+        gidx = np.flatnonzero(self.g_alive[: self.n_groups])
+        lead = self.g_next[gidx]
+        ty = self.t_type[lead]
+        arr = self.t_arr[lead]
+        urow = self.t_urow[lead]
+        scale = self.t_scale[lead]
+        bound = self.bound[lead]
+        ret = self.etc[ty] - self.executed[lead][:, None]
+        allowed = (bound[:, None] < 0) | (bound[:, None] == np.arange(self.K))
+        util = self.table.value(urow[:, None], scale[:, None], 1.0, t + ret - arr[:, None])
+        util = np.where(allowed, util, 0.0)
+        valid = util > self.min_utility
+        keep = valid.any(axis=1)
+        if not keep.all():
+            for g in gidx[~keep].tolist():
+                a, b = int(self.g_next[g]), int(self.g_end[g])
+                self.status[a:b] = DROPPED
+                self.g_alive[g] = False
+                self.ev_dropped += b - a
+            self.n_waiting -= self.ev_dropped
+            self.dropped += self.ev_dropped
+            gidx, lead, arr, urow = gidx[keep], lead[keep], arr[keep], urow[keep]
+            scale, ret, util, valid = scale[keep], ret[keep], util[keep], valid[keep]
+        count = self.g_end[gidx] - lead
+        return Context(t=t, gidx=gidx, lead=lead, count=count, arrival=arr, urow=urow,
+                       scale=scale, can_preempt=self.t_cp[lead], preemptible=self.t_pre[lead],
+                       ret=ret, util=util, valid=valid, crank=self._crank(ret))
+
+    def _crank(self, ret: np.ndarray) -> np.ndarray:
+        g = ret.shape[0]
+        if self.tie_break == "fastest":
+            return np.argsort(np.argsort(ret, axis=1, kind="stable"), axis=1, kind="stable")
+        if self.tie_break == "random":
+            rank = np.argsort(self.tie_rng.permutation(self.K))
+            return np.broadcast_to(rank, (g, self.K))
+        return np.broadcast_to(np.arange(self.K), (g, self.K))
+
+    # -- running tasks ----------------------------------------------------------------------------
+    def running_values(self, mode: str, cores: np.ndarray | None = None) -> np.ndarray:
+        """Val(r) of the tasks on ``cores`` (default: all busy cores) at ``self.now``."""
+        if cores is None:
+            cores = np.flatnonzero(self.c_task >= 0)
+        if mode == "util":
+            return self.c_util[cores]
+        return self.c_util[cores] / (self.c_end[cores] - self.now)
+
+    def victim_heaps(self, mode: str) -> list[list[tuple[float, int]]]:
+        """Per cluster, the running preemptible tasks as a min-heap of (Val, core)."""
+        busy = np.flatnonzero(self.c_task >= 0)
+        busy = busy[self.t_pre[self.c_task[busy]]]
+        val = self.running_values(mode, busy)
+        heaps: list[list[tuple[float, int]]] = [[] for _ in range(self.K)]
+        order = np.lexsort((busy, val))
+        for v, core, j in zip(val[order].tolist(), busy[order].tolist(),
+                              self.core_cluster[busy[order]].tolist(), strict=True):
+            heaps[j].append((v, core))  # sorted input is already a valid heap
+        return heaps
+
+    def busy_cores(self) -> int:
+        return int(np.count_nonzero(self.c_task >= 0))
+
+    def critical_running(self) -> int:
+        busy = self.c_task[self.c_task >= 0]
+        return int(np.count_nonzero(self.t_crit[busy]))
+
+    # -- end of run -------------------------------------------------------------------------------
+    def finish(self) -> None:
+        """End of the horizon: complete due tasks, project the rest without preemption (A12)."""
+        self.advance(self.duration)
+        for core in np.flatnonzero(self.c_task >= 0).tolist():
+            task = int(self.c_task[core])
+            self.in_window[task] += self._overlap(self.seg_start[task], float(self.c_end[core]))
+            self._book(task, core, float(self.c_end[core]))
