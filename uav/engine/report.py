@@ -101,7 +101,7 @@ def surveil_records(sim: Simulator) -> dict:
         "vpe_at_start": [s.vpe for s in sv],
         "preempted": [s.reason == PREEMPTED for s in sv],
         "split": [s.split for s in sv],
-        "partial": [s.p < 1.0 for s in sv],
+        "partial": [s.reason != "complete" for s in sv],
         "reason": [s.reason for s in sv],
         "mode": [s.mode for s in sv],
         "travel_min": [s.flown * 60.0 for s in sv],

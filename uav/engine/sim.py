@@ -176,14 +176,14 @@ class Simulator:
         if not sv.observing:
             cands = ((sv.arrive, ARRIVE),
                      (now + e / self.e_fly if self.e_fly > 0 else INF, ENERGY),
-                     (sv.win_end, WINDOW_END), (self.H, DAY_END))
+                     (self.H, DAY_END), (sv.win_end, WINDOW_END))
         else:
             ts = self.t_ts[t]
             cands = ((now + (1.0 - sv.p) * ts, COMPLETE),
                      (now + e / self.u_rate[u, s], ENERGY),
-                     (sv.win_end, WINDOW_END), (self.H, DAY_END))
+                     (self.H, DAY_END), (sv.win_end, WINDOW_END))
         when, reason = cands[0]
-        for c in cands[1:]:
+        for c in cands[1:]:  # first listed wins a tie: a window cut by the day is a day end
             if c[0] < when:
                 when, reason = c
         self._push(sv, max(when, now), reason)
@@ -376,9 +376,10 @@ class Simulator:
                 self.t_ws[t] = self.t_we[t] = INF
 
     def mapping_times(self) -> np.ndarray:
-        step = self.cfg.mapping_interval_min / 60.0
-        n = math.ceil(self.H / step - 1e-9)
-        return np.arange(n) * step
+        # k * Δ in minutes first, so integer Δ gives exact hours (3.0, not 2.9999999999999996)
+        delta = self.cfg.mapping_interval_min
+        n = math.ceil(self.H * 60.0 / delta - 1e-9)
+        return np.arange(n) * delta / 60.0
 
     def run(self) -> Simulator:
         events = self.m.events

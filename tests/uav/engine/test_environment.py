@@ -1,0 +1,180 @@
+"""The engine contract for kind ``uav``: result shape, determinism, errors, progress, CLI."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import uav.engine as engine
+from scheduling.engine import __all__ as scheduling_names
+from uav.engine import (
+    RunCancelled,
+    ScenarioError,
+    get_preset,
+    list_presets,
+    preset_scenario,
+    scenario,
+    simulate,
+)
+from uav.engine.report import UavResult
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_same_public_names_as_scheduling_engine():
+    assert set(scheduling_names) <= set(dir(engine))
+    assert [e.kind for e in engine.list_environments()] == ["uav"]
+
+
+def test_presets_cover_baseline_large_and_every_sweep_point():
+    names = {p.name for p in list_presets()}
+    assert {"small-baseline", "large", "example-tables-9-10", "geometry-demo"} <= names
+    assert {"sweep-targets-10", "sweep-targets-18", "sweep-uavs-5", "sweep-uavs-13",
+            "sweep-energy-0.1", "sweep-energy-0.15", "sweep-energy-0.2", "sweep-events-0",
+            "sweep-events-4", "sweep-events-16", "sweep-cv-0.2", "sweep-cv-0.4", "sweep-cv-0.8",
+            "sweep-cv-1", "sweep-delta-1", "sweep-delta-10", "sweep-delta-30", "sweep-delta-60",
+            "sweep-delta-120"} <= names
+    large = preset_scenario("large").params
+    assert (large.uavs_mean, large.targets_mean, large.event_multiplier) == (90, 140, 10)
+    assert preset_scenario("sweep-energy-0.2").params.energy_rate_mean == 0.2
+    for p in list_presets():
+        preset_scenario(p.name)  # every preset validates
+    assert get_preset("small-baseline").kind == "uav"
+
+
+@pytest.fixture(scope="module")
+def result():
+    return simulate(preset_scenario("small-baseline"), "meta+pf", seed=5)
+
+
+def test_result_contract(result):
+    assert isinstance(result, UavResult)
+    assert result.surveils is result.tasks
+    s = result.summary
+    for key in ("value", "value_vs_random", "energy_used_total", "energy_used_per_uav_mean",
+                "surveils_completed", "surveils_partial", "surveils_preempted", "targets_total",
+                "mapping_events"):
+        assert isinstance(s[key], (int, float)), key
+    assert s["energy_used_per_uav_mean"] == pytest.approx(s["energy_used_total"] / s["uavs_total"])
+    series = result.series
+    n = len(series["t_min"])
+    assert n == 24 * 60 + 1 and series["t_min"][-1] == 1440
+    assert len(series["value_cum"]) == n and len(series["active_surveils"]) == n
+    assert len(series["energy_remaining"]) == s["uavs_total"]
+    assert all(len(v) == n for v in series["energy_remaining"].values())
+    assert series["energy_pace"][0] == 1.0 and series["energy_pace"][-1] == 0.0
+    assert max(series["active_surveils"]) <= s["uavs_total"]
+    for col in ("uav", "sensor", "target", "priority", "start", "end", "value", "preempted",
+                "split", "partial"):
+        assert len(result.tasks[col]) == s["surveils_started"], col
+    assert sum(result.tasks["preempted"]) == s["surveils_preempted"]
+    assert len(result.events["t_min"]) == 288
+    assert set(result.events["chosen"]) <= {"", "max-value", "max-vpe", "mixed"}
+    dyn = result.extra["dynamic_events"]
+    assert len(dyn["t_min"]) == len(dyn["type"]) == len(dyn["uav"]) == len(dyn["target"])
+    assert result.meta["policy"] == "meta+pf" and result.meta["kind"] == "uav"
+    t = result.timing
+    assert t["events"] == 288 and len(t["event_ms"]) == 288
+
+
+def test_energy_series_matches_records(result):
+    # the curve at the end of the day equals capacity minus recorded use (removed UAVs excepted)
+    uavs = result.extra["uavs"]
+    for i, uid in enumerate(uavs["id"]):
+        curve = result.series["energy_remaining"][str(uid)]
+        if uavs["left_min"][i] is None:
+            assert curve[-1] == pytest.approx(uavs["energy_total"][i] - uavs["energy_used"][i],
+                                              abs=1e-5)
+
+
+def test_deterministic_json_and_common_random_numbers(result):
+    sc = preset_scenario("small-baseline")
+    again = simulate(sc, "meta+pf", seed=5)
+    assert again.to_json() == result.to_json()
+    other = simulate(sc, "max-vpe", seed=5)
+    # every policy sees the same mission for a seed
+    assert other.extra["dynamic_events"] == result.extra["dynamic_events"]
+    assert other.extra["targets"] == result.extra["targets"]
+    assert other.summary["value_random"] == result.summary["value_random"]
+    assert simulate(sc, "meta+pf", seed=6).to_json() != result.to_json()
+
+
+def test_random_ratio_is_one_for_random_itself():
+    r = simulate(preset_scenario("small-baseline"), "random", seed=1)
+    assert r.summary["value_vs_random"] == 1.0
+    r = simulate(preset_scenario("small-baseline", {"compare_random": False}), "meta", seed=1)
+    assert r.summary["value_vs_random"] is None
+
+
+def test_no_random_value_gives_no_ratio():
+    # no UAVs at all: both values are 0 and the ratio is undefined (A23)
+    r = simulate(preset_scenario("small-baseline", {"uavs_mean": 0.0, "event_multiplier": 0.0}),
+                 "meta", seed=1)
+    assert r.summary["value"] == 0 and r.summary["value_vs_random"] is None
+    json.loads(r.to_json())
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"energy_rate_mean": 0.2, "energy_rate_cv": 2.5}, "energy_rate_cv"),
+    ({"surveil_time_min": 3.0, "surveil_time_max": 1.0}, "surveil_time_min"),
+    ({"mapping_interval_min": 0}, "mapping_interval_min"),
+    ({"priority_cv": -1}, "priority_cv"),
+    ({"sensor_type_weights": [1, 1, 0, 1]}, "sensor_type_weights"),
+    ({"tie_break": "coin"}, "tie_break"),
+    ({"geometry": {"area_km": 10, "base_x_km": 20}}, "geometry.base_x_km"),
+    ({"fixed_uavs": [{"energy_total": 0.5, "sensors": [{"type": "VIS"}, {"type": "VIS"}]}]},
+     "sensors"),
+    ({"fixed_targets": [{"windows": [[5, 3]]}]}, "windows.0"),
+    ({"fixed_targets": [{"windows": [[5, 30]]}]}, "fixed_targets.0.windows.0.1"),
+    ({"event_rates": {"add_uav": -1}}, "event_rates.add_uav"),
+    ({"no_such": 1}, "no_such"),
+])
+def test_bad_input_raises_scenario_error(params, field):
+    with pytest.raises(ScenarioError) as err:
+        scenario("uav", params)
+    assert err.value.field.endswith(field)
+
+
+def test_bad_policy_and_seed():
+    sc = preset_scenario("small-baseline")
+    with pytest.raises(ScenarioError):
+        simulate(sc, "random+p", seed=1)  # A28: Random has no preemption variant
+    with pytest.raises(ScenarioError):
+        simulate(sc, "meta", seed=-1)
+
+
+def test_progress_reports_and_cancels():
+    seen = []
+    simulate(preset_scenario("small-baseline"), "meta", seed=1, progress=seen.append)
+    assert seen[-1] == 1.0 and seen == sorted(seen) and 20 < len(seen) < 150
+
+    def cancel(frac):
+        if frac > 0.3:
+            raise RunCancelled()
+
+    with pytest.raises(RunCancelled):
+        simulate(preset_scenario("small-baseline"), "meta", seed=1, progress=cancel)
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "uav.engine", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli(tmp_path):
+    out = cli("presets")
+    assert out.returncode == 0 and "small-baseline" in out.stdout
+    out = cli("policies")
+    assert out.returncode == 0 and "meta+pf" in out.stdout
+    path = tmp_path / "r.json"
+    out = cli("run", "--preset", "small-baseline", "--policy", "meta", "--preemption",
+              "--filtering", "--seed", "3", "--set", "uavs_mean=5", "--out", str(path))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(path.read_text())
+    assert data["meta"]["policy"] == "meta+pf"
+    assert data["meta"]["scenario"]["params"]["uavs_mean"] == 5
+    assert data["tasks"]["uav"]
+    out = cli("run", "--preset", "small-baseline", "--policy", "meta", "--set", "priority_cv=-2")
+    assert out.returncode == 2 and "priority_cv" in out.stderr
