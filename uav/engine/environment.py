@@ -6,7 +6,7 @@ import time
 
 from scheduling.engine.registry import ProgressThrottle, rng
 
-from . import ENGINE, presets
+from . import ENGINE, presets, sweep
 from .config import UavConfig
 from .generate import generate
 from .policies import BASES, VARIANTS, make_policy, policy_names, split_name
@@ -65,3 +65,4 @@ for _name in policy_names():
         lambda name=_name: name)
 
 presets.register(ENGINE, KIND)
+sweep.register(ENGINE)

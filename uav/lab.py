@@ -1,0 +1,56 @@
+"""The UAV engine's scenario kind as the web lab shows it."""
+
+from __future__ import annotations
+
+import uav.engine as engine
+from hetsite.compact import downsample
+from hetsite.kinds import ChartSpec, KindUI, Metric, register
+from scheduling.charts import common
+
+
+def compact_uav(result) -> dict:
+    return {"series": downsample(result.series), "dist": {}}
+
+
+def _bars(key, title, unit=""):
+    return lambda groups: common.metric_bars(groups, key, title, unit)
+
+
+def _run_charts():
+    try:
+        from . import charts
+    except ImportError:
+        return []
+    return [ChartSpec("timeline", "Mission timeline", charts.mission_timeline),
+            ChartSpec("energy", "Energy remaining per UAV", charts.energy_remaining)]
+
+
+register(KindUI(
+    kind="uav",
+    title="UAV surveillance missions (ch. 5)",
+    engine=engine,
+    metrics=[
+        Metric("value", "surveillance value"),
+        Metric("value_pct_over_random", "value over Random", "%"),
+        Metric("surveils_completed", "surveils completed", digits=1),
+        Metric("surveils_preempted", "surveils preempted", higher_is_better=False, digits=1),
+        Metric("energy_used_total", "energy used", higher_is_better=False, digits=3),
+    ],
+    primary_metric="value",
+    compact=compact_uav,
+    experiment_charts=[
+        ChartSpec("value", "Surveillance value", _bars("value", "Surveillance value"),
+                  facetable=False),
+        ChartSpec("value-over-random", "Value over Random",
+                  _bars("value_pct_over_random", "Value over Random", "%"), facetable=False),
+        ChartSpec("value-over-time", "Surveillance value over time",
+                  lambda g: common.mean_series(g, "value_cum", "Surveillance value earned",
+                                               "value")),
+        ChartSpec("active", "Active surveils",
+                  lambda g: common.mean_series(g, "active_surveils", "Active surveils",
+                                               "surveils")),
+    ],
+    run_charts=_run_charts(),
+    default_policies=["random", "max-vpe", "meta+pf"],
+    default_preset="small-baseline",
+))
