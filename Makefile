@@ -18,6 +18,7 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
 
 run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_presets
 	$(PY) manage.py runlab
 
 test: $(VENV)/.dev

@@ -1,3 +1,5 @@
+"""Celery tasks: thin wrappers that hand an id to a service."""
+
 import socket
 
 from celery import shared_task
@@ -7,3 +9,12 @@ from celery import shared_task
 def ping(payload=None):
     """Round-trip check used by tests and operators: echoes the payload and names the worker."""
     return {"pong": payload, "worker": socket.gethostname()}
+
+
+@shared_task(bind=True, name="hetsite.run_simulation")
+def run_simulation(self, run_id: int) -> str:
+    """Execute one run (idempotent: the service claims it with a conditional update)."""
+    from .services import execute_run
+
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
+    return execute_run(run_id, redelivered=redelivered)

@@ -236,6 +236,7 @@ def describe(cls, prefix: str = "") -> list[dict]:
             "max": info.max,
             "choices": list(info.choices) if info.choices else None,
             "range": _range_text(info),
+            "min_exclusive": info.min_exclusive,
             "help": info.help,
             "label": info.label or f.name.replace("_", " "),
             "advanced": info.advanced or kind == "json",

@@ -1,0 +1,25 @@
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def ci(cell, digits=2):
+    """'mean ± half-width' of a mean_ci dict ('–' when there is no value)."""
+    if not cell or cell.get("mean") is None:
+        return "–"
+    digits = int(digits)
+    mean = f"{cell['mean']:.{digits}f}"
+    if cell.get("half_width") is None:
+        return mean
+    return f"{mean} ± {cell['half_width']:.{digits}f}"
+
+
+@register.filter
+def pct(value):
+    return f"{float(value or 0):.0f}"
+
+
+@register.filter
+def get(mapping, key):
+    return mapping.get(key) if hasattr(mapping, "get") else None

@@ -1,0 +1,106 @@
+import csv
+
+from django.contrib import admin, messages
+from django.http import HttpResponse
+from django.urls import reverse
+from django.utils.html import format_html
+
+from . import services
+from .models import Experiment, Run, Scenario
+
+
+@admin.register(Scenario)
+class ScenarioAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "preset", "is_preset", "created"]
+    list_filter = ["kind", "is_preset", ("created", admin.DateFieldListFilter)]
+    search_fields = ["name", "description", "preset"]
+    readonly_fields = ["public_id", "kind", "params", "created"]
+
+
+class RunInline(admin.TabularInline):
+    model = Run
+    fields = ["policy", "trial", "seed", "status", "progress", "error"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Experiment)
+class ExperimentAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "status", "progress", "trials", "created", "share_link"]
+    list_filter = ["kind", "status", ("created", admin.DateFieldListFilter)]
+    search_fields = ["name", "public_id", "scenario__name"]
+    readonly_fields = ["public_id", "kind", "scenario", "policies", "trials", "base_seed",
+                       "status", "progress", "cancel_requested", "code_version", "summary",
+                       "created", "finished", "share_link"]
+    fields = ["name", "owner", *readonly_fields]
+    inlines = [RunInline]
+    actions = ["rerun", "cancel", "export_csv"]
+
+    @admin.display(description="share link")
+    def share_link(self, obj):
+        url = reverse("frontend:experiment", args=[obj.public_id])
+        return format_html('<a href="{}">{}</a>', url, url)
+
+    @admin.action(description="Re-run (new experiment, same scenario and seeds)")
+    def rerun(self, request, queryset):
+        for experiment in queryset:
+            try:
+                services.rerun_experiment(experiment, owner=request.user)
+            except services.BrokerUnavailable as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                return
+        self.message_user(request, f"re-ran {queryset.count()} experiment(s)")
+
+    @admin.action(description="Cancel")
+    def cancel(self, request, queryset):
+        for experiment in queryset:
+            services.cancel_experiment(experiment)
+        self.message_user(request, f"cancelled {queryset.count()} experiment(s)")
+
+    @admin.action(description="Export run summaries as CSV")
+    def export_csv(self, request, queryset):
+        runs = Run.objects.filter(experiment__in=queryset).defer("result_gz").select_related(
+            "experiment")
+        return runs_csv(runs, "experiments.csv")
+
+
+def runs_csv(runs, filename):
+    runs = list(runs)
+    keys = sorted({k for r in runs for k, v in r.summary.items()
+                   if isinstance(v, (int, float, str)) or v is None})
+    response = HttpResponse(content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    writer = csv.writer(response)
+    writer.writerow(["experiment", "run", "policy", "trial", "seed", "status", *keys])
+    for r in runs:
+        writer.writerow([r.experiment.public_id, r.public_id, r.policy, r.trial, r.seed,
+                         r.status, *[r.summary.get(k, "") for k in keys]])
+    return response
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["experiment", "policy", "trial", "seed", "status", "progress", "finished"]
+    list_filter = ["status", "policy", "experiment__kind", ("created", admin.DateFieldListFilter)]
+    search_fields = ["policy", "public_id", "experiment__name", "error"]
+    readonly_fields = ["public_id", "experiment", "policy", "trial", "seed", "status",
+                       "progress", "error", "celery_id", "attempts", "worker", "summary",
+                       "timing", "result_bytes", "code_version", "created", "started",
+                       "heartbeat", "finished"]
+    exclude = ["series", "dist"]
+    actions = ["export_csv"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("result_gz", "series", "dist")
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Export as CSV")
+    def export_csv(self, request, queryset):
+        return runs_csv(queryset.select_related("experiment"), "runs.csv")

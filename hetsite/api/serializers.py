@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from scheduling.engine.errors import ScenarioError
+
+from .. import services
+from ..models import Experiment, Run, Scenario
+
+TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "name", "policy",
+             "seed"}
+
+
+def scenario_error(err: ScenarioError) -> serializers.ValidationError:
+    """A 400 body that names the field: top-level fields as is, parameters as ``params.<name>``."""
+    head = err.field.split(".")[0].split("[")[0]
+    key = err.field if head in TOP_LEVEL else f"params.{err.field}"
+    return serializers.ValidationError({key: [err.message]})
+
+
+class RunSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    experiment = serializers.UUIDField(source="experiment.public_id", read_only=True)
+
+    class Meta:
+        model = Run
+        fields = ["id", "experiment", "policy", "trial", "seed", "status", "progress", "error",
+                  "summary", "timing", "attempts", "code_version", "created", "started",
+                  "finished"]
+        read_only_fields = fields
+
+
+class ScenarioSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+
+    class Meta:
+        model = Scenario
+        fields = ["id", "kind", "name", "description", "preset", "is_preset", "params",
+                  "created"]
+        read_only_fields = ["id", "is_preset", "created"]
+
+
+class ScenarioCreateSerializer(serializers.Serializer):
+    kind = serializers.CharField(max_length=40)
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    preset = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    params = serializers.DictField(required=False)
+
+    def validate(self, data):
+        try:
+            sub = services.validate_scenario(kind=data["kind"], params=data.get("params"),
+                                             preset=data.get("preset", ""))
+        except ScenarioError as err:
+            raise scenario_error(err) from None
+        return {**data, "params": sub}
+
+
+class ExperimentSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    scenario = ScenarioSerializer(read_only=True)
+    runs = serializers.SerializerMethodField()
+    share_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Experiment
+        fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "base_seed",
+                  "code_version", "created", "finished", "scenario", "summary", "runs",
+                  "share_url"]
+        read_only_fields = fields
+
+    def get_runs(self, obj) -> list[dict]:
+        from ..selectors import runs_of
+
+        return RunSerializer(runs_of(obj), many=True).data
+
+    def get_share_url(self, obj) -> str:
+        request = self.context.get("request")
+        path = f"/e/{obj.public_id}/"
+        return request.build_absolute_uri(path) if request else path
+
+
+class ExperimentListSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+
+    class Meta:
+        model = Experiment
+        fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "created",
+                  "finished"]
+        read_only_fields = fields
+
+
+class ExperimentCreateSerializer(serializers.Serializer):
+    kind = serializers.CharField(max_length=40, help_text="scenario kind, see /api/kinds/")
+    preset = serializers.CharField(required=False, allow_blank=True, max_length=80,
+                                   help_text="start from this preset")
+    params = serializers.DictField(required=False,
+                                   help_text="scenario parameters (override the preset)")
+    policies = serializers.ListField(child=serializers.CharField(max_length=80),
+                                     allow_empty=False, max_length=200)
+    trials = serializers.IntegerField(min_value=1, default=1)
+    base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, default=0)
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+    def validate(self, data):
+        try:
+            return services.validate_submission(
+                kind=data["kind"], params=data.get("params"), preset=data.get("preset", ""),
+                policies=data["policies"], trials=data["trials"],
+                base_seed=data.get("base_seed", 0), name=data.get("name", ""))
+        except ScenarioError as err:
+            raise scenario_error(err) from None
+
+
+class ProgressSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    progress = serializers.FloatField()
+    runs = serializers.ListField(child=serializers.DictField())
+
+
+class FigureSerializer(serializers.Serializer):
+    data = serializers.ListField(child=serializers.DictField())
+    layout = serializers.DictField()

@@ -1,0 +1,26 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import views
+
+urlpatterns = [
+    path("kinds/", views.KindsView.as_view(), name="api-kinds"),
+    path("presets/", views.PresetsView.as_view(), name="api-presets"),
+    path("policies/", views.PoliciesView.as_view(), name="api-policies"),
+    path("scenarios/", views.ScenarioListCreate.as_view(), name="api-scenarios"),
+    path("scenarios/<uuid:id>/", views.ScenarioDetail.as_view(), name="api-scenario"),
+    path("experiments/", views.ExperimentListCreate.as_view(), name="api-experiments"),
+    path("experiments/<uuid:id>/", views.ExperimentDetail.as_view(), name="api-experiment"),
+    path("experiments/<uuid:id>/cancel/", views.ExperimentCancel.as_view(),
+         name="api-experiment-cancel"),
+    path("experiments/<uuid:id>/progress/", views.ExperimentProgress.as_view(),
+         name="api-experiment-progress"),
+    path("experiments/<uuid:id>/figures/<slug:chart>/", views.ExperimentFigure.as_view(),
+         name="api-experiment-figure"),
+    path("runs/<uuid:id>/", views.RunDetail.as_view(), name="api-run"),
+    path("runs/<uuid:id>/result/", views.RunResult.as_view(), name="api-run-result"),
+    path("runs/<uuid:id>/figures/<slug:chart>/", views.RunFigure.as_view(),
+         name="api-run-figure"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,206 @@
+"""REST API: thin views over services, selectors and figures."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from scheduling.engine.params import describe
+
+from .. import figures, kinds, selectors, services
+from ..models import Experiment, Scenario, Status
+from . import serializers as S
+
+
+def _kind_list():
+    return kinds.all_kinds()
+
+
+def _policies_param(request) -> list[str] | None:
+    raw = request.query_params.get("policies")
+    return [p for p in raw.split(",") if p] if raw else None
+
+
+class KindsView(APIView):
+    """Scenario kinds with their parameters (unit, range, help), policies, presets, metrics."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        out = []
+        for ui in _kind_list():
+            env = ui.environment
+            out.append({
+                "kind": ui.kind, "title": ui.title, "description": env.description,
+                "parameters": describe(env.config_cls),
+                "policies": [p.public() for p in ui.engine.list_policies(ui.kind)],
+                "presets": [p.public() for p in ui.engine.list_presets(ui.kind)],
+                "metrics": [{"key": m.key, "label": m.label, "unit": m.unit}
+                            for m in ui.metrics],
+                "charts": [{"id": c.id, "title": c.title} for c in ui.experiment_charts],
+                "run_charts": [{"id": c.id, "title": c.title} for c in ui.run_charts],
+            })
+        return Response(out)
+
+
+class PresetsView(APIView):
+    @extend_schema(parameters=[OpenApiParameter("kind", str, required=False)],
+                   responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        kind = request.query_params.get("kind")
+        return Response([p.public() for ui in _kind_list() if kind in (None, ui.kind)
+                         for p in ui.engine.list_presets(ui.kind)])
+
+
+class PoliciesView(APIView):
+    @extend_schema(parameters=[OpenApiParameter("kind", str, required=False)],
+                   responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        kind = request.query_params.get("kind")
+        return Response([p.public() for ui in _kind_list() if kind in (None, ui.kind)
+                         for p in ui.engine.list_policies(ui.kind)])
+
+
+class ScenarioListCreate(generics.ListCreateAPIView):
+    queryset = Scenario.objects.order_by("-created")
+    serializer_class = S.ScenarioSerializer
+
+    @extend_schema(request=S.ScenarioCreateSerializer, responses={201: S.ScenarioSerializer})
+    def post(self, request):
+        ser = S.ScenarioCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        data = ser.validated_data
+        scenario = services.create_scenario(kind=data["kind"], name=data["name"],
+                                            params=data["params"],
+                                            description=data.get("description", ""),
+                                            preset=data.get("preset", ""))
+        return Response(S.ScenarioSerializer(scenario).data, status=status.HTTP_201_CREATED,
+                        headers={"Location": f"/api/scenarios/{scenario.public_id}/"})
+
+
+class ScenarioDetail(generics.RetrieveAPIView):
+    queryset = Scenario.objects.all()
+    serializer_class = S.ScenarioSerializer
+    lookup_field = "public_id"
+    lookup_url_kwarg = "id"
+
+
+def can_edit(user, experiment: Experiment) -> bool:
+    if not user.is_authenticated:
+        return False
+    return user.is_staff or experiment.owner_id in (None, user.pk)
+
+
+class ExperimentListCreate(APIView):
+    throttle_scope = "experiments"
+
+    def get_throttles(self):
+        # Only creation is throttled: reading lists and pages stays free.
+        return super().get_throttles() if self.request.method == "POST" else []
+
+    @extend_schema(responses={200: S.ExperimentListSerializer(many=True)})
+    def get(self, request):
+        qs = selectors.experiments_newest_first(limit=200)
+        return Response(S.ExperimentListSerializer(qs, many=True).data)
+
+    @extend_schema(request=S.ExperimentCreateSerializer,
+                   responses={202: S.ExperimentSerializer,
+                              400: OpenApiResponse(description="invalid field (named)"),
+                              503: OpenApiResponse(description="broker unavailable")})
+    def post(self, request):
+        ser = S.ExperimentCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        try:
+            experiment = services.create_experiment(ser.validated_data, owner=request.user)
+        except services.BrokerUnavailable as exc:
+            return Response({"detail": str(exc), "failing": ["broker"]},
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        body = S.ExperimentSerializer(experiment, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": f"/api/experiments/{experiment.public_id}/"})
+
+
+class ExperimentDetail(APIView):
+    @extend_schema(responses={200: S.ExperimentSerializer})
+    def get(self, request, id):
+        experiment = selectors.experiment_by_public_id(id)
+        return Response(S.ExperimentSerializer(experiment, context={"request": request}).data)
+
+    @extend_schema(responses={204: None, 403: OpenApiResponse(description="login required")})
+    def delete(self, request, id):
+        experiment = selectors.experiment_by_public_id(id)
+        if not can_edit(request.user, experiment):
+            raise PermissionDenied("deleting an experiment needs its owner or staff")
+        services.delete_experiment(experiment)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ExperimentCancel(APIView):
+    @extend_schema(request=None, responses={200: S.ExperimentSerializer})
+    def post(self, request, id):
+        experiment = selectors.experiment_by_public_id(id)
+        if not can_edit(request.user, experiment):
+            raise PermissionDenied("cancelling an experiment needs its owner or staff")
+        experiment = services.cancel_experiment(experiment)
+        return Response(S.ExperimentSerializer(experiment, context={"request": request}).data)
+
+
+class ExperimentProgress(APIView):
+    """Status and progress of an experiment and each run (polled by the page)."""
+
+    @extend_schema(responses={200: S.ProgressSerializer})
+    def get(self, request, id):
+        return Response(selectors.progress_of(selectors.experiment_by_public_id(id)))
+
+
+class ExperimentFigure(APIView):
+    @extend_schema(parameters=[
+        OpenApiParameter("policies", str, required=False,
+                         description="comma-separated policies to include"),
+        OpenApiParameter("side_by_side", bool, required=False,
+                         description="one panel per policy on shared axes")],
+        responses={200: S.FigureSerializer})
+    def get(self, request, id, chart):
+        experiment = selectors.experiment_by_public_id(id)
+        side = request.query_params.get("side_by_side") in ("1", "true", "yes")
+        try:
+            figure = figures.experiment_figure(experiment, chart, _policies_param(request),
+                                               side_by_side=side)
+        except figures.UnknownChart as exc:
+            raise NotFound(f"no chart {exc.args[0]!r} for this experiment") from None
+        return Response(figure)
+
+
+class RunDetail(generics.RetrieveAPIView):
+    serializer_class = S.RunSerializer
+
+    def get_object(self):
+        return selectors.run_by_public_id(self.kwargs["id"])
+
+
+class RunResult(APIView):
+    """The full result JSON of a finished run (summary, series, per-task records)."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, id):
+        run = selectors.run_by_public_id(id, with_result=True)
+        if run.status != Status.DONE:
+            raise NotFound("the run has no result yet")
+        response = HttpResponse(services.result_json(run), content_type="application/json")
+        response["Content-Disposition"] = f'inline; filename="run-{run.public_id}.json"'
+        return response
+
+
+class RunFigure(APIView):
+    @extend_schema(responses={200: S.FigureSerializer})
+    def get(self, request, id, chart):
+        run = selectors.run_by_public_id(id, with_result=True)
+        try:
+            return Response(figures.run_figure(run, chart))
+        except figures.UnknownChart as exc:
+            raise NotFound(f"no chart {exc.args[0]!r} for this run") from None
+

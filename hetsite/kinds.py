@@ -1,0 +1,113 @@
+"""What the web lab knows about each scenario kind: its engine, metrics, charts and storage.
+
+The apps describe their kinds in ``<app>/lab.py`` (``scheduling.lab``, ``uav.lab``); this module
+collects them. Everything here is plain Python: charts are pure functions from run data to
+Plotly figure dicts, so they are unit-tested without Django or a browser.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+LAB_MODULES = ["scheduling.lab", "uav.lab"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str
+    label: str
+    unit: str = ""
+    higher_is_better: bool = True
+    digits: int = 2
+
+
+@dataclass(frozen=True)
+class RunData:
+    """The compact, chart-sized data of one finished run."""
+
+    policy: str
+    trial: int
+    seed: int
+    summary: dict
+    series: dict
+    dist: dict
+    label: str = ""
+
+
+# Experiment charts take {policy label: [RunData, ...]} in display order; run charts take one
+# full engine Result.
+ExperimentChart = Callable[[dict[str, list[RunData]]], dict]
+RunChart = Callable[[Any], dict]
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    id: str
+    title: str
+    build: Callable[..., dict]
+    help: str = ""
+    # Split into one panel per policy in side-by-side views (bar charts already compare).
+    facetable: bool = True
+    # Shown only when this returns True for the experiment's groups (e.g. metaheuristic runs).
+    applies: Callable[[dict[str, list[RunData]]], bool] | None = None
+
+
+@dataclass(frozen=True)
+class KindUI:
+    kind: str
+    title: str
+    engine: ModuleType
+    metrics: list[Metric]
+    primary_metric: str
+    compact: Callable[[Any], dict]  # Result -> {"series": ..., "dist": ...}
+    experiment_charts: list[ChartSpec] = field(default_factory=list)
+    run_charts: list[ChartSpec] = field(default_factory=list)
+    default_policies: list[str] = field(default_factory=list)
+    default_preset: str = ""
+    form_hooks: Any = None  # optional per-kind form customization (e.g. trace upload)
+
+    @property
+    def environment(self):
+        return self.engine.ENGINE.get_environment(self.kind)
+
+    def metric(self, key: str) -> Metric | None:
+        return next((m for m in self.metrics if m.key == key), None)
+
+
+_KINDS: dict[str, KindUI] = {}
+_loaded = False
+
+
+def register(ui: KindUI) -> KindUI:
+    _KINDS[ui.kind] = ui
+    return ui
+
+
+def _load():
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in LAB_MODULES:
+            if importlib.util.find_spec(module) is not None:
+                importlib.import_module(module)
+
+
+def all_kinds() -> list[KindUI]:
+    _load()
+    return [k for k in _KINDS.values() if _available(k)]
+
+
+def get_kind(kind: str) -> KindUI | None:
+    _load()
+    ui = _KINDS.get(kind)
+    return ui if ui is not None and _available(ui) else None
+
+
+def _available(ui: KindUI) -> bool:
+    """A kind is offered once its engine environment is actually registered."""
+    return any(env.kind == ui.kind for env in ui.engine.ENGINE.list_environments())

@@ -1,0 +1,112 @@
+"""Saved scenarios, experiments and runs, shared by every scenario kind.
+
+One set of tables serves both engines (scheduling and UAV): a run is a run whatever its engine,
+so one share-link namespace, one API, one admin and one home page list them all. The ``kind``
+column says which engine and environment a row belongs to.
+
+Status changes go through ``hetsite.services`` only.
+"""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Status(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+FINAL_STATUSES = (Status.DONE, Status.FAILED, Status.CANCELLED)
+
+
+class Scenario(models.Model):
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    kind = models.CharField(max_length=40, db_index=True)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    preset = models.CharField(max_length=80, blank=True,
+                              help_text="the preset this scenario started from")
+    is_preset = models.BooleanField(default=False, db_index=True)
+    params = models.JSONField(help_text="validated by the engine's scenario config")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["preset"], condition=models.Q(is_preset=True),
+                                    name="one_row_per_preset"),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.kind})"
+
+
+class Experiment(models.Model):
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=40, db_index=True)
+    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="experiments")
+    policies = models.JSONField(help_text="policy names, in the order chosen")
+    trials = models.PositiveIntegerField()
+    base_seed = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED,
+                              db_index=True)
+    progress = models.FloatField(default=0.0, help_text="0-100, mean over runs")
+    cancel_requested = models.BooleanField(default=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="experiments")
+    code_version = models.CharField(max_length=40, blank=True)
+    summary = models.JSONField(default=dict, blank=True,
+                               help_text="per policy and metric: mean and 95% CI")
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return self.name
+
+
+class Run(models.Model):
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="runs")
+    policy = models.CharField(max_length=80, db_index=True)
+    trial = models.PositiveIntegerField()
+    seed = models.PositiveBigIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED,
+                              db_index=True)
+    progress = models.FloatField(default=0.0, help_text="0-100")
+    error = models.TextField(blank=True)
+    celery_id = models.CharField(max_length=64, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    summary = models.JSONField(default=dict, blank=True, help_text="headline metrics")
+    timing = models.JSONField(default=dict, blank=True, help_text="wall-clock figures")
+    series = models.JSONField(default=dict, blank=True,
+                              help_text="time series downsampled for charts")
+    dist = models.JSONField(default=dict, blank=True,
+                            help_text="distributions (quantiles) for charts")
+    result_gz = models.BinaryField(null=True, blank=True, editable=False,
+                                   help_text="full result JSON, gzip-compressed")
+    result_bytes = models.PositiveBigIntegerField(default=0, help_text="uncompressed size")
+    code_version = models.CharField(max_length=40, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    heartbeat = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["experiment", "trial", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "policy", "trial"],
+                                    name="one_run_per_policy_and_trial"),
+        ]
+
+    def __str__(self):
+        return f"{self.policy} #{self.trial} (seed {self.seed})"

@@ -1,0 +1,145 @@
+"""Server-rendered pages through Django's test client (the browser path is in tests/e2e)."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.test import Client
+
+from hetsite import kinds, services
+from hetsite.models import Experiment, Run, Status
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client():
+    return Client()
+
+
+def form_data(client, small, **changes):
+    """The new-experiment form's own initial values, as a browser would post them."""
+    page = client.get(f"/new/{small['kind']}/?preset={small['preset']}")
+    assert page.status_code == 200
+    form = page.context["form"]
+    data = {}
+    for name, field in form.fields.items():
+        value = form[name].value()
+        if name == "policies":
+            continue
+        if getattr(field, "json_type", None) == "json":
+            data[name] = json.dumps(value) if not isinstance(value, str) else value
+        elif getattr(field, "json_type", None) == "bool":
+            if value:
+                data[name] = "on"
+        elif value is not None:
+            data[name] = value
+    data["policies"] = small["policies"]
+    data["trials"] = 1
+    data.update(changes)
+    return data
+
+
+def test_home_lists_experiments_and_presets(client, small):
+    services.create_experiment(services.validate_submission(
+        kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1,
+        name="first one"))
+    html = client.get("/").content.decode()
+    assert "first one" in html
+    assert f"/new/{small['kind']}/?preset={small['preset']}" in html
+
+
+def test_form_shows_units_ranges_and_policy_descriptions(client, small):
+    page = client.get(f"/new/{small['kind']}/?preset={small['preset']}")
+    html = page.content.decode()
+    ui = kinds.get_kind(small["kind"])
+    for policy in ui.engine.list_policies(small["kind"]):
+        assert policy.description in html or policy.description[:40] in html
+    assert "allowed:" in html and "Advanced parameters" in html
+
+
+def test_valid_post_creates_and_redirects_to_share_page(client, small):
+    response = client.post(f"/new/{small['kind']}/", form_data(client, small))
+    assert response.status_code == 302, response.content.decode()[:3000]
+    experiment = Experiment.objects.get()
+    assert response["Location"] == f"/e/{experiment.public_id}/"
+    page = client.get(response["Location"])
+    html = page.content.decode()
+    assert experiment.status == Status.DONE or page.status_code == 200
+    assert 'id="summary-table"' in html and "figures-data" in html
+    figures = page.context["figures"]
+    assert figures and all(f["figure"]["data"] is not None for f in figures)
+
+
+def test_invalid_post_shows_error_beside_field_and_creates_nothing(client, small):
+    data = form_data(client, small, trials=0)
+    response = client.post(f"/new/{small['kind']}/", data)
+    assert response.status_code == 400
+    assert 'data-field="trials"' in response.content.decode()
+    data = form_data(client, small)
+    data.pop("policies")
+    response = client.post(f"/new/{small['kind']}/", data)
+    assert 'data-field="policies"' in response.content.decode()
+    assert Experiment.objects.count() == 0 and Run.objects.count() == 0
+
+
+def test_engine_rule_errors_land_on_the_named_parameter(client, small):
+    """A value the engine rejects (not Django's field validation) shows beside its field."""
+    ui = kinds.get_kind(small["kind"])
+    page = client.get(f"/new/{small['kind']}/?preset={small['preset']}")
+    form = page.context["form"]
+    target = next(n for n in form.param_names
+                  if form.fields[n].json_type == "json" and form[n].value() not in (None, []))
+    data = form_data(client, small, **{target: json.dumps("not the right shape")})
+    response = client.post(f"/new/{small['kind']}/", data)
+    assert response.status_code == 400
+    assert f'data-field="{target}"' in response.content.decode()
+    assert Experiment.objects.count() == 0
+    assert ui is not None
+
+
+def test_clone_prefills_the_form(client, small):
+    experiment = services.create_experiment(services.validate_submission(
+        kind=small["kind"], preset=small["preset"], policies=small["policies"][:1],
+        trials=2, base_seed=42, name="orig"))
+    page = client.get(f"/new/{small['kind']}/?clone={experiment.public_id}")
+    form = page.context["form"]
+    assert form["policies"].value() == small["policies"][:1]
+    assert form["trials"].value() == 2 and form["base_seed"].value() == 42
+    assert form["name"].value() == "orig (copy)"
+
+
+def test_exports(client, small):
+    experiment = services.create_experiment(services.validate_submission(
+        kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
+    rows = list(csv.reader(io.StringIO(
+        client.get(f"/e/{experiment.public_id}/runs.csv").content.decode())))
+    assert rows[0][:5] == ["run", "policy", "trial", "seed", "status"]
+    assert len(rows) == 1 + len(small["policies"])
+    run = experiment.runs.first()
+    tasks = list(csv.reader(io.StringIO(
+        client.get(f"/r/{run.public_id}/tasks.csv").content.decode())))
+    assert len(tasks) > 1
+    full = json.loads(client.get(f"/r/{run.public_id}/result.json").content)
+    assert full["summary"] == run.summary
+
+
+def test_compare_pages(client, small):
+    experiment = services.create_experiment(services.validate_submission(
+        kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
+    page = client.get(f"/e/{experiment.public_id}/compare/?"
+                      + "&".join(f"p={p}" for p in small["policies"]))
+    assert page.status_code == 200 and page.context["figures"]
+    runs = list(experiment.runs.all())
+    page = client.get("/compare/?" + "&".join(f"run={r.public_id}" for r in runs))
+    assert page.status_code == 200
+    assert len(page.context["figures"]) >= 2
+
+
+def test_cancel_and_delete_pages_need_login(client, small):
+    experiment = services.create_experiment(services.validate_submission(
+        kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
+    response = client.post(f"/e/{experiment.public_id}/delete/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert Experiment.objects.filter(pk=experiment.pk).exists()

@@ -1,0 +1,191 @@
+"""Services and selectors with eager Celery (the real-stack path is in test_real_stack.py)."""
+
+import gzip
+import json
+
+import pytest
+from django.utils import timezone
+
+from hetsite import kinds, selectors, services
+from hetsite.models import Experiment, Run, Scenario, Status
+from scheduling.engine.errors import RunCancelled, ScenarioError
+
+pytestmark = pytest.mark.django_db
+
+
+def submit(small, **overrides):
+    args = {"kind": small["kind"], "preset": small["preset"], "policies": small["policies"],
+            "trials": 2, "base_seed": 5}
+    args.update(overrides)
+    return services.validate_submission(**args)
+
+
+@pytest.mark.parametrize("overrides, field", [
+    ({"kind": "nope"}, "kind"),
+    ({"policies": []}, "policies"),
+    ({"policies": ["no-such-policy"]}, "policies"),
+    ({"trials": 0}, "trials"),
+    ({"trials": 10_000}, "trials"),
+    ({"base_seed": -1}, "base_seed"),
+    ({"preset": "no-such-preset"}, "preset"),
+])
+def test_validation_names_the_field(small, overrides, field):
+    with pytest.raises(ScenarioError) as err:
+        submit(small, **overrides)
+    assert err.value.field == field
+    assert Experiment.objects.count() == 0
+
+
+def test_bad_scenario_parameter_is_named(small):
+    with pytest.raises(ScenarioError) as err:
+        submit(small, params={"definitely_not_a_parameter": 1})
+    assert err.value.field == "definitely_not_a_parameter"
+
+
+def test_experiment_runs_to_completion_with_summary_and_results(small):
+    experiment = services.create_experiment(submit(small))  # eager: runs execute inline
+    experiment.refresh_from_db()
+    runs = selectors.runs_of(experiment)
+    assert [r.policy for r in runs] == [p for p in small["policies"] for _ in range(2)]
+    assert {r.status for r in runs} == {Status.DONE}
+    assert [r.seed for r in runs[:2]] == [5, 6]
+    assert experiment.status == Status.DONE and experiment.progress == 100.0
+    assert experiment.finished is not None
+    ui = kinds.get_kind(small["kind"])
+    primary = ui.primary_metric
+    for policy in small["policies"]:
+        cell = experiment.summary[policy][primary]
+        values = [r.summary[primary] for r in runs if r.policy == policy]
+        assert cell["n"] == 2
+        assert cell["mean"] == pytest.approx(sum(values) / 2)
+        assert cell["low"] <= cell["mean"] <= cell["high"]
+    # The stored full result is the engine's result for that (scenario, policy, seed).
+    run = Run.objects.get(pk=runs[0].pk)
+    stored = json.loads(gzip.decompress(bytes(run.result_gz)))
+    direct = ui.engine.simulate({"kind": small["kind"], "params": experiment.scenario.params},
+                                policy=run.policy, seed=run.seed)
+    assert stored["summary"] == json.loads(direct.to_json())["summary"]
+    assert stored["meta"]["seed"] == run.seed and "timing" in stored
+    assert run.series["t_min"] and len(run.series["t_min"]) <= 401
+
+
+def test_preset_scenario_row_is_reused_when_unchanged(small):
+    services.load_presets()
+    preset_row = Scenario.objects.get(is_preset=True, preset=small["preset"])
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    assert experiment.scenario_id == preset_row.pk
+    same = services.create_experiment(submit(small, trials=1, params=preset_row.params),
+                                      dispatch=False)
+    assert same.scenario_id == preset_row.pk
+    defaults = services.create_experiment(submit(small, trials=1, params={}), dispatch=False)
+    if defaults.scenario.params != preset_row.params:
+        assert defaults.scenario_id != preset_row.pk
+        assert defaults.scenario.name == f"{small['preset']} (edited)"
+    else:
+        assert defaults.scenario_id == preset_row.pk
+    assert Run.objects.filter(experiment=experiment, status=Status.QUEUED).count() == \
+        len(small["policies"])
+
+
+def test_engine_error_fails_one_run_and_keeps_the_others(small, monkeypatch):
+    ui = kinds.get_kind(small["kind"])
+    bad = small["policies"][0]
+    real = ui.engine.simulate
+
+    def flaky(scenario, policy, seed, progress=None):
+        if policy == bad and seed == 5:
+            raise ZeroDivisionError("boom")
+        return real(scenario, policy=policy, seed=seed, progress=progress)
+
+    monkeypatch.setattr(ui.engine, "simulate", flaky)
+    experiment = services.create_experiment(submit(small))
+    experiment.refresh_from_db()
+    failed = Run.objects.get(experiment=experiment, policy=bad, seed=5)
+    assert failed.status == Status.FAILED
+    assert "ZeroDivisionError: boom" in failed.error
+    others = Run.objects.filter(experiment=experiment).exclude(pk=failed.pk)
+    assert {r.status for r in others} == {Status.DONE}
+    assert experiment.status == Status.FAILED
+    assert experiment.summary[bad]["runs"] == 1  # partial results are kept
+
+
+def test_claim_is_idempotent_and_finished_runs_never_rerun(small):
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    run = experiment.runs.first()
+    assert services.claim_run(run.pk) is not None
+    assert services.claim_run(run.pk) is None  # already running, heartbeat fresh
+    assert services.claim_run(run.pk, redelivered=True) is not None  # its worker died
+    Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timezone.timedelta(hours=1))
+    assert services.claim_run(run.pk) is not None  # stale heartbeat: take over
+    assert services.execute_run(run.pk) == "skipped"  # running elsewhere, fresh heartbeat
+    Run.objects.filter(pk=run.pk).update(status=Status.DONE)
+    assert services.claim_run(run.pk, redelivered=True) is None
+    assert services.execute_run(run.pk) == "skipped"
+    assert Run.objects.get(pk=run.pk).attempts == 3
+
+
+def test_cancel_revokes_queued_and_stops_running_at_next_event(small):
+    experiment = services.create_experiment(submit(small), dispatch=False)
+    running = services.claim_run(experiment.runs.first().pk)
+    reporter = services.ProgressReporter(running, min_interval=0.0)
+    reporter(0.25)
+    assert Run.objects.get(pk=running.pk).progress == 25.0
+    services.cancel_experiment(experiment)
+    assert set(experiment.runs.exclude(pk=running.pk).values_list("status", flat=True)) == {
+        Status.CANCELLED}
+    with pytest.raises(RunCancelled):
+        reporter(0.5)
+    assert services.execute_run(running.pk, redelivered=True) == "skipped"
+
+
+def test_cancelled_run_is_marked_by_execute(small, monkeypatch):
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    run = experiment.runs.first()
+    ui = kinds.get_kind(small["kind"])
+
+    def cancel_midway(scenario, policy, seed, progress=None):
+        Experiment.objects.filter(pk=experiment.pk).update(cancel_requested=True)
+        progress(0.5)
+        raise AssertionError("progress should have raised RunCancelled")
+
+    monkeypatch.setattr(ui.engine, "simulate", cancel_midway)
+    assert services.execute_run(run.pk) == Status.CANCELLED
+    assert Run.objects.get(pk=run.pk).status == Status.CANCELLED
+
+
+def test_broker_down_leaves_nothing_behind(small, dead_redis_url):
+    from hetsite.celery import app
+
+    saved = {k: app.conf[k] for k in ("broker_url", "task_always_eager",
+                                      "broker_connection_retry", "broker_connection_max_retries")}
+    app.conf.update(broker_url=dead_redis_url, task_always_eager=False,
+                    broker_connection_retry=False, broker_connection_max_retries=0)
+    app.pool.force_close_all()
+    try:
+        with pytest.raises(services.BrokerUnavailable, match="broker"):
+            services.create_experiment(submit(small))
+    finally:
+        app.conf.update(saved)
+        app.pool.force_close_all()
+    assert Experiment.objects.count() == 0 and Run.objects.count() == 0
+
+
+def test_rerun_and_delete(small):
+    experiment = services.create_experiment(submit(small, trials=1))
+    again = services.rerun_experiment(experiment)
+    again.refresh_from_db()
+    assert again.pk != experiment.pk and again.status == Status.DONE
+    a = {r.policy: r.summary for r in experiment.runs.all()}
+    b = {r.policy: r.summary for r in again.runs.all()}
+    assert a == b  # same scenario and seeds give the same results
+    services.delete_experiment(experiment)
+    assert not Experiment.objects.filter(pk=experiment.pk).exists()
+    assert not Run.objects.filter(experiment_id=experiment.pk).exists()
+
+
+def test_progress_selector_lists_runs_in_policy_order(small):
+    experiment = services.create_experiment(submit(small), dispatch=False)
+    progress = selectors.progress_of(experiment)
+    assert progress["status"] == Status.QUEUED
+    assert [r["policy"] for r in progress["runs"]] == [
+        p for p in small["policies"] for _ in range(2)]
