@@ -465,9 +465,14 @@ class MappingView:
         self.preempted = 0
         self.modes: dict[str, int] = {}
 
-    def start(self, u: int, s: int, t: int, mode: str = "") -> None:
-        """Start surveil (u, s, t) now, preempting whatever u or t was doing."""
+    def start(self, u: int, s: int, t: int, mode: str = "") -> tuple[int, int]:
+        """Start surveil (u, s, t) now, preempting whatever u or t was doing.
+
+        Returns (UAV freed, target freed) by the preemptions, -1 for none: the UAV that was
+        observing ``t`` and the target ``u`` was observing.
+        """
         sim, now = self._sim, self.now
+        freed_u = freed_t = -1
         for sid in {int(sim.u_run[u]), int(sim.t_run[t])} - {-1}:
             sv = sim.surveils[sid]
             sim.stop(sv, now, PREEMPTED)
@@ -475,9 +480,14 @@ class MappingView:
             self.run_t[sv.uav] = self.run_s[sv.uav] = -1
             self.run_u[sv.target] = -1
             self.run_left[sv.uav] = 1.0
+            if sv.uav != u:
+                freed_u = sv.uav
+            if sv.target != t:
+                freed_t = sv.target
         sim.begin(u, s, t, now, mode)
         self.run_t[u], self.run_s[u], self.run_u[t] = t, s, u
         self.assigned += 1
+        return freed_u, freed_t
 
     def record(self) -> dict:
         return {"t_min": self.now * 60.0, "assigned": self.assigned, "preempted": self.preempted,

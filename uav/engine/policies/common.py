@@ -88,11 +88,42 @@ def running_scores(view, S_u: np.ndarray, S_t: np.ndarray, u_is_value: np.ndarra
     return cur_u, cur_t
 
 
-def preemption_mask(view, base: np.ndarray, S_u, S_t, cur_u, cur_t, locked_u, locked_t):
-    """Combinations allowed under preemption: better than what they would replace."""
-    allowed = base & (S_u > cur_u[:, None, None])
-    own = view.run_u[None, :] == np.arange(view.U)[:, None]  # t is u's own target
-    allowed &= ((S_t > cur_t[None, :, None]) | own[:, :, None])
-    allowed &= ~locked_u[:, None, None]
-    allowed &= ~locked_t[None, :, None]
-    return allowed
+class PreemptionChoices:
+    """Scores of the combinations allowed under preemption (§4.6), kept current per assignment.
+
+    A combination may replace running surveils only if it beats them: on the UAV side by
+    ``S_u`` against the UAV's running surveil, on the target side by ``S_t`` against the
+    target's (skipped when the target is the UAV's own). UAVs and targets assigned in this
+    event are locked (A19). One assignment changes one row (the UAV it freed) and one column
+    (the target it freed), so only those are recomputed.
+    """
+
+    def __init__(self, view, base, rank, S_u, S_t, u_is_value, t_is_value):
+        self.base, self.rank, self.S_u, self.S_t = base, rank, S_u, S_t
+        self.cur_u, self.cur_t = running_scores(view, S_u, S_t, u_is_value, t_is_value)
+        self.locked_u = np.zeros(view.U, bool)
+        self.locked_t = np.zeros(view.T, bool)
+        allowed = base & (S_u > self.cur_u[:, None, None])
+        own = view.run_u[None, :] == np.arange(view.U)[:, None]  # t is u's own target
+        allowed &= (S_t > self.cur_t[None, :, None]) | own[:, :, None]
+        self.scores = np.where(allowed, rank, NEG)
+
+    def assigned(self, u: int, t: int, freed: tuple[int, int]) -> None:
+        sc = self.scores
+        self.locked_u[u] = True
+        self.locked_t[t] = True
+        sc[u] = NEG
+        sc[:, t] = NEG
+        fu, ft = freed
+        if fu >= 0:
+            self.cur_u[fu] = NEG
+        if ft >= 0:
+            self.cur_t[ft] = NEG
+        if fu >= 0 and not self.locked_u[fu]:  # an idle UAV now: only target sides bind
+            row = self.base[fu] & (self.S_t[fu] > self.cur_t[:, None])
+            row &= ~self.locked_t[:, None]
+            sc[fu] = np.where(row, self.rank[fu], NEG)
+        if ft >= 0 and not self.locked_t[ft]:  # a free target now: only UAV sides bind
+            col = self.base[:, ft] & (self.S_u[:, ft] > self.cur_u[:, None])
+            col &= ~self.locked_u[:, None]
+            sc[:, ft] = np.where(col, self.rank[:, ft], NEG)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import NEG, base_mask, flat_argmax, preemption_mask, running_scores
+from .common import NEG, PreemptionChoices, base_mask, flat_argmax
 
 SCORES = {"value": "V", "vpt": "VPT", "vpe": "VPE"}
 
@@ -36,17 +36,12 @@ class GreedyPolicy:
                 view.start(u, s, t)
                 M[u] = NEG
                 M[:, t] = NEG
-        locked_u = np.zeros(view.U, bool)
-        locked_t = np.zeros(view.T, bool)
+        choices = PreemptionChoices(view, base, S, S, S, self.is_value, self.is_value)
+        M = choices.scores
         while True:
-            cur_u, cur_t = running_scores(view, S, S, self.is_value, self.is_value)
-            allowed = preemption_mask(view, base, S, S, cur_u, cur_t, locked_u, locked_t)
-            M = np.where(allowed, S, NEG)
             i = flat_argmax(M, view)
             if M.flat[i] == NEG:
                 return
             u, rest = divmod(i, T4)
             t, s = divmod(rest, base.shape[2])
-            view.start(u, s, t)
-            locked_u[u] = True  # A19: no re-preemption within one event
-            locked_t[t] = True
+            choices.assigned(u, t, view.start(u, s, t))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import NEG, base_mask, flat_argmax, preemption_mask, row_argmax, running_scores
+from .common import NEG, PreemptionChoices, base_mask, flat_argmax, row_argmax
 
 
 class MetaPolicy:
@@ -48,14 +48,11 @@ class MetaPolicy:
                 stale = np.flatnonzero(best // S == t)  # only proposals for t changed
                 if stale.size:
                     best[stale] = row_argmax(rows[stale], view)
-        locked_u = np.zeros(U, bool)
-        locked_t = np.zeros(T, bool)
+        # UAV side compares in its mode metric, target side in plain value (A18).
+        choices = PreemptionChoices(view, base, M_mode, M_mode, V, value_mode, True)
+        rows = choices.scores.reshape(U, T * S)
         ar = np.arange(U)
         while True:
-            # UAV side compares in its mode metric, target side in plain value (A18).
-            cur_u, cur_t = running_scores(view, M_mode, V, value_mode, True)
-            allowed = preemption_mask(view, base, M_mode, V, cur_u, cur_t, locked_u, locked_t)
-            rows = np.where(allowed, M_mode, NEG).reshape(U, T * S)
             best = row_argmax(rows, view)
             top = rows[ar, best]
             cand = np.where(top > NEG, Vrows[ar, best], NEG)
@@ -63,6 +60,5 @@ class MetaPolicy:
             if cand[u] == NEG:
                 return
             t, s = divmod(int(best[u]), S)
-            view.start(u, s, t, "value" if value_mode[u] else "vpe")
-            locked_u[u] = True
-            locked_t[t] = True
+            freed = view.start(u, s, t, "value" if value_mode[u] else "vpe")
+            choices.assigned(u, t, freed)
