@@ -195,5 +195,11 @@ def summarize(sim: Simulator) -> dict:
 def build(sim: Simulator, wall_seconds: float) -> UavResult:
     timing = timing_summary(sim.event_seconds, wall_seconds)
     timing["event_ms"] = [s * 1000.0 for s in sim.event_seconds]
+    cpu = np.asarray(sim.event_cpu_seconds) * 1000.0
+    timing["event_cpu_ms"] = cpu.tolist()
+    if cpu.size:
+        timing["event_cpu_ms_mean"] = float(cpu.mean())
+        timing["event_cpu_ms_p95"] = float(np.percentile(cpu, 95))
+        timing["event_cpu_ms_max"] = float(cpu.max())
     return UavResult(summary=summarize(sim), series=series(sim), tasks=surveil_records(sim),
                      events=_events(sim), extra=_extra(sim), timing=timing)

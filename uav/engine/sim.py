@@ -140,6 +140,7 @@ class Simulator:
         self.pieces: list[tuple[int, float, float, float, float]] = []
         self.map_records: list[dict] = []
         self.event_seconds: list[float] = []
+        self.event_cpu_seconds: list[float] = []  # CPU time: immune to other processes' load
         self.applied_events: list = []
 
     # -- scores --------------------------------------------------------------------------------
@@ -390,9 +391,10 @@ class Simulator:
         for k, now in enumerate(times):
             now = float(now)
             self._advance(now, events, pos)
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             record = self.mapping(now)
             self.event_seconds.append(time.perf_counter() - started)
+            self.event_cpu_seconds.append(time.thread_time() - cpu)
             self.map_records.append(record)
             if self.progress is not None:
                 self.progress(lo + (hi - lo) * (k + 1) / n)
