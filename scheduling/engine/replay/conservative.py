@@ -29,9 +29,8 @@ class Conservative(Replay):
 
     Simultaneous events are applied together (completions, then compression, then arrivals
     in queue order). With exact estimates no job completes early, so only arrivals do work.
-    Compression skips the jobs that provably cannot move: a job can start earlier only if,
-    somewhere before its reservation, the profile has as many free nodes as it needs (one
-    vectorized test over all waiting jobs, refreshed after each job that moves); the rest are
+    Compression skips the jobs that provably cannot move (see ``_compress``) with one
+    vectorized test over the waiting jobs, updated after each job that moves; the others are
     checked exactly on the profile before their reservation.
     """
 
@@ -45,10 +44,14 @@ class Conservative(Replay):
         self.n_np = jobs.nodes
         self.est_end = [math.inf] * self.J
         self.head = 0
+        self._placed = 0
         self._rheap: list[tuple[float, int]] = []
         self._ended: list[int] = []
+        self.e_np = jobs.estimate
         self.compressions = 0
         self.moves = 0
+        self._gains: list[tuple] = []
+        self._thr = 1
 
     def on_complete(self, j, t):
         self._ended.append(j)
@@ -72,15 +75,15 @@ class Conservative(Replay):
         n = self.n
         est = self.est
         if completed:
-            early = False
+            freed = []
             for j in self._ended:
                 end = self.est_end[j]
                 if end > t:
                     p.add(t, end, n[j])
-                    early = True
+                    freed.append(end)
             self._ended.clear()
-            if early:
-                self._compress(t)
+            if freed:
+                self._compress(t, freed)
         a = self.arrived
         res = self.res
         rheap = self._rheap
@@ -92,6 +95,7 @@ class Conservative(Replay):
             self.reservation[j] = s
             self.waiting[j] = True
             heappush(rheap, (s, j))
+        self._placed = a
         while rheap and rheap[0][0] <= t:
             r, j = heappop(rheap)
             if res[j] != r:
@@ -103,48 +107,91 @@ class Conservative(Replay):
         if self.check:
             self._check(t)
 
-    def _compress(self, t: float) -> None:
-        """Move waiting jobs earlier, in queue order, without delaying any reservation."""
+    def _gained(self, a: float, b: float) -> tuple:
+        """Record that free nodes grew on ``[a, b)``: (compression, a, b, mx, span).
+
+        ``mx`` is the most free nodes on ``[a, b)`` and ``span`` the length of the stretch
+        around it where at least ``thr`` nodes stay free (``thr`` the smallest waiting job);
+        later changes inside the stretch are recorded as gains of their own, so both stay
+        upper bounds for the jobs checked before this gain.
+        """
+        p = self.profile
+        t, free = p.t, p.free
+        ia = int(np.searchsorted(t, a, side="right")) - 1
+        ib = int(np.searchsorted(t, b))
+        mx = int(free[ia:ib].max())
+        low = np.flatnonzero(free < self._thr)
+        k = int(np.searchsorted(low, ia))
+        left = t[low[k - 1] + 1] if k > 0 else t[0]
+        k = int(np.searchsorted(low, ib))
+        right = t[low[k]] if k < len(low) else math.inf
+        return (self.compressions, a, b, mx, right - left)
+
+    def _compress(self, t: float, freed: list[float]) -> None:
+        """Move waiting jobs earlier, in queue order, without delaying any reservation.
+
+        Skipping: a job's reservation is its earliest start when it is placed or checked, so
+        it can move only into a window that contains a time before its reservation where free
+        nodes grew since (a *gain*), with at least its nodes free there, and that window lies
+        in a stretch at least as long as its estimate or reaching its reservation. Every
+        waiting job is checked in every compression, so gains recorded since the previous
+        compression began cover all jobs; those that pass this test are checked exactly.
+        """
         self.compressions += 1
         h = self.head
-        a = self.arrived
+        a = self._placed  # arrivals of this instant are placed after the compression
         waiting = self.waiting
         while h < a and not waiting[h]:
             h += 1
         self.head = h
         if h >= a:
+            self._gains = []
             return
         w = np.flatnonzero(waiting[h:a]) + h
         p = self.profile
         res = self.res
         r_w = res[w]
         n_w = self.n_np[w]
+        e_w = self.e_np[w]
+        self._thr = int(n_w.min())
+        gains = [g for g in self._gains if g[0] >= self.compressions - 1 and g[2] > t]
+        gains.extend(self._gained(t, end) for end in freed)
+        self._gains = gains
+        g = np.array([g[1:] for g in gains])
+        ga, gb, gmx, gspan = (g[:, i, None] for i in range(4))
+        flags = ((ga < r_w) & (gmx >= n_w) & ((gspan >= e_w) | (gb >= r_w))).any(axis=0)
         n = self.n
         est = self.est
-        pos = 0
-        while pos < len(w):
-            # Necessary condition to move: n free nodes somewhere in [t, reservation).
-            peak = np.maximum.accumulate(p.free)
-            hi = np.searchsorted(p.t, r_w[pos:])
-            movable = (hi > 0) & (peak[np.maximum(hi - 1, 0)] >= n_w[pos:])
-            moved_at = -1
-            for c in np.flatnonzero(movable).tolist():
-                j = int(w[pos + c])
-                r = float(res[j])
-                nj, ej = n[j], est[j]
-                s = p.fit_before(nj, ej, r)
-                if s is None:
-                    continue
-                p.add(r, r + ej, nj)
-                p.add(s, s + ej, -nj)
-                res[j] = s
-                heappush(self._rheap, (s, j))
-                self.moves += 1
-                moved_at = pos + c
-                break
-            if moved_at < 0:
-                break
-            pos = moved_at + 1  # the profile changed: refresh the test for the jobs behind
+        # With check=True every job is visited, to prove the skipped ones could not move.
+        cands = list(range(len(w))) if self.check else np.flatnonzero(flags).tolist()
+        k = 0
+        while k < len(cands):
+            c = cands[k]
+            k += 1
+            j = int(w[c])
+            r = float(res[j])
+            nj, ej = n[j], est[j]
+            s = p.fit_before(nj, ej, r)
+            if s is None:
+                continue
+            if not flags[c]:
+                raise InvariantError(f"conservative: job index {j} could move from {r} to {s} "
+                                     "but the compression filter skipped it")
+            p.add(r, r + ej, nj)
+            p.add(s, s + ej, -nj)
+            res[j] = s
+            heappush(self._rheap, (s, j))
+            self.moves += 1
+            gain = self._gained(max(r, s + ej), r + ej)
+            gains.append(gain)
+            pos = c + 1
+            _, ga, gb, gmx, gspan = gain
+            rest = r_w[pos:]
+            hit = (ga < rest) & (gmx >= n_w[pos:]) & ((gspan >= e_w[pos:]) | (gb >= rest))
+            flags[pos:] |= hit
+            if not self.check:
+                cands = (np.flatnonzero(flags[pos:]) + pos).tolist()
+                k = 0
 
     def _check(self, t: float) -> None:
         p = self.profile

@@ -62,14 +62,17 @@ class Easy(Replay):
         need = self.n[h] - self.free
         n = self.n
         got = 0
-        for end, j in self.running:
+        end = math.inf
+        for e, j in self.running:
+            if e > end:
+                break  # every job ending at the shadow time counts towards the extra nodes
             got += n[j]
             if got >= need:
-                self.shadow = end
-                self.extra = got - need
-                break
-        else:  # pragma: no cover - impossible: jobs larger than the machine are rejected
+                end = e
+        if end == math.inf:  # pragma: no cover - jobs larger than the machine are rejected
             raise InvariantError(f"easy: job index {h} can never start")
+        self.shadow = end
+        self.extra = got - need
         self.shadow_for = h
         if math.isnan(self.reservation[h]):
             self.reservation[h] = end

@@ -1,0 +1,48 @@
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scheduling.engine.replay.jobs import Jobs
+
+REPO = Path(__file__).resolve().parents[4]
+SHARED_LUBLIN = REPO.parent / "shared" / "traces" / "lublin_256.swf.gz"
+
+
+def _load_reference():
+    spec = importlib.util.spec_from_file_location("replay_reference",
+                                                  Path(__file__).with_name("_reference.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def ref():
+    """Literal slow schedulers, see _reference.py."""
+    return _load_reference()
+
+
+@pytest.fixture(scope="session")
+def lublin_path():
+    """The issue's trace: ../shared/traces (as in CI), else the library copy."""
+    if SHARED_LUBLIN.is_file():
+        return SHARED_LUBLIN
+    return REPO / "scheduling" / "traces" / "lublin_256.swf.gz"
+
+
+@pytest.fixture(scope="session")
+def jobs_from():
+    return make_jobs
+
+
+def make_jobs(rows, nodes):
+    """Jobs from (submit, run, estimate, nodes) rows already in queue order."""
+    arr = np.array(rows, dtype=float).reshape(-1, 4)
+    empty = np.zeros(0, dtype=np.int64)
+    return Jobs(job_id=np.arange(1, len(arr) + 1), submit=arr[:, 0], run=arr[:, 1],
+                estimate=arr[:, 2], procs=arr[:, 3].astype(np.int64),
+                nodes=arr[:, 3].astype(np.int64), machine_nodes=nodes, total=len(arr),
+                dropped_status=empty, dropped_invalid=empty, rejected=empty,
+                estimates_raised=0)
