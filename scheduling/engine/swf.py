@@ -336,6 +336,27 @@ def read_swf(source: str | os.PathLike | IO[bytes] | IO[str], *, max_bytes: int 
     return header, SwfJobs(reader, header, first, max_jobs)
 
 
+def _validate(tokens: list[bytes], lines: list[int]) -> np.ndarray:
+    """The rows as a float table; raises for the first invalid row, as ``read_swf`` would."""
+    n = len(lines)
+    try:
+        table = np.array(tokens[: n * 18], dtype=np.float64).reshape(n, 18)
+        bad = ~np.isfinite(table) | ((table < 0) & (table != -1))
+        bad[:, _INT_MASK] |= table[:, _INT_MASK] != np.floor(table[:, _INT_MASK])
+        # Zero processors on a completed (or unknown-status) job; see the module docstring.
+        alloc, req, status = table[:, _ALLOC], table[:, _REQ], table[:, _STATUS]
+        procs = np.where(alloc != UNKNOWN, alloc, req)
+        done = (status == STATUS_COMPLETED) | (status == UNKNOWN)
+        rows = np.flatnonzero(bad.any(axis=1) | (done & (procs == 0)))
+    except ValueError:  # a token numpy cannot parse: find it line by line
+        table, rows = None, None
+    if rows is None or rows.size:
+        first_bad = 0 if rows is None else int(rows[0])
+        for row in range(first_bad, n):
+            _parse_line(tokens[row * 18:(row + 1) * 18], lines[row])
+    return table
+
+
 def read_swf_arrays(source: str | os.PathLike | IO[bytes] | IO[str], *,
                     max_bytes: int | None = None, max_jobs: int | None = None,
                     ) -> tuple[SwfHeader, dict[str, np.ndarray]]:
@@ -345,10 +366,10 @@ def read_swf_arrays(source: str | os.PathLike | IO[bytes] | IO[str], *,
     others as float64, ``line`` holds each job's 1-based line number in the file.
     """
     reader = _open(source, max_bytes)
+    tokens: list[bytes] = []
+    lines: list[int] = []
     try:
         header, first = _read_header(reader)
-        tokens: list[bytes] = []
-        lines: list[int] = []
         line = first
         line_no = reader.line_no
         while True:
@@ -372,25 +393,13 @@ def read_swf_arrays(source: str | os.PathLike | IO[bytes] | IO[str], *,
             if max_jobs is not None and len(lines) > max_jobs:
                 raise ScenarioError("trace", f"has more than the max_jobs limit of "
                                              f"{max_jobs} jobs")
+    except ScenarioError:
+        # The streaming reader would have failed on an earlier bad line first.
+        _validate(tokens, lines)
+        raise
     finally:
         reader.close()
-    n = len(lines)
-    try:
-        table = np.array(tokens, dtype=np.float64).reshape(n, 18)
-        bad = ~np.isfinite(table) | ((table < 0) & (table != -1))
-        bad[:, _INT_MASK] |= table[:, _INT_MASK] != np.floor(table[:, _INT_MASK])
-        # Zero processors on a completed (or unknown-status) job; see the module docstring.
-        alloc, req, status = table[:, _ALLOC], table[:, _REQ], table[:, _STATUS]
-        procs = np.where(alloc != UNKNOWN, alloc, req)
-        done = (status == STATUS_COMPLETED) | (status == UNKNOWN)
-        rows = np.flatnonzero(bad.any(axis=1) | (done & (procs == 0)))
-    except ValueError:  # a token numpy cannot parse: find it line by line
-        rows = None
-    if rows is None or rows.size:
-        first_bad = 0 if rows is None else int(rows[0])
-        for row in range(first_bad, n):
-            _parse_line(tokens[row * 18:(row + 1) * 18], lines[row])
-        raise AssertionError("unreachable: a bad row passed line validation")  # pragma: no cover
+    table = _validate(tokens, lines)
     out = {}
     for i, name in enumerate(FIELD_NAMES):
         column = table[:, i]
