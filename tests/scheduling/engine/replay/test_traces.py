@@ -1,0 +1,59 @@
+"""Scenario traces: library names and uploads by hash, never file paths."""
+
+import gzip
+import hashlib
+
+import pytest
+
+import scheduling.engine.replay as replay_pkg
+from scheduling.engine import ENGINE
+from scheduling.engine.errors import ScenarioError
+from scheduling.engine.replay import list_traces, traces
+
+KIND = "swf-replay"
+SMALL = (traces.LIBRARY_DIR / "lublin_256_small.swf").read_bytes()
+
+
+def test_library_lists_the_shipped_traces():
+    names = {t["name"] for t in list_traces()}
+    assert {"lublin_256", "lublin_256_small", "example_8"} <= names
+    assert all(t["description"] for t in list_traces())
+
+
+@pytest.mark.parametrize("value", [
+    "/etc/passwd", "../traces/lublin_256", "scheduling/traces/lublin_256.swf.gz",
+    "lublin_256.swf.gz", "upload:../../etc/passwd", "upload:" + "g" * 64, "", "LUBLIN_256",
+    "file:lublin_256",
+])
+def test_paths_and_unknown_names_are_refused(value, monkeypatch, tmp_path):
+    monkeypatch.setattr(replay_pkg, "UPLOAD_DIR", str(tmp_path))
+    with pytest.raises(ScenarioError) as err:
+        ENGINE.scenario(KIND, {"trace": value})
+    assert err.value.field == "trace"
+
+
+def test_uploads_need_an_upload_directory(monkeypatch):
+    monkeypatch.setattr(replay_pkg, "UPLOAD_DIR", None)
+    with pytest.raises(ScenarioError, match="not enabled"):
+        ENGINE.scenario(KIND, {"trace": "upload:" + "a" * 64})
+
+
+@pytest.mark.parametrize("suffix, data", [("", SMALL), (".swf", SMALL),
+                                          (".swf.gz", gzip.compress(SMALL))])
+def test_an_uploaded_trace_runs_by_hash(monkeypatch, tmp_path, suffix, data):
+    monkeypatch.setattr(replay_pkg, "UPLOAD_DIR", str(tmp_path))
+    digest = hashlib.sha256(data).hexdigest()
+    (tmp_path / f"{digest}{suffix}").write_bytes(data)
+    result = ENGINE.simulate({"kind": KIND, "params": {"trace": f"upload:{digest}"}}, "fcfs")
+    library = ENGINE.simulate(ENGINE.preset_scenario("swf-small"), "fcfs")
+    assert result.tasks["start"].tolist() == library.tasks["start"].tolist()
+    missing = "upload:" + "b" * 64
+    with pytest.raises(ScenarioError, match="not found"):
+        ENGINE.simulate({"kind": KIND, "params": {"trace": missing}}, "fcfs")
+
+
+def test_parsed_traces_are_cached_and_read_only():
+    a = traces.load("example_8")
+    assert traces.load("example_8") is a
+    with pytest.raises(ValueError):
+        a.columns["submit"][0] = 1.0
