@@ -37,7 +37,7 @@ ENGINE.preset("lublin-256", KIND, params={"trace": "lublin_256"},
               description="Lublin 256-node trace, 10,000 jobs, over-saturated.",
               source="Parallel Workloads Archive, Lublin-Feitelson model")
 ENGINE.preset("swf-example", KIND, params={"trace": "example_8"},
-              description="Hand-made 12-job trace on 8 nodes with requested times.",
+              description="Hand-made 16-job trace on 8 nodes with requested times.",
               source="hetsite trace library")
 
 

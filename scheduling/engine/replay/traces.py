@@ -29,7 +29,7 @@ DESCRIPTIONS = {
     "lublin_256": "Lublin-Feitelson model, 10,000 jobs on 256 nodes, over-saturated "
                   "(offered load 1.06); no requested times.",
     "lublin_256_small": "First 500 jobs of lublin_256 (about 5.5 days, load 0.74).",
-    "example_8": "Hand-made: 12 jobs on 8 nodes with requested times, a failed, a cancelled "
+    "example_8": "Hand-made: 16 jobs on 8 nodes with requested times, a failed, a cancelled "
                  "and an oversized job; small enough to check schedules by hand.",
 }
 

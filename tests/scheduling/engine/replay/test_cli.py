@@ -72,4 +72,4 @@ def test_module_entry_point(tmp_path):
                            "conservative", "--out", str(out)], cwd=REPO, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(out.read_text())["summary"]["jobs_completed"] == 9
+    assert json.loads(out.read_text())["summary"]["jobs_completed"] == 13

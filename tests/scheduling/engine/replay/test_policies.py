@@ -62,9 +62,12 @@ def test_shadow_extra_counts_every_job_ending_at_the_shadow_time(jobs_from):
 
 @pytest.mark.parametrize("policy, expected", [
     # SWF job id: start, worked out in docs/replay.md ("A worked example").
-    ("fcfs", {1: 0, 2: 0, 3: 100, 4: 180, 5: 180, 6: 180, 10: 210, 11: 250, 12: 250}),
-    ("easy", {1: 0, 2: 0, 3: 115, 4: 50, 5: 195, 6: 50, 10: 195, 11: 235, 12: 90}),
-    ("conservative", {1: 0, 2: 0, 3: 115, 4: 50, 5: 195, 6: 50, 10: 195, 11: 235, 12: 90}),
+    ("fcfs", {1: 0, 2: 0, 3: 100, 4: 180, 5: 180, 6: 180, 10: 210, 11: 250, 12: 250,
+              13: 500, 14: 600, 15: 600, 16: 800}),
+    ("easy", {1: 0, 2: 0, 3: 115, 4: 50, 5: 195, 6: 50, 10: 195, 11: 235, 12: 90,
+              13: 500, 14: 600, 15: 800, 16: 530}),
+    ("conservative", {1: 0, 2: 0, 3: 115, 4: 50, 5: 195, 6: 50, 10: 195, 11: 235, 12: 90,
+                      13: 500, 14: 600, 15: 600, 16: 800}),
 ])
 def test_example_8_trace(policy, expected):
     cfg = from_dict(ReplayConfig, {"trace": "example_8"})
@@ -73,7 +76,7 @@ def test_example_8_trace(policy, expected):
     assert got == expected
     s = result.summary
     assert (s["jobs_total"], s["jobs_completed"], s["jobs_rejected"],
-            s["jobs_dropped_status"]) == (12, 9, 1, 2)
+            s["jobs_dropped_status"]) == (16, 13, 1, 2)
 
 
 # -- against the literal reference schedulers ------------------------------------------------------
