@@ -117,13 +117,13 @@ class Conservative(Replay):
         """
         p = self.profile
         t, free = p.t, p.free
-        ia = int(np.searchsorted(t, a, side="right")) - 1
-        ib = int(np.searchsorted(t, b))
+        ia = int(t.searchsorted(a, side="right")) - 1
+        ib = int(t.searchsorted(b))
         mx = int(free[ia:ib].max())
-        low = np.flatnonzero(free < self._thr)
-        k = int(np.searchsorted(low, ia))
+        low = (free < self._thr).nonzero()[0]
+        k = int(low.searchsorted(ia))
         left = t[low[k - 1] + 1] if k > 0 else t[0]
-        k = int(np.searchsorted(low, ib))
+        k = int(low.searchsorted(ib))
         right = t[low[k]] if k < len(low) else math.inf
         return (self.compressions, a, b, mx, right - left)
 
@@ -147,7 +147,7 @@ class Conservative(Replay):
         if h >= a:
             self._gains = []
             return
-        w = np.flatnonzero(waiting[h:a]) + h
+        w = waiting[h:a].nonzero()[0] + h
         p = self.profile
         res = self.res
         r_w = res[w]
@@ -163,7 +163,7 @@ class Conservative(Replay):
         n = self.n
         est = self.est
         # With check=True every job is visited, to prove the skipped ones could not move.
-        cands = list(range(len(w))) if self.check else np.flatnonzero(flags).tolist()
+        cands = list(range(len(w))) if self.check else flags.nonzero()[0].tolist()
         k = 0
         while k < len(cands):
             c = cands[k]
@@ -190,7 +190,7 @@ class Conservative(Replay):
             hit = (ga < rest) & (gmx >= n_w[pos:]) & ((gspan >= e_w[pos:]) | (gb >= rest))
             flags[pos:] |= hit
             if not self.check:
-                cands = (np.flatnonzero(flags[pos:]) + pos).tolist()
+                cands = (flags[pos:].nonzero()[0] + pos).tolist()
                 k = 0
 
     def _check(self, t: float) -> None:
@@ -200,6 +200,6 @@ class Conservative(Replay):
         if int(p.free[0]) != self.free:
             raise InvariantError(f"conservative: profile says {int(p.free[0])} nodes free at "
                                  f"{t}, machine has {self.free}")
-        w = np.flatnonzero(self.waiting)
+        w = self.waiting.nonzero()[0]
         if w.size and (self.res[w] > np.asarray(self.reservation)[w]).any():
             raise InvariantError("conservative: a reservation moved later")

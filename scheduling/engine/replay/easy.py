@@ -119,7 +119,7 @@ class Easy(Replay):
         if extra < free:
             mask &= (nn <= extra) | (self.e_np[lo:a] + t <= shadow)
         est = self.est
-        for c in np.flatnonzero(mask).tolist():
+        for c in mask.nonzero()[0].tolist():
             j = lo + c
             nj = n[j]
             if nj > free:

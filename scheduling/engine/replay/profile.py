@@ -44,7 +44,7 @@ class FreeProfile:
         t = self.t
         if now <= t[0]:
             return
-        i = int(np.searchsorted(t, now, side="right")) - 1
+        i = int(t.searchsorted(now, side="right")) - 1
         if i > 0:
             self._lo += i
             self._views()
@@ -56,7 +56,7 @@ class FreeProfile:
         The caller guarantees room in the buffers (see ``add``).
         """
         t = self.t
-        i = int(np.searchsorted(t, time))
+        i = int(t.searchsorted(time))
         if t[i] == time:
             return i
         a = self._lo + i
@@ -102,18 +102,8 @@ class FreeProfile:
         t = self.t
         if free[0] >= n and t[1] - t[0] >= duration:
             return float(t[0])
-        bad = np.flatnonzero(free < n)
-        if bad.size == 0:
-            return float(t[0])
-        # Only the first segment of a run of good segments can be the earliest start in it.
-        starts = bad + 1
-        ends = np.empty_like(bad)
-        ends[:-1] = bad[1:]
-        ends[-1] = len(free)
-        ok = (starts < ends) & (t[ends] - t[starts] >= duration)
-        if bad[0] > 0 and t[bad[0]] - t[0] >= duration:
-            return float(t[0])
-        return float(t[starts[int(np.argmax(ok))]])  # the last run is unbounded, so ok.any()
+        s = self._first_run(n, duration, len(free))
+        return float(t[s])  # the last segment has every node free, so a run always fits
 
     def fit_before(self, n: int, duration: float, r: float) -> float | None:
         """Earliest start ``< r`` for a job that now holds ``n`` nodes on ``[r, r + duration)``.
@@ -123,28 +113,37 @@ class FreeProfile:
         Returns None when it cannot start before ``r``.
         """
         t = self.t
-        hi = int(np.searchsorted(t, r))  # segments [0, hi) start before r
+        hi = int(t.searchsorted(r))  # segments [0, hi) start before r
         if hi == 0:
             return None
-        free = self.free[:hi]
-        bad = np.flatnonzero(free < n)
-        if bad.size == 0:
-            return float(t[0])
-        if bad[0] > 0 and t[bad[0]] - t[0] >= duration:
-            return float(t[0])
-        starts = bad + 1
-        ends = np.empty_like(bad)
-        ends[:-1] = bad[1:]
-        ends[-1] = hi
-        ok = (starts < ends) & ((t[ends] - t[starts] >= duration) | (ends == hi))
-        if not ok.any():
-            return None
-        return float(t[starts[int(np.argmax(ok))]])
+        s = self._first_run(n, duration, hi)
+        return None if s is None else float(t[s])
+
+    def _first_run(self, n: int, duration: float, hi: int) -> int | None:
+        """First segment < ``hi`` that starts a run of segments with ``n`` free nodes that
+        lasts ``duration`` or reaches ``hi``. Only the first segment of a run can be the
+        earliest start within it."""
+        t = self.t
+        bad = (self.free[:hi] < n).nonzero()[0]
+        if not bad.size:
+            return 0
+        b0 = bad[0]
+        if b0 > 0 and t[b0] - t[0] >= duration:
+            return 0
+        if bad.size > 1:
+            starts = bad[:-1] + 1
+            ends = bad[1:]
+            ok = (ends > starts) & (t[ends] - t[starts] >= duration)
+            i = ok.argmax()
+            if ok[i]:
+                return int(starts[i])
+        last = int(bad[-1]) + 1
+        return last if last < hi else None
 
     def can_hold(self, n: int, t0: float, t1: float) -> bool:
         """Whether ``n`` nodes are free on all of ``[t0, t1)`` (used by checks and tests)."""
-        i0 = int(np.searchsorted(self.t, t0, side="right")) - 1
-        i1 = max(int(np.searchsorted(self.t, t1)), i0 + 1)
+        i0 = int(self.t.searchsorted(t0, side="right")) - 1
+        i1 = max(int(self.t.searchsorted(t1)), i0 + 1)
         return bool(self.free[max(i0, 0):i1].min() >= n)
 
     def as_lists(self) -> tuple[list[float], list[int]]:
