@@ -116,12 +116,19 @@ def _default_name(ui, preset, policies) -> str:
 
 
 def _scenario_row(sub: Submission) -> Scenario:
+    """The preset's own row when the parameters are the preset's, else a new scenario."""
     if sub.preset:
-        row = Scenario.objects.filter(is_preset=True, preset=sub.preset).first()
-        if row is not None and row.params == sub.params:
+        preset = sub.ui.engine.get_preset(sub.preset)
+        if validate_scenario(kind=sub.ui.kind, preset=sub.preset) == sub.params:
+            row, _ = Scenario.objects.get_or_create(
+                is_preset=True, preset=sub.preset,
+                defaults={"kind": sub.ui.kind, "name": sub.preset, "params": sub.params,
+                          "description": preset.description})
             return row
-    label = f"{sub.preset} (edited)" if sub.preset else sub.ui.title
-    return Scenario.objects.create(kind=sub.ui.kind, name=label, preset=sub.preset,
+        name = f"{sub.preset} (edited)"
+    else:
+        name = sub.ui.title
+    return Scenario.objects.create(kind=sub.ui.kind, name=name, preset=sub.preset,
                                    params=sub.params)
 
 

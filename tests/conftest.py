@@ -127,18 +127,40 @@ def wait_until_ready(broker_url: str, proc: subprocess.Popen, log_path: Path,
     raise TimeoutError(f"worker not ready after {timeout} s:\n{log_path.read_text()}")
 
 
+def _reset_pools(app):
+    """Drop cached broker connections so the next send uses the current configuration."""
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+    app._local.__dict__.pop("backend", None)
+
+
 @pytest.fixture
-def live_celery(redis_url, settings):
-    """Point the project's Celery app at the test redis and turn eager mode off."""
+def celery_config():
+    """Change the project's Celery configuration for one test; restored afterwards."""
     from hetsite.celery import app
 
-    saved = {k: app.conf[k] for k in ("broker_url", "result_backend", "task_always_eager")}
-    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_always_eager=False)
+    saved = {}
+
+    def apply(**conf):
+        for key in conf:
+            saved.setdefault(key, app.conf[key])
+        app.conf.update(conf)
+        _reset_pools(app)
+        return app
+
+    yield apply
+    if saved:
+        app.conf.update(saved)
+        _reset_pools(app)
+
+
+@pytest.fixture
+def live_celery(redis_url, settings, celery_config):
+    """Point the project's Celery app at the test redis and turn eager mode off."""
     settings.CELERY_BROKER_URL = redis_url
-    app.pool.force_close_all()
-    yield app
-    app.conf.update(saved)
-    app.pool.force_close_all()
+    return celery_config(broker_url=redis_url, result_backend=redis_url, task_always_eager=False)
 
 
 @pytest.fixture(scope="session")
@@ -165,3 +187,20 @@ def page(browser):
     pg.set_default_timeout(30_000)
     yield pg
     context.close()
+
+
+def small_setup():
+    """The smallest runnable scenario: ch3 `small` when its engine is there, else the UAV one."""
+    from hetsite import kinds
+
+    for kind, preset, policies in (("parallel-energy", "small", ["easy", "max-upe-ph"]),
+                                   ("uav", "small-baseline", ["random", "meta+pf"])):
+        if kinds.get_kind(kind) is not None:
+            return kind, preset, policies
+    pytest.skip("no scenario kind is available")
+
+
+@pytest.fixture
+def small():
+    kind, preset, policies = small_setup()
+    return {"kind": kind, "preset": preset, "policies": policies}

@@ -153,20 +153,11 @@ def test_cancelled_run_is_marked_by_execute(small, monkeypatch):
     assert Run.objects.get(pk=run.pk).status == Status.CANCELLED
 
 
-def test_broker_down_leaves_nothing_behind(small, dead_redis_url):
-    from hetsite.celery import app
-
-    saved = {k: app.conf[k] for k in ("broker_url", "task_always_eager",
-                                      "broker_connection_retry", "broker_connection_max_retries")}
-    app.conf.update(broker_url=dead_redis_url, task_always_eager=False,
-                    broker_connection_retry=False, broker_connection_max_retries=0)
-    app.pool.force_close_all()
-    try:
-        with pytest.raises(services.BrokerUnavailable, match="broker"):
-            services.create_experiment(submit(small))
-    finally:
-        app.conf.update(saved)
-        app.pool.force_close_all()
+def test_broker_down_leaves_nothing_behind(small, dead_redis_url, celery_config):
+    celery_config(broker_url=dead_redis_url, task_always_eager=False,
+                  broker_connection_retry=False, broker_connection_max_retries=0)
+    with pytest.raises(services.BrokerUnavailable, match="broker"):
+        services.create_experiment(submit(small))
     assert Experiment.objects.count() == 0 and Run.objects.count() == 0
 
 
