@@ -102,6 +102,10 @@ class ExperimentForm(forms.Form):
             name = PREFIX + d["name"]
             self.fields[name] = ParamField.build(d)
             self.param_names.append(name)
+        self.extra_names: list[str] = []
+        self.hook = FORM_HOOKS.get(ui.kind)
+        if self.hook is not None:
+            self.hook.customize(self)
         self.submission = None
 
     # -- prefill ---------------------------------------------------------------------------------
@@ -122,9 +126,14 @@ class ExperimentForm(forms.Form):
     def advanced_params(self):
         return [self[n] for n in self.param_names if self.fields[n].advanced]
 
+    def extra_fields(self):
+        return [self[n] for n in self.extra_names]
+
     # -- validation ------------------------------------------------------------------------------
     def clean(self):
         data = super().clean()
+        if self.hook is not None and not self.errors:
+            self.hook.clean(self, data)
         if self.errors:
             return data
         flat = {}
@@ -149,7 +158,7 @@ class ExperimentForm(forms.Form):
 
     def _attach(self, err: ScenarioError) -> None:
         field = err.field
-        if field in ("policies", "trials", "base_seed", "name"):
+        if field in ("policies", "trials", "base_seed", "name", *self.extra_names):
             self.add_error(field, err.message)
             return
         # The longest declared parameter that prefixes the error's field (json groups).
@@ -162,3 +171,43 @@ class ExperimentForm(forms.Form):
             self.add_error(target, f"{detail}: {err.message}" if detail else err.message)
         else:
             self.add_error(None, str(err))
+
+
+class TraceChoice:
+    """swf-replay: pick a trace from the shipped library or upload an SWF file."""
+
+    def customize(self, form: ExperimentForm) -> None:
+        from scheduling.engine.replay.traces import list_traces
+
+        name = PREFIX + "trace"
+        old = form.fields[name]
+        choices = [(t["name"], f"{t['name']} — {t['description']}") for t in list_traces()]
+        current = form.initial.get(name) or (form.data.get(name) if form.is_bound else None)
+        if current and current.startswith("upload:"):
+            choices.append((current, f"uploaded trace {current[7:19]}…"))
+        field = forms.ChoiceField(choices=choices, label="trace (library)",
+                                  help_text="or upload your own file below", required=False)
+        for attr in ("unit", "advanced", "param", "json_type", "optional"):
+            setattr(field, attr, getattr(old, attr))
+        form.fields[name] = field
+        form.fields["trace_file"] = forms.FileField(
+            required=False, label="upload an SWF trace",
+            help_text="Standard Workload Format, plain or .gz; replaces the library choice")
+        form.fields["trace_file"].json_type = "file"
+        form.extra_names.append("trace_file")
+
+    def clean(self, form: ExperimentForm, data: dict) -> None:
+        upload = data.get("trace_file")
+        if not upload:
+            if not data.get(PREFIX + "trace"):
+                form.add_error(PREFIX + "trace", "choose a library trace or upload one")
+            return
+        from scheduling.services import store_trace_upload
+
+        try:
+            data[PREFIX + "trace"] = store_trace_upload(upload)
+        except ScenarioError as err:
+            form.add_error("trace_file", err.message)
+
+
+FORM_HOOKS = {"swf-replay": TraceChoice()}

@@ -37,7 +37,7 @@ def _ui_or_404(kind: str) -> kinds.KindUI:
 def new_experiment(request, kind: str):
     ui = _ui_or_404(kind)
     if request.method == "POST":
-        form = ExperimentForm(ui, request.POST)
+        form = ExperimentForm(ui, request.POST, request.FILES)
         if form.is_valid() and form.submission is not None:
             try:
                 experiment = services.create_experiment(form.submission, owner=request.user)

@@ -113,7 +113,7 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "hetsite.staticfinders.PlotlyFinder",
 ]
-STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -123,7 +123,7 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step in dev/tests
-MEDIA_ROOT = env.path("MEDIA_ROOT", default=RUN_DIR / "media")
+MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(RUN_DIR / "media")))
 
 # --- security: strict unless DEBUG ------------------------------------------------------------
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
@@ -201,3 +201,9 @@ HETSITE_MAX_TRIALS = env.int("HETSITE_MAX_TRIALS", default=100)
 HETSITE_MAX_POLICIES = env.int("HETSITE_MAX_POLICIES", default=40)
 HETSITE_MAX_RUNS = env.int("HETSITE_MAX_RUNS", default=1000)
 HETSITE_STALE_RUN_SECONDS = env.int("HETSITE_STALE_RUN_SECONDS", default=120)
+HETSITE_TRACE_UPLOAD_DIR = Path(env.str("HETSITE_TRACE_UPLOAD_DIR",
+                                         default=str(MEDIA_ROOT / "traces")))
+HETSITE_MAX_TRACE_BYTES = env.int("HETSITE_MAX_TRACE_BYTES", default=50 * 1024 * 1024)
+HETSITE_MAX_TRACE_DECODED_BYTES = env.int("HETSITE_MAX_TRACE_DECODED_BYTES",
+                                          default=500 * 1024 * 1024)
+HETSITE_MAX_TRACE_JOBS = env.int("HETSITE_MAX_TRACE_JOBS", default=2_000_000)

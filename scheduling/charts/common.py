@@ -166,3 +166,24 @@ def facet(figure: dict, labels: Sequence[str], columns: int | None = None) -> di
     lay["height"] = 320 * rows + 60
     lay["showlegend"] = False
     return {"data": data, "layout": lay}
+
+
+def quantile_box(groups: dict, key: str, title: str, ytitle: str, log_y: bool = False) -> dict:
+    """Box per group from stored quantiles: quartiles, whiskers at 5% and 95%, and the mean."""
+    data = []
+    for i, (label, runs) in enumerate(groups.items()):
+        dists = [r.dist.get(key) for r in runs if r.dist.get(key)]
+        if not dists:
+            continue
+        q = np.mean(np.asarray([d["q"] for d in dists], dtype=float), axis=0)
+        pick = np.interp([0.05, 0.25, 0.5, 0.75, 0.95], np.linspace(0, 1, q.size), q)
+        mean = float(np.mean([d["mean"] for d in dists]))
+        data.append({"type": "box", "name": label, "x": [label], "legendgroup": label,
+                     "lowerfence": _round([pick[0]]), "q1": _round([pick[1]]),
+                     "median": _round([pick[2]]), "q3": _round([pick[3]]),
+                     "upperfence": _round([pick[4]]), "mean": _round([mean]),
+                     "boxpoints": False, "marker": {"color": color(i)}})
+    lay = layout(title, "", ytitle, showlegend=False)
+    if log_y:
+        lay["yaxis"]["type"] = "log"
+    return {"data": data, "layout": lay}
