@@ -61,6 +61,14 @@ def metric_bars(groups: dict, key: str, title: str, unit: str = "") -> dict:
                                               showlegend=False)}
 
 
+def nanmean_columns(arr: np.ndarray) -> np.ndarray:
+    """Column means ignoring NaN; NaN where a column has no value (without a warning)."""
+    finite = np.isfinite(arr)
+    count = finite.sum(axis=0)
+    total = np.where(finite, arr, 0.0).sum(axis=0)
+    return np.divide(total, count, out=np.full(total.shape, np.nan), where=count > 0)
+
+
 def _mean_curve(runs, key: str, axis: str = "t_min"):
     """Mean over runs of a series on the shared axis (runs of one scenario share the axis)."""
     curves = [r.series.get(key) for r in runs if isinstance(r.series.get(key), list)]
@@ -69,9 +77,7 @@ def _mean_curve(runs, key: str, axis: str = "t_min"):
         return None, None
     n = min(len(c) for c in curves)
     arr = np.array([[np.nan if v is None else v for v in c[:n]] for c in curves], dtype=float)
-    with np.errstate(all="ignore"):
-        mean = np.nanmean(arr, axis=0) if arr.size else arr
-    return np.asarray(axes[0][:n], dtype=float), mean
+    return np.asarray(axes[0][:n], dtype=float), nanmean_columns(arr)
 
 
 def mean_series(groups: dict, key: str, title: str, ytitle: str, scale: float = 1.0,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import _mean_curve, _round, color, layout
+from .common import _mean_curve, _round, color, layout, nanmean_columns
 
 MAX_GANTT_BARS = 12_000
 
@@ -67,8 +67,7 @@ def metaheuristic_choice(groups: dict) -> dict:
         n = min(len(c) for c in chosen)
         upe = np.array([[1.0 if v == "upe" else (0.0 if v == "upr" else np.nan) for v in c[:n]]
                         for c in chosen])
-        with np.errstate(all="ignore"):
-            share = np.nanmean(upe, axis=0)
+        share = nanmean_columns(upe)
         t = np.asarray(runs[0].series["t_min"][:n], dtype=float)
         data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
                      "line": {"color": color(i), "shape": "hv", "width": 1.4},

@@ -1,0 +1,108 @@
+"""Shared and ch3 charts: figure dicts from tiny hand-made inputs, no browser."""
+
+import json
+
+import numpy as np
+import pytest
+
+from hetsite.compact import downsample, quantiles
+from hetsite.kinds import RunData
+from scheduling.charts import common, parallel
+from scheduling.engine.result import Result
+
+
+def run(policy, trial, summary, series=None, dist=None):
+    return RunData(policy=policy, trial=trial, seed=trial, summary=summary,
+                   series=series or {}, dist=dist or {})
+
+
+def groups_with(key, a_values, b_values):
+    return {"a": [run("a", i, {key: v}) for i, v in enumerate(a_values)],
+            "b": [run("b", i, {key: v}) for i, v in enumerate(b_values)]}
+
+
+def test_metric_bars_mean_and_ci():
+    fig = common.metric_bars(groups_with("u", [1.0, 3.0], [5.0, 5.0, 5.0]), "u", "Utility", "%")
+    bar = fig["data"][0]
+    assert bar["type"] == "bar" and bar["x"] == ["a", "b"]
+    assert bar["y"] == [2.0, 5.0]
+    half = bar["error_y"]["array"]
+    assert half[0] == pytest.approx(12.706 * np.sqrt(2) / np.sqrt(2), rel=1e-3)  # t(0.975,1)
+    assert half[1] == 0.0
+    assert fig["layout"]["yaxis"]["title"]["text"] == "Utility (%)"
+    json.dumps(fig, allow_nan=False)
+
+
+def test_mean_series_averages_trials_and_uses_hours():
+    series = lambda ys: {"t_min": [0, 60, 120], "x": ys}  # noqa: E731
+    groups = {"p": [run("p", 0, {}, series([0, 2, 4])), run("p", 1, {}, series([0, 4, 8]))]}
+    fig = common.mean_series(groups, "x", "X", "units")
+    trace = fig["data"][0]
+    assert trace["x"] == [0.0, 1.0, 2.0] and trace["y"] == [0.0, 3.0, 6.0]
+    assert trace["legendgroup"] == "p"
+
+
+def test_ecdf_from_quantiles_and_box():
+    dist = {"w": quantiles(np.arange(101.0))}
+    groups = {"p": [run("p", 0, {}, dist=dist)]}
+    fig = common.ecdf(groups, "w", "Wait", "min")
+    assert fig["data"][0]["x"][0] == 0.0 and fig["data"][0]["x"][-1] == 100.0
+    assert fig["data"][0]["y"][-1] == 1.0
+    box = common.quantile_box(groups, "w", "Wait", "min")["data"][0]
+    assert box["median"] == [50.0] and box["q1"] == [25.0] and box["upperfence"] == [95.0]
+
+
+def test_facet_puts_each_group_on_its_own_shared_axes():
+    fig = {"data": [{"name": "a", "legendgroup": "a", "x": [1], "y": [1]},
+                    {"name": "b", "legendgroup": "b", "x": [2], "y": [2]},
+                    {"name": "goal", "x": [0], "y": [0]}],
+           "layout": common.layout("T", "x", "y")}
+    out = common.facet(fig, ["a", "b"])
+    assert [t["xaxis"] for t in out["data"]] == ["x", "x2"]
+    assert out["layout"]["xaxis2"]["matches"] == "x"
+    assert out["layout"]["yaxis2"]["matches"] == "y"
+    assert [a["text"] for a in out["layout"]["annotations"]] == ["<b>a</b>", "<b>b</b>"]
+
+
+def test_downsample_keeps_alignment_and_endpoints():
+    n = 1681
+    series = {"t_min": list(range(n)), "u": [float(i) for i in range(n)],
+              "per_uav": {"1": list(range(n))}, "scalar": 3}
+    small = downsample(series, max_points=100)
+    assert len(small["t_min"]) == len(small["u"]) == len(small["per_uav"]["1"]) <= 100
+    assert small["t_min"][0] == 0 and small["t_min"][-1] == n - 1
+    assert small["u"] == [float(t) for t in small["t_min"]]
+    assert small["scalar"] == 3
+
+
+def test_energy_chart_has_goal_and_budget_lines():
+    series = {"t_min": [0, 60], "energy_day_gj": [0.0, 1.0], "goal_energy_gj": [0.0, 0.5],
+              "budget_gj": [2.0, 2.0]}
+    fig = parallel.energy_vs_budget({"p": [run("p", 0, {}, series)]})
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["p", "goal energy", "budget"]
+
+
+def test_metaheuristic_choice_share():
+    s = lambda c: {"t_min": [0, 1, 2], "chosen": c}  # noqa: E731
+    groups = {"m": [run("m", 0, {}, s(["upe", "upr", None])),
+                    run("m", 1, {}, s(["upe", "upe", None]))]}
+    assert parallel.has_choices(groups)
+    fig = parallel.metaheuristic_choice(groups)
+    assert fig["data"][0]["y"] == [1.0, 0.5, None]
+    assert not parallel.has_choices({"x": [run("x", 0, {}, s([None, None, None]))]})
+
+
+def test_node_gantt_lanes_and_contiguous_blocks():
+    result = Result(summary={}, tasks={
+        "id": [0, 1], "type": [3, 4], "priority": [2.0, 7.0], "pstate": [0, 2],
+        "nodes": [3, 1], "node_ids": [[0, 1, 3], [0]], "cluster": [0, 1],
+        "start": [0.0, 3600.0], "end": [7200.0, 5400.0], "utility": [1.5, None]},
+        extra={"clusters": [{"name": "GP1", "nodes": 4}, {"name": "SP1", "nodes": 2}]})
+    fig = parallel.node_gantt(result)
+    bars = fig["data"][0]
+    assert bars["width"] == [2, 1, 1]  # nodes 0-1 and 3 of task 0, node 0 of task 1
+    assert bars["y"] == [1.0, 3.5, 4.5]  # cluster 1 lanes start after cluster 0's 4 nodes
+    assert bars["base"] == [0.0, 0.0, 1.0] and bars["x"] == [2.0, 2.0, 0.5]
+    assert fig["layout"]["yaxis"]["ticktext"] == ["GP1", "SP1"]
+    assert "task 1 (type 4)" in bars["hovertext"][2]
