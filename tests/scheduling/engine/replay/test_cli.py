@@ -73,3 +73,18 @@ def test_module_entry_point(tmp_path):
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text())["summary"]["jobs_completed"] == 13
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
+def test_a_trace_with_nothing_to_replay(tmp_path, policy):
+    trace = tmp_path / "failed.swf"
+    trace.write_text("; MaxNodes: 4\n1 0 -1 10 2 -1 -1 -1 -1 -1 0 -1 -1 -1 -1 -1 -1 -1\n"
+                     "2 5 -1 10 8 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    out = tmp_path / "r.json"
+    assert replay_cli("--trace", trace, "--policy", policy, "--out", out) == 0
+    data = json.loads(out.read_text())
+    s = data["summary"]
+    assert (s["jobs_total"], s["jobs_completed"], s["jobs_dropped_status"],
+            s["jobs_rejected"]) == (2, 0, 1, 1)
+    assert data["tasks"]["job_id"] == [] and data["series"]["t_min"] == []
+    assert data["extra"]["rejected_job_ids"] == [2]
