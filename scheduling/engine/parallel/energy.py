@@ -79,8 +79,16 @@ class EnergyLedger:
     def fits(self, start: float, end: float, power: float) -> bool:
         if not self.constrained:
             return True
+        b = self._b
+        d = bisect.bisect_right(b, start) - 1
+        if d < 0:
+            d = 0
+        elif d >= self.days:
+            d = self.days - 1
+        if self.start_day or end <= b[d + 1]:  # the common case: one day
+            return power * (end - start) <= self._rem[d] + TOL
         rem = self._rem
-        return all(j <= rem[d] + TOL for d, j in self.split(start, end, power))
+        return all(j <= rem[k] + TOL for k, j in self.split(start, end, power))
 
     def commit(self, start: float, end: float, power: float, sign: float = 1.0) -> None:
         for d, j in self.split(start, end, power):

@@ -153,9 +153,7 @@ class State:
         opts = self.options
         d = float(opts.duration[t, c, p])
         n = int(opts.nodes[t, c])
-        tl = self.timelines[c]
-        nodes = tl.select_nodes(n, s, d)
-        tl.add(t, nodes, s, s + d)
+        nodes = self.timelines[c].book(t, n, s, d)
         self.ledger.commit(s, s + d, float(self.charge_power[t, c, p]))
         self.start[t], self.end[t] = s, s + d
         self.cluster[t], self.pstate[t] = c, p

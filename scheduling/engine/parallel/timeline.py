@@ -8,13 +8,19 @@ from those rows (spec §10.2):
 * ``gap[k, i]`` is how long node ``i`` stays free from candidate ``k`` (``-inf`` if busy then);
 * each row sorted ascending gives, in column ``N - n``, the n-th largest gap, so a task of ``n``
   nodes and duration ``d`` can start at the first candidate whose entry is ``>= d``. A batch of
-  queries is one gather and one comparison.
+  queries is one gather, one comparison and one minimum.
 
-Adding an interval changes the gaps of its nodes only at candidates before its end, so an
-assignment re-computes those cells and re-sorts those rows instead of rebuilding the index.
+Booking ``[s, e)`` on a set of nodes changes the index in closed form: for a booked node whose
+previous busy interval ended at ``p`` (or now), its gap at a candidate ``t`` becomes ``s - t``
+for ``p <= t < s`` and ``-inf`` for ``s <= t < e``; other cells are untouched. The new candidate
+row at ``e`` is the latest earlier row aged by ``e - t_prev`` (no interval ends in between, or
+that end would be a candidate) with the booked nodes' own gaps filled in. Candidate rows are
+appended to preallocated buffers in any order; a sorted Python list maps times to rows.
 """
 
 from __future__ import annotations
+
+import bisect
 
 import numpy as np
 
@@ -29,9 +35,7 @@ class ClusterTimeline:
         self.now = 0.0
         self.version = 0  # bumped on every change; callers cache per version
         self._alloc(max(slots, 1))
-        self._cand: np.ndarray | None = None  # candidate starts (K,)
-        self._gap: np.ndarray | None = None  # (K, N)
-        self._sorted: np.ndarray | None = None  # (K, N), each row ascending
+        self._built = False
 
     def _alloc(self, slots: int) -> None:
         # One spare +inf column so "the first interval ending after t" always exists.
@@ -39,6 +43,7 @@ class ClusterTimeline:
         self.end = np.full((self.n, slots + 1), INF)
         self.task = np.full((self.n, slots + 1), -1, dtype=np.int64)
         self.count = np.zeros(self.n, dtype=np.int64)
+        self.last_end = np.full(self.n, -INF)  # end of each node's last interval
 
     @property
     def slots(self) -> int:
@@ -65,87 +70,174 @@ class ClusterTimeline:
 
     def _drop(self, mask: np.ndarray) -> None:
         rows = np.flatnonzero(mask.any(axis=1))
-        start = np.where(mask[rows], INF, self.start[rows])
+        m = mask[rows]
+        start = np.where(m, INF, self.start[rows])
         order = np.argsort(start, axis=1, kind="stable")
         self.start[rows] = np.take_along_axis(start, order, axis=1)
-        self.end[rows] = np.take_along_axis(np.where(mask[rows], INF, self.end[rows]), order, 1)
-        self.task[rows] = np.take_along_axis(np.where(mask[rows], -1, self.task[rows]), order, 1)
-        self.count[rows] -= mask[rows].sum(axis=1)
+        self.end[rows] = np.take_along_axis(np.where(m, INF, self.end[rows]), order, axis=1)
+        self.task[rows] = np.take_along_axis(np.where(m, -1, self.task[rows]), order, axis=1)
+        self.count[rows] -= m.sum(axis=1)
+        cnt = self.count[rows]
+        self.last_end[rows] = np.where(cnt > 0, self.end[rows, np.maximum(cnt - 1, 0)], -INF)
         self.version += 1
 
     def _invalidate(self) -> None:
         self.version += 1
-        self._cand = self._gap = self._sorted = None
+        self._built = False
 
-    def add(self, task: int, nodes, start: float, end: float) -> None:
-        """Book ``[start, end)`` on ``nodes`` (they must be free then)."""
-        nodes = np.asarray(nodes, dtype=np.int64)
+    def _ensure_slots(self, nodes: np.ndarray) -> None:
         if (self.count[nodes] >= self.slots).any():
-            old = (self.start, self.end, self.task, self.count)
+            old = (self.start, self.end, self.task, self.count, self.last_end)
             k = old[0].shape[1]
             self._alloc(2 * self.slots)
             self.start[:, :k], self.end[:, :k], self.task[:, :k] = old[0], old[1], old[2]
-            self.count = old[3]
-        # Insert at the sorted position of each node's row.
-        pos = (self.start[nodes] < start).sum(axis=1)
-        for arr, value in ((self.start, start), (self.end, end), (self.task, task)):
-            rows = arr[nodes]
-            width = rows.shape[1]
-            shifted = np.empty_like(rows)
-            col = np.arange(width)[None, :]
-            before = col < pos[:, None]
-            shifted[:, 1:] = rows[:, :-1]
-            shifted[:, 0] = rows[:, 0]
-            new = np.where(before, rows, shifted)
-            new[np.arange(len(nodes)), pos] = value
-            arr[nodes] = new
-        self.count[nodes] += 1
+            self.count, self.last_end = old[3], old[4]
+
+    def _insert(self, task: int, nodes: np.ndarray, start: float, end: float) -> None:
+        self._ensure_slots(nodes)
+        cnt = self.count[nodes]
+        if (self.last_end[nodes] <= start).all():  # the usual case: after everything booked
+            self.start[nodes, cnt] = start
+            self.end[nodes, cnt] = end
+            self.task[nodes, cnt] = task
+        else:  # into a void: shift the later intervals of each row right by one
+            pos = (self.start[nodes] < start).sum(axis=1)
+            later = np.arange(self.start.shape[1])[None, :] > pos[:, None]
+            for arr, value in ((self.start, start), (self.end, end), (self.task, task)):
+                rows = arr[nodes]
+                shifted = np.concatenate((rows[:, :1], rows[:, :-1]), axis=1)
+                new = np.where(later, shifted, rows)
+                new[np.arange(len(nodes)), pos] = value
+                arr[nodes] = new
+        self.count[nodes] = cnt + 1
+        self.last_end[nodes] = np.maximum(self.last_end[nodes], end)
         self.version += 1
-        if self._cand is not None:
-            self._update_index(nodes, start, end)
+
+    def add(self, task: int, nodes, start: float, end: float) -> None:
+        """Book ``[start, end)`` on explicitly given ``nodes`` (they must be free then)."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if self._built:
+            ends = self.end[nodes]
+            prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
+            nxt = self.start[nodes, (ends <= start).sum(axis=1)]
+        self._insert(task, nodes, start, end)
+        if self._built:
+            self._update_index(nodes, prev_end, nxt, start, end)
+
+    def book(self, task: int, n: int, start: float, duration: float) -> np.ndarray:
+        """Choose ``n`` nodes at ``start`` (Fig. 21), book them and return their indices."""
+        self._ensure()
+        end = start + duration
+        row = self._row_of.get(start)
+        gap = self._gap[row] if row is not None else self._gaps(np.array([start]))[0]
+        free = np.flatnonzero(gap >= duration - EPS)
+        if len(free) < n:
+            raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
+        ends = self.end[free]
+        prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
+        nxt = start + gap[free]
+        if len(free) > n:
+            pick = self._choose(free, prev_end, nxt, start, end)[:n]
+            free, prev_end, nxt = free[pick], prev_end[pick], nxt[pick]
+        self._insert(task, free, start, end)
+        self._update_index(free, prev_end, nxt, start, end)
+        return np.sort(free)
+
+    @staticmethod
+    def _choose(free, prev_end, next_start, start, end) -> np.ndarray:
+        """Order of the free nodes by (voids created, size of the hosting void, index)."""
+        gap_before = start - prev_end
+        gap_after = np.where(next_start < INF, next_start - end, 0.0)
+        voids = (gap_before > EPS).astype(np.int64) + (gap_after > EPS)
+        host = next_start - prev_end
+        return np.lexsort((free, host, voids))
+
+    def select_nodes(self, n: int, start: float, duration: float) -> np.ndarray:
+        """The ``n`` nodes :meth:`book` would choose for a task at ``start`` (spec §5.5)."""
+        self._ensure()
+        row = self._row_of.get(start)
+        gap = self._gap[row] if row is not None else self._gaps(np.array([start]))[0]
+        free = np.flatnonzero(gap >= duration - EPS)
+        if len(free) < n:
+            raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
+        ends = self.end[free]
+        prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
+        order = self._choose(free, prev_end, start + gap[free], start, start + duration)
+        return np.sort(free[order[:n]])
 
     # -- index -----------------------------------------------------------------------------------
-    def _gaps(self, times: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """gap[k, i]: free time of node ``rows[i]`` from ``times[k]`` (-inf when busy)."""
-        start = self.start if rows is None else self.start[rows]
-        end = self.end if rows is None else self.end[rows]
-        used = int(self.count.max()) if rows is None else int(self.count[rows].max(initial=0))
-        idx = np.zeros((len(times), start.shape[0]), dtype=np.int64)
-        for j in range(used):  # number of intervals that ended by each candidate
-            idx += end[None, :, j] <= times[:, None]
-        nxt = start[np.arange(start.shape[0])[None, :], idx]
+    def _gaps(self, times: np.ndarray) -> np.ndarray:
+        """gap[k, i]: free time of node i from ``times[k]`` (-inf when busy)."""
+        used = int(self.count.max(initial=0))
+        if used == 0:
+            return np.full((len(times), self.n), INF)
+        # Number of intervals that ended by each time = index of the next interval.
+        idx = (self.end[None, :, :used] <= times[:, None, None]).sum(axis=2)
+        nxt = self.start[np.arange(self.n)[None, :], idx]
         gap = nxt - times[:, None]
-        gap[nxt <= times[:, None]] = -INF
+        gap[gap <= 0.0] = -INF
         return gap
 
     def _build(self) -> None:
-        ends = self.end[:, : max(int(self.count.max(initial=0)), 1)].ravel()
+        used = max(int(self.count.max(initial=0)), 1)
+        ends = self.end[:, :used].ravel()
         cand = ends[(ends > self.now) & (ends < self.horizon)]
         head = [self.now] if self.now < self.horizon else []
-        self._cand = np.unique(np.concatenate((head, cand)))
-        self._gap = self._gaps(self._cand)
-        self._sorted = np.sort(self._gap, axis=1)
+        cand = np.unique(np.concatenate((head, cand)))
+        k = len(cand)
+        cap = max(2 * k, 16)
+        self._cand = np.full(cap, INF)
+        self._cand[:k] = cand
+        self._gap = np.full((cap, self.n), -INF)
+        self._gap[:k] = self._gaps(cand)
+        self._sorted = np.full((cap, self.n), -INF)
+        self._sorted[:k] = np.sort(self._gap[:k], axis=1)
+        self._k = k
+        self._times = cand.tolist()  # ascending
+        self._rows = list(range(k))  # row of each entry of _times
+        self._row_of = dict(zip(self._times, self._rows, strict=True))
+        self._built = True
 
-    def _update_index(self, nodes: np.ndarray, start: float, end: float) -> None:
-        cand = self._cand
-        k_end = int(np.searchsorted(cand, end))
-        if end < self.horizon and (k_end == len(cand) or cand[k_end] != end):
-            row = self._gaps(np.array([end]))
-            self._cand = cand = np.insert(cand, k_end, end)
-            self._gap = np.insert(self._gap, k_end, row[0], axis=0)
-            self._sorted = np.insert(self._sorted, k_end, np.sort(row[0]), axis=0)
-        # Gaps of these nodes change only from their previous busy end up to the new end.
-        ends = self.end[nodes]
-        prev_end = np.where(ends <= start, ends, -INF).max(axis=1)
-        lo_time = max(self.now, float(prev_end.min()))
-        k_lo = int(np.searchsorted(cand, lo_time))
-        if k_lo >= k_end:
+    def _grow(self) -> None:
+        cap = 2 * len(self._cand)
+        for name, fill in (("_cand", INF), ("_gap", -INF), ("_sorted", -INF)):
+            old = getattr(self, name)
+            new = np.full((cap,) + old.shape[1:], fill)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def _update_index(self, nodes, prev_end, next_start, start: float, end: float) -> None:
+        times = self._times
+        if end < self.horizon and end not in self._row_of:
+            k = self._k
+            if k == len(self._cand):
+                self._grow()
+            pos = bisect.bisect_left(times, end)
+            prev = self._rows[pos - 1]  # pos >= 1: now < start < end is always a candidate
+            row = self._gap[prev] - (end - times[pos - 1])
+            row[row <= 0.0] = -INF
+            row[nodes] = next_start - end
+            self._cand[k] = end
+            self._gap[k] = row
+            self._sorted[k] = np.sort(row)
+            times.insert(pos, end)
+            self._rows.insert(pos, k)
+            self._row_of[end] = k
+            self._k = k + 1
+        lo = bisect.bisect_left(times, float(prev_end.min()))
+        hi = bisect.bisect_left(times, end)
+        if hi <= lo:
             return
-        self._gap[k_lo:k_end, nodes] = self._gaps(cand[k_lo:k_end], nodes)
-        self._sorted[k_lo:k_end] = np.sort(self._gap[k_lo:k_end], axis=1)
+        rows = np.array(self._rows[lo:hi])
+        t = np.array(times[lo:hi])[:, None]
+        cells = (rows[:, None], nodes[None, :])
+        gap = self._gap
+        gap[cells] = np.where(t < start, np.where(t >= prev_end[None, :], start - t, gap[cells]),
+                              -INF)
+        self._sorted[rows] = np.sort(gap[rows], axis=1)
 
     def _ensure(self) -> None:
-        if self._cand is None:
+        if not self._built:
             self._build()
 
     def earliest(self, n, duration) -> np.ndarray:
@@ -153,52 +245,23 @@ class ClusterTimeline:
         self._ensure()
         n, duration = np.broadcast_arrays(np.atleast_1d(np.asarray(n, dtype=np.int64)),
                                           np.atleast_1d(np.asarray(duration, dtype=float)))
-        if len(self._cand) == 0:
+        k = self._k
+        if k == 0:
             return np.full(n.shape, INF)
-        ok_n = (n >= 1) & (n <= self.n)
-        col = self._sorted[:, np.clip(self.n - n, 0, self.n - 1)]  # (K, q)
-        ok = col >= duration - EPS
-        first = ok.argmax(axis=0)
-        found = ok[first, np.arange(n.size)] & ok_n
-        return np.where(found, self._cand[first], INF)
+        col = self._sorted[:k, np.clip(self.n - n, 0, self.n - 1)]  # (K, q)
+        times = np.where(col >= duration - EPS, self._cand[:k, None], INF).min(axis=0)
+        return np.where((n >= 1) & (n <= self.n), times, INF)
 
     def earliest1(self, n: int, duration) -> np.ndarray:
         """Earliest starts for one node count and several durations (one task's P-states)."""
         self._ensure()
         duration = np.asarray(duration, dtype=float)
-        if len(self._cand) == 0 or not 1 <= n <= self.n:
+        k = self._k
+        if k == 0 or not 1 <= n <= self.n:
             return np.full(duration.shape, INF)
-        col = self._sorted[:, self.n - n]
+        col = self._sorted[:k, self.n - n]
         ok = col[:, None] >= duration[None, :] - EPS
-        first = ok.argmax(axis=0)
-        return np.where(ok[first, np.arange(duration.size)], self._cand[first], INF)
-
-    def select_nodes(self, n: int, start: float, duration: float) -> np.ndarray:
-        """The ``n`` nodes for a task at ``start`` (spec §5.5, Fig. 21).
-
-        Among the nodes free for ``[start, start + duration)``: fewest idle voids created,
-        then the smallest void the task is placed into, then the lowest node index.
-        """
-        self._ensure()
-        k = int(np.searchsorted(self._cand, start))
-        if k < len(self._cand) and self._cand[k] == start:
-            gap = self._gap[k]
-        else:
-            gap = self._gaps(np.array([start]))[0]
-        free = np.flatnonzero(gap >= duration - EPS)
-        if len(free) < n:
-            raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
-        ends = self.end[free]
-        before = np.where(ends <= start, ends, -INF).max(axis=1)
-        prev_end = np.maximum(self.now, before)
-        next_start = start + gap[free]
-        finish = start + duration
-        gap_before = start - prev_end
-        gap_after = np.where(np.isfinite(next_start), next_start - finish, 0.0)
-        voids = (gap_before > EPS).astype(np.int64) + (gap_after > EPS)
-        host = next_start - prev_end
-        order = np.lexsort((free, host, voids))
-        return np.sort(free[order[:n]])
+        return np.where(ok, self._cand[:k, None], INF).min(axis=0)
 
     # -- queries for metrics and filters ---------------------------------------------------------
     def busy_time(self, t0: float, t1: float) -> float:

@@ -62,6 +62,7 @@ class MinMinRun:
         self.objective = objective
         self.cost = cost_array(self.st, objective)[self.ctx.tasks]
         self._cost = self.cost.tolist()
+        self._opts: dict[int, list] = {}
 
     # -- evaluation ------------------------------------------------------------------------------
     def evaluate_all(self, rows: np.ndarray) -> list:
@@ -97,30 +98,42 @@ class MinMinRun:
                 entries.append((-b, self.arrival[r], int(self.ctx.tasks[r]), r))
         return entries
 
+    def _row_options(self, r: int) -> list:
+        """(c, p, duration, cost, energy, charge power) of row ``r``'s allowed options."""
+        out = self._opts.get(r)
+        if out is None:
+            dur, cost, energy, charge = (self._dur[r], self._cost[r], self._energy[r],
+                                         self._charge[r])
+            allowed = None if self._allowed is None else self._allowed[r]
+            out = [(c, p, dur[c][p], cost[c][p], energy[c][p], charge[c][p])
+                   for c in self.cache.clusters(r) for p in range(len(dur[c]))
+                   if allowed is None or allowed[c][p]]
+            self._opts[r] = out
+        return out
+
     def evaluate(self, r: int):
         """Scalar best option of row ``r``: (objective, finish, energy, c, p, start) or None."""
         st = self.st
         self.cache.refresh(r)
         t = int(self.ctx.tasks[r])
         starts = self.cache.starts[r].tolist()
-        dur, cost, energy, charge = self._dur[r], self._cost[r], self._energy[r], self._charge[r]
-        allowed = None if self._allowed is None else self._allowed[r]
         fits = st.ledger.fits
         value1 = st.utility.value1
+        exclude_zero = self.exclude_zero
         best = None
-        for c in self.cache.clusters(r):
-            for p, s in enumerate(starts[c]):
-                if s == INF or (allowed is not None and not allowed[c][p]):
-                    continue
-                f = s + dur[c][p]
-                if not fits(s, f, charge[c][p]):
-                    continue
-                u = value1(t, f)
-                if self.exclude_zero and u <= 0.0:
-                    continue
-                key = (-u / cost[c][p], f, energy[c][p], c, p)
-                if best is None or key < best:
-                    best = key
+        for c, p, d, cost, energy, charge in self._row_options(r):
+            s = starts[c][p]
+            if s == INF:
+                continue
+            f = s + d
+            if not fits(s, f, charge):
+                continue
+            u = value1(t, f)
+            if exclude_zero and u <= 0.0:
+                continue
+            key = (-u / cost, f, energy, c, p)
+            if best is None or key < best:
+                best = key
         if best is None:
             return None
         return (-best[0], best[1], best[2], best[3], best[4], starts[best[3]][best[4]])
