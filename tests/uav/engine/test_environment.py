@@ -9,6 +9,7 @@ import pytest
 
 import uav.engine as engine
 from scheduling.engine import __all__ as scheduling_names
+from scheduling.engine.cli import main
 from uav.engine import (
     RunCancelled,
     ScenarioError,
@@ -158,23 +159,26 @@ def test_progress_reports_and_cancels():
         simulate(preset_scenario("small-baseline"), "meta", seed=1, progress=cancel)
 
 
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "uav.engine", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+def test_cli_lists_and_errors_in_process(capsys):
+    assert main(engine.ENGINE, ["presets"], prog="uav") == 0
+    assert "small-baseline" in capsys.readouterr().out
+    assert main(engine.ENGINE, ["policies"], prog="uav") == 0
+    assert "meta+pf" in capsys.readouterr().out
+    code = main(engine.ENGINE, ["run", "--preset", "small-baseline", "--policy", "meta",
+                                "--set", "priority_cv=-2"], prog="uav")
+    assert code == 2 and "priority_cv" in capsys.readouterr().err
 
 
-def test_cli(tmp_path):
-    out = cli("presets")
-    assert out.returncode == 0 and "small-baseline" in out.stdout
-    out = cli("policies")
-    assert out.returncode == 0 and "meta+pf" in out.stdout
+def test_cli_run_with_flags(tmp_path):
+    # the real entry point, so the --preemption/--filtering registration is exercised
     path = tmp_path / "r.json"
-    out = cli("run", "--preset", "small-baseline", "--policy", "meta", "--preemption",
-              "--filtering", "--seed", "3", "--set", "uavs_mean=5", "--out", str(path))
+    out = subprocess.run([sys.executable, "-m", "uav.engine", "run", "--preset", "small-baseline",
+                          "--policy", "meta", "--preemption", "--filtering", "--seed", "3",
+                          "--set", "uavs_mean=5", "--out", str(path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     data = json.loads(path.read_text())
     assert data["meta"]["policy"] == "meta+pf"
     assert data["meta"]["scenario"]["params"]["uavs_mean"] == 5
     assert data["tasks"]["uav"]
-    out = cli("run", "--preset", "small-baseline", "--policy", "meta", "--set", "priority_cv=-2")
-    assert out.returncode == 2 and "priority_cv" in out.stderr
+    assert "value_vs_random" in out.stdout
