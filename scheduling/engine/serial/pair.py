@@ -34,9 +34,9 @@ def pair_terms(t: float, upt: bool, table, ret_t, obj_t, util_t, arr_t, urow_t, 
     ``(net, own, own_util, is_a)`` of the better ordering per pair (ties: B, no preemption).
     """
     ct_a = t + ret_t  # ordering A: t now, r resumes after it
-    u_ra = table.value(urow_r, scale_r, 1.0, ct_a + ret_r - arr_r)
+    u_ra = table.value(urow_r, scale_r, ct_a + ret_r - arr_r)
     net_a = obj_t + (u_ra / ret_r if upt else u_ra)
-    u_tb = table.value(urow_t, scale_t, 1.0, t + ret_r + ret_t - arr_t)  # B: after r
+    u_tb = table.value(urow_t, scale_t, t + ret_r + ret_t - arr_t)  # B: after r
     own_b = u_tb / ret_t if upt else u_tb
     net_b = val_r + own_b
     is_a = net_a > net_b
@@ -62,7 +62,7 @@ class PairPolicy:
         upt = self.mode == "upt"
         t = sim.now
         K = sim.K
-        table = sim.table
+        table = sim.ufast
         thr = sim.min_utility
         idle = sim.idle
         idle_n = np.array([len(h) for h in idle], dtype=np.int64)
@@ -104,6 +104,7 @@ class PairPolicy:
         cl_urow = sim.t_urow[cl_task]
         cl_scale = sim.t_scale[cl_task]
         cl_alive = np.ones(n_cls, dtype=bool)
+        cl_first = busy[first].copy()  # lowest core of each class still running its partner
 
         # Row arrays with room for the victims of this event (each partner core at most once).
         cap = n0 + busy.size
@@ -160,14 +161,16 @@ class PairPolicy:
             is_a[rows] = m_a
 
         def best_pair(rows: np.ndarray) -> None:
+            """P* per row: the highest net, ties to the lowest core index (spec §8.4)."""
             if rows.size == 0:
                 return
             if n_cls == 0:
                 bc[rows] = -1
                 return
             sub = net[rows]
-            b = np.argmax(sub, axis=1)
-            bc[rows] = np.where(sub[np.arange(rows.size), b] > -np.inf, b, -1)
+            top = sub.max(axis=1)
+            first_core = np.where(sub == top[:, None], cl_first, np.iinfo(np.int64).max)
+            bc[rows] = np.where(top > -np.inf, np.argmin(first_core, axis=1), -1)
 
         def best_idle(rows: np.ndarray) -> None:
             if rows.size == 0:
@@ -216,12 +219,20 @@ class PairPolicy:
         g_core: list[int] = []
         g_val: list[float] = []
 
+        g_top = [-np.inf] * K  # per cluster, the highest Val among guarded tasks
+
         def guard_blocks(row: int, chosen_net: float) -> bool:
             if not g_core:
+                return False
+            # net_A <= obj_t + Val(r): most picks are settled without touching numpy.
+            if not any(v + g > chosen_net for v, g, ok in zip(obj[row].tolist(), g_top,
+                                                            valid[row].tolist(), strict=True)
+                       if ok):
                 return False
             cores = np.array(g_core)
             gj = sim.core_cluster[cores]
             ok = valid[row, gj]
+            ok &= obj[row, gj] + np.asarray(g_val) > chosen_net
             if not ok.any():
                 return False
             tasks = sim.c_task[cores]
@@ -286,10 +297,13 @@ class PairPolicy:
                 if cl_left[c] == 0:
                     cl_alive[c] = False
                     net[:n_rows, c] = -np.inf
-                    live = np.flatnonzero((bc[:n_rows] == c) & (count[:n_rows] > 0)
-                                          & ~removed[:n_rows])
-                    best_pair(live)
-                    affected = live
+                else:
+                    cl_first[c] = cl_cores[c][cl_ptr[c]]
+                # Rows that chose this class lose it or may now tie-break to another class.
+                live = np.flatnonzero((bc[:n_rows] == c) & (count[:n_rows] > 0)
+                                      & ~removed[:n_rows])
+                best_pair(live)
+                affected = live
                 # The victim re-enters as a singleton bound to cluster j (it has progress).
                 nr = n_rows
                 n_rows += 1
@@ -313,6 +327,7 @@ class PairPolicy:
             if sim.t_pre[task]:
                 g_core.append(core)
                 g_val.append(float(obj[row, j]))
+                g_top[j] = max(g_top[j], g_val[-1])
             if affected is not None and affected.size:
                 resolve(affected)
             if count[row] > 0 and (affected is None or row not in set(affected.tolist())):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .ufast import FastUtility
 from .workload import Workload
 
 EPS = 1e-9
@@ -60,8 +61,10 @@ class Context:
 class SerialSim:
     def __init__(self, wl: Workload, *, warmup: float, duration: float, interval: float = 1.0,
                  min_utility: float = 0.0, tie_break: str = "index",
-                 tie_rng: np.random.Generator | None = None):
+                 tie_rng: np.random.Generator | None = None, trace: bool = False):
         self.wl = wl
+        # trace: keep every execution segment (task, core, start, end) for invariant checks.
+        self.trace: list[tuple[int, int, float, float]] | None = [] if trace else None
         self.window = (float(warmup), float(duration))
         self.duration = float(duration)
         self.interval = float(interval)
@@ -70,6 +73,7 @@ class SerialSim:
         self.tie_rng = tie_rng
         self.etc = np.asarray(wl.etc, dtype=float)
         self.table = wl.table
+        self.ufast = FastUtility(wl.table)
         self.K = int(len(wl.cores))
         cores = np.asarray(wl.cores, dtype=np.int64)
         self.M = int(cores.sum())
@@ -184,6 +188,8 @@ class SerialSim:
         s = self.seg_start[task]
         self.executed[task] += now - s
         self.in_window[task] += self._overlap(s, now)
+        if self.trace is not None:
+            self.trace.append((task, core, float(s), now))
         if self.executed[task] > 0:
             self.bound[task] = self.core_cluster[core]
         self.npre[task] += 1
@@ -201,6 +207,8 @@ class SerialSim:
         s = self.seg_start[task]
         self.executed[task] += ct - s
         self.in_window[task] += self._overlap(s, ct)
+        if self.trace is not None:
+            self.trace.append((task, core, float(s), ct))
         self._book(task, core, ct)
         self.status[task] = DONE
         self.c_task[core] = -1
@@ -253,7 +261,7 @@ class SerialSim:
         bound = self.bound[lead]
         ret = self.etc[ty] - self.executed[lead][:, None]
         allowed = (bound[:, None] < 0) | (bound[:, None] == np.arange(self.K))
-        util = self.table.value(urow[:, None], scale[:, None], 1.0, t + ret - arr[:, None])
+        util = self.ufast.value(urow[:, None], scale[:, None], t + ret - arr[:, None])
         util = np.where(allowed, util, 0.0)
         valid = util > self.min_utility
         keep = valid.any(axis=1)
@@ -316,4 +324,7 @@ class SerialSim:
         for core in np.flatnonzero(self.c_task >= 0).tolist():
             task = int(self.c_task[core])
             self.in_window[task] += self._overlap(self.seg_start[task], float(self.c_end[core]))
+            if self.trace is not None:
+                self.trace.append((task, core, float(self.seg_start[task]),
+                                   float(self.c_end[core])))
             self._book(task, core, float(self.c_end[core]))

@@ -32,11 +32,13 @@ class RunRecord:
 def run_simulation(wl: Workload, policy, *, warmup: float, duration: float,
                    interval: float = 1.0, min_utility: float = 0.0, tie_break: str = "index",
                    tie_rng: np.random.Generator | None = None,
-                   progress: Callable[[float], None] | None = None) -> RunRecord:
+                   progress: Callable[[float], None] | None = None,
+                   trace: bool = False) -> RunRecord:
     """Simulate ``wl`` under ``policy`` (an object with ``map(sim, ctx)``)."""
     started = time.perf_counter()
     sim = SerialSim(wl, warmup=warmup, duration=duration, interval=interval,
-                    min_utility=min_utility, tie_break=tie_break, tie_rng=tie_rng)
+                    min_utility=min_utility, tie_break=tie_break, tie_rng=tie_rng,
+                    trace=trace)
     rec = RunRecord(sim, policy)
     n_events = max(1, math.ceil(duration / interval - 1e-9))
     report = ProgressThrottle(progress) if progress is not None else None
