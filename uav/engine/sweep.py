@@ -15,7 +15,8 @@ import time
 
 import numpy as np
 
-from scheduling.engine.params import from_dict, to_dict
+from scheduling.engine.errors import ScenarioError
+from scheduling.engine.params import from_dict, parse_value, set_dotted, to_dict
 from scheduling.engine.stats import mean_ci
 
 from .config import UavConfig
@@ -60,8 +61,11 @@ def _one(job):
     return values
 
 
-def run_point(params: dict, seeds, policies, jobs: int = 1) -> list[dict]:
-    params = {**params, "compare_random": False}
+def run_point(params: dict, seeds, policies, jobs: int = 1, overrides: dict | None = None
+              ) -> list[dict]:
+    params = to_dict(from_dict(UavConfig, {**params, "compare_random": False}))
+    for key, value in (overrides or {}).items():
+        set_dotted(params, key, value)
     to_dict(from_dict(UavConfig, params))  # validate before fanning out
     work = [(params, int(s), tuple(policies)) for s in seeds]
     if jobs > 1:
@@ -96,6 +100,8 @@ def _add_arguments(parser) -> None:
                         help="comma-separated; Random always runs as the reference")
     parser.add_argument("--seed", type=int, default=0, help="first mission seed")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a parameter at every point (dotted for nested ones)")
     parser.add_argument("--json", help="also write the table as JSON here")
 
 
@@ -105,11 +111,17 @@ def _run(args) -> int:
 
     for p in policies:
         ENGINE.get_policy("uav", p)
+    overrides = {}
+    for pair in args.set:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ScenarioError("--set", f"expected key=value, got {pair!r}")
+        overrides[key.strip()] = parse_value(value.strip())
     table = []
     for k, (label, params) in enumerate(points(args.axis, args.large)):
         seeds = range(args.seed + k * SEED_STRIDE, args.seed + k * SEED_STRIDE + args.scenarios)
         started = time.perf_counter()
-        rows = run_point(params, seeds, policies, args.jobs)
+        rows = run_point(params, seeds, policies, args.jobs, overrides)
         summary = summarize(rows, policies)
         print(f"\n{label}  ({args.scenarios} scenarios, {time.perf_counter() - started:.1f} s)")
         print(f"  {'policy':<14}{'% over Random':>22}{'ratio of means':>16}{'mean SV':>12}"
@@ -122,7 +134,8 @@ def _run(args) -> int:
             ratio = row["pct_ratio_of_means"]
             print(f"  {row['policy']:<14}{pct:>22}{'' if ratio is None else f'{ratio:.2f}':>16}"
                   f"{row['mean_value']:12.1f}{row['event_ms_mean']:10.3f}")
-        table.append({"point": label, "params": params, "rows": summary})
+        table.append({"point": label, "params": params, "overrides": overrides,
+                      "rows": summary})
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(table, fh, indent=1)
