@@ -11,13 +11,16 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import os
 import socket
+import threading
 import time
 import traceback
+import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import Avg, F, Q
 from django.utils import timezone
 
@@ -73,9 +76,20 @@ def validate_scenario(*, kind: str, params: dict | None = None, preset: str = ""
         if preset_info.kind != kind:
             raise ScenarioError("preset", f"preset {preset!r} is for {preset_info.kind!r}, "
                                           f"not {kind!r}")
-        if params is None:
-            params = preset_info.params
+        params = _merge(to_dict(ui.engine.scenario(kind, preset_info.params).params),
+                        params or {})
     return to_dict(ui.engine.scenario(kind, params or {}).params)
+
+
+def _merge(base: dict, overlay: dict) -> dict:
+    """``overlay`` on top of ``base``, recursing into nested parameter groups."""
+    out = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def validate_submission(*, kind: str, params: dict | None = None, preset: str = "",
@@ -165,7 +179,7 @@ def dispatch_experiment(experiment: Experiment) -> None:
     runs = list(experiment.runs.filter(status=Status.QUEUED).only("id"))
     if not runs:
         return
-    try:
+    try:  # one group: the broker takes all the runs or none
         result = group(run_simulation.s(run.id) for run in runs).apply_async()
     except Exception as exc:  # kombu raises transport-specific errors
         log.warning("broker refused experiment %s: %s", experiment.public_id, exc)
@@ -179,20 +193,18 @@ def dispatch_experiment(experiment: Experiment) -> None:
 
 # --- the worker side -----------------------------------------------------------------------------
 
-def claim_run(run_id: int, redelivered: bool = False) -> Run | None:
-    """Take a run for execution with a conditional update; None when it is not ours to run.
+def claim_run(run_id: int) -> Run | None:
+    """Take a queued run for execution with a conditional update; None if it is not queued.
 
-    A queued run is claimed once. A running run is taken over only when the broker redelivers
-    it after its worker died (or its heartbeat went stale); a finished run never runs again.
+    Only a queued run can be claimed, so a redelivered or duplicated message never runs a run
+    twice. A run whose worker died is put back in the queue by :func:`reap_stale_runs`.
     """
     now = timezone.now()
-    stale = now - timezone.timedelta(seconds=getattr(settings, "HETSITE_STALE_RUN_SECONDS", 120))
-    takeover = Q(status=Status.RUNNING) & (Q(heartbeat__lt=stale) if not redelivered else Q())
-    claimed = (Run.objects.filter(pk=run_id)
-               .filter(Q(status=Status.QUEUED) | takeover)
-               .filter(experiment__cancel_requested=False)
+    token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"[:200]
+    claimed = (Run.objects.filter(pk=run_id, status=Status.QUEUED,
+                                  experiment__cancel_requested=False)
                .update(status=Status.RUNNING, started=now, heartbeat=now, progress=0.0,
-                       attempts=F("attempts") + 1, worker=socket.gethostname()[:200]))
+                       attempts=F("attempts") + 1, worker=token))
     if not claimed:
         return None
     Experiment.objects.filter(runs__pk=run_id, status=Status.QUEUED).update(
@@ -200,11 +212,92 @@ def claim_run(run_id: int, redelivered: bool = False) -> Run | None:
     return Run.objects.select_related("experiment__scenario").get(pk=run_id)
 
 
+class Heartbeat:
+    """Touches the run's heartbeat from a background thread while the engine computes.
+
+    A run whose heartbeat stops (worker killed, machine lost) is requeued by the reaper. The
+    updates are filtered by the claim token, so a run that was reaped and claimed again is
+    never written by its old executor.
+    """
+
+    def __init__(self, run: Run, interval: float | None = None):
+        self.run = run
+        self.interval = interval or settings.HETSITE_HEARTBEAT_SECONDS
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, daemon=True,
+                                        name=f"heartbeat-{run.pk}")
+
+    def _beat(self):
+        try:
+            while not self._stop.wait(self.interval):
+                Run.objects.filter(pk=self.run.pk, status=Status.RUNNING,
+                                   worker=self.run.worker).update(heartbeat=timezone.now())
+        finally:
+            connections.close_all()
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def reap_stale_runs() -> dict[str, int]:
+    """Requeue runs whose worker stopped beating; fail them after too many attempts.
+
+    Also dispatches queued runs whose message never reached the broker. Safe to call from
+    every worker at once: each row changes with a conditional update.
+    """
+    now = timezone.now()
+    stale = now - timezone.timedelta(seconds=settings.HETSITE_STALE_RUN_SECONDS)
+    counts = {"requeued": 0, "failed": 0, "dispatched": 0}
+    touched = set()
+    for run in Run.objects.filter(status=Status.RUNNING, heartbeat__lt=stale).only(
+            "pk", "attempts", "experiment_id"):
+        still = Run.objects.filter(pk=run.pk, status=Status.RUNNING, heartbeat__lt=stale)
+        if run.attempts >= settings.HETSITE_MAX_ATTEMPTS:
+            if still.update(status=Status.FAILED, finished=now, error=(
+                    f"its worker was lost {run.attempts} times (killed, crashed or over the "
+                    "hard time limit); not retried again")):
+                counts["failed"] += 1
+                touched.add(run.experiment_id)
+        elif still.update(status=Status.QUEUED, progress=0.0, worker="", celery_id="",
+                          error=f"requeued after its worker was lost (attempt {run.attempts})"):
+            counts["requeued"] += 1
+            touched.add(run.experiment_id)
+            _dispatch_one(run.pk)
+    orphans = Run.objects.filter(status=Status.QUEUED, celery_id="",
+                                 created__lt=now - timezone.timedelta(seconds=30),
+                                 experiment__cancel_requested=False)
+    for run in orphans.only("pk", "experiment_id"):
+        if _dispatch_one(run.pk):
+            counts["dispatched"] += 1
+            touched.add(run.experiment_id)
+    for experiment_id in touched:
+        refresh_experiment(experiment_id)
+    return counts
+
+
+def _dispatch_one(run_id: int) -> bool:
+    from .tasks import run_simulation
+
+    try:
+        task = run_simulation.apply_async((run_id,))
+    except Exception as exc:
+        log.warning("could not dispatch run %s: %s", run_id, exc)
+        return False
+    Run.objects.filter(pk=run_id, status=Status.QUEUED, celery_id="").update(celery_id=task.id)
+    return True
+
+
 class ProgressReporter:
     """The engine's progress callback: throttled writes, and cancellation at the next event."""
 
     def __init__(self, run: Run, min_interval: float = 0.5):
         self.run_id = run.pk
+        self.token = run.worker
         self.experiment_id = run.experiment_id
         self.min_interval = min_interval
         self._last_write = 0.0
@@ -218,14 +311,14 @@ class ProgressReporter:
         self._last_write, self._last_frac = now, frac
         if Experiment.objects.filter(pk=self.experiment_id, cancel_requested=True).exists():
             raise RunCancelled()
-        Run.objects.filter(pk=self.run_id, status=Status.RUNNING).update(
+        Run.objects.filter(pk=self.run_id, status=Status.RUNNING, worker=self.token).update(
             progress=round(100.0 * frac, 1), heartbeat=timezone.now())
         _refresh_progress(self.experiment_id)
 
 
-def execute_run(run_id: int, redelivered: bool = False) -> str:
+def execute_run(run_id: int) -> str:
     """Claim, simulate and store one run; returns the final status (or 'skipped')."""
-    run = claim_run(run_id, redelivered)
+    run = claim_run(run_id)
     if run is None:
         return "skipped"
     experiment = run.experiment
@@ -233,9 +326,10 @@ def execute_run(run_id: int, redelivered: bool = False) -> str:
     try:
         if ui is None:
             raise ScenarioError("kind", f"scenario kind {experiment.kind!r} is not available")
-        result = ui.engine.simulate({"kind": experiment.kind, "params": experiment.scenario.params},
-                                    policy=run.policy, seed=run.seed,
-                                    progress=ProgressReporter(run))
+        with Heartbeat(run):
+            result = ui.engine.simulate(
+                {"kind": experiment.kind, "params": experiment.scenario.params},
+                policy=run.policy, seed=run.seed, progress=ProgressReporter(run))
     except RunCancelled:
         return end_run(run, Status.CANCELLED, "cancelled by request")
     except ScenarioError as err:
@@ -261,7 +355,7 @@ def finish_run(run: Run, ui: kinds.KindUI, result) -> str:
     data = result.to_dict(timing=True)  # plain JSON data: lists, no numpy
     compact = ui.compact(Result.from_dict(data))
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-    updated = Run.objects.filter(pk=run.pk, status=Status.RUNNING).update(
+    updated = Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
         status=Status.DONE, progress=100.0, finished=timezone.now(),
         summary=data["summary"], timing=data.get("timing", {}),
         series=compact.get("series", {}), dist=compact.get("dist", {}),
@@ -272,7 +366,7 @@ def finish_run(run: Run, ui: kinds.KindUI, result) -> str:
 
 
 def end_run(run: Run, status: str, message: str) -> str:
-    Run.objects.filter(pk=run.pk).exclude(status__in=FINAL_STATUSES).update(
+    Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
         status=status, error=message[:4000], finished=timezone.now())
     refresh_experiment(run.experiment_id)
     return status

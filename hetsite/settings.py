@@ -200,7 +200,13 @@ LOGOUT_REDIRECT_URL = "/"
 HETSITE_MAX_TRIALS = env.int("HETSITE_MAX_TRIALS", default=100)
 HETSITE_MAX_POLICIES = env.int("HETSITE_MAX_POLICIES", default=40)
 HETSITE_MAX_RUNS = env.int("HETSITE_MAX_RUNS", default=1000)
-HETSITE_STALE_RUN_SECONDS = env.int("HETSITE_STALE_RUN_SECONDS", default=120)
+# A running run's worker touches its heartbeat every HEARTBEAT seconds; after STALE seconds of
+# silence the reaper (a thread in every worker, every REAP seconds) requeues it, and fails it
+# after MAX_ATTEMPTS lost workers.
+HETSITE_HEARTBEAT_SECONDS = env.float("HETSITE_HEARTBEAT_SECONDS", default=10.0)
+HETSITE_STALE_RUN_SECONDS = env.float("HETSITE_STALE_RUN_SECONDS", default=60.0)
+HETSITE_REAP_SECONDS = env.float("HETSITE_REAP_SECONDS", default=15.0)
+HETSITE_MAX_ATTEMPTS = env.int("HETSITE_MAX_ATTEMPTS", default=3)
 HETSITE_TRACE_UPLOAD_DIR = Path(env.str("HETSITE_TRACE_UPLOAD_DIR",
                                          default=str(MEDIA_ROOT / "traces")))
 HETSITE_MAX_TRACE_BYTES = env.int("HETSITE_MAX_TRACE_BYTES", default=50 * 1024 * 1024)

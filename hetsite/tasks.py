@@ -11,13 +11,12 @@ def ping(payload=None):
     return {"pong": payload, "worker": socket.gethostname()}
 
 
-@shared_task(bind=True, name="hetsite.run_simulation", ignore_result=True)
-def run_simulation(self, run_id: int) -> str:
+@shared_task(name="hetsite.run_simulation", ignore_result=True)
+def run_simulation(run_id: int) -> str:
     """Execute one run (idempotent: the service claims it with a conditional update).
 
     Results go to the database, so the task stores nothing in Celery's result backend.
     """
     from .services import execute_run
 
-    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
-    return execute_run(run_id, redelivered=redelivered)
+    return execute_run(run_id)

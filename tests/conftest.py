@@ -40,13 +40,15 @@ def wait_for_port(port: int, timeout: float = 15.0) -> None:
 
 
 def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)  # the whole group: a worker and its pool children
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import time
 
 import pytest
 from django.utils import timezone
@@ -113,15 +114,46 @@ def test_claim_is_idempotent_and_finished_runs_never_rerun(small):
     experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
     run = experiment.runs.first()
     assert services.claim_run(run.pk) is not None
-    assert services.claim_run(run.pk) is None  # already running, heartbeat fresh
-    assert services.claim_run(run.pk, redelivered=True) is not None  # its worker died
-    Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timezone.timedelta(hours=1))
-    assert services.claim_run(run.pk) is not None  # stale heartbeat: take over
-    assert services.execute_run(run.pk) == "skipped"  # running elsewhere, fresh heartbeat
-    Run.objects.filter(pk=run.pk).update(status=Status.DONE)
-    assert services.claim_run(run.pk, redelivered=True) is None
+    assert services.claim_run(run.pk) is None  # a duplicate message finds it running
     assert services.execute_run(run.pk) == "skipped"
-    assert Run.objects.get(pk=run.pk).attempts == 3
+    Run.objects.filter(pk=run.pk).update(status=Status.DONE)
+    assert services.execute_run(run.pk) == "skipped"
+    assert services.reap_stale_runs() == {"requeued": 0, "failed": 0, "dispatched": 0}
+    assert Run.objects.get(pk=run.pk).attempts == 1
+
+
+def test_reaper_requeues_runs_of_dead_workers_then_fails_them(small, settings):
+    settings.HETSITE_MAX_ATTEMPTS = 2
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    run = experiment.runs.first()
+    services.claim_run(run.pk)
+    assert services.reap_stale_runs()["requeued"] == 0  # heartbeat is fresh
+    long_ago = timezone.now() - timezone.timedelta(hours=1)
+    Run.objects.filter(pk=run.pk).update(heartbeat=long_ago)
+    counts = services.reap_stale_runs()  # eager Celery: the requeued run executes at once
+    assert counts["requeued"] == 1
+    done = Run.objects.get(pk=run.pk)
+    assert done.status == Status.DONE and done.attempts == 2
+    assert "requeued after its worker was lost" in done.error or done.error == ""
+    other = experiment.runs.exclude(pk=run.pk).first()
+    services.claim_run(other.pk)
+    Run.objects.filter(pk=other.pk).update(heartbeat=long_ago, attempts=2)
+    assert services.reap_stale_runs()["failed"] == 1
+    failed = Run.objects.get(pk=other.pk)
+    assert failed.status == Status.FAILED and "worker was lost 2 times" in failed.error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_heartbeat_thread_touches_the_run(small):
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    run = services.claim_run(experiment.runs.first().pk)
+    Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timezone.timedelta(hours=1))
+    before = Run.objects.get(pk=run.pk).heartbeat
+    deadline = time.monotonic() + 5
+    with services.Heartbeat(run, interval=0.05):
+        while Run.objects.get(pk=run.pk).heartbeat == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert Run.objects.get(pk=run.pk).heartbeat > before
 
 
 def test_cancel_revokes_queued_and_stops_running_at_next_event(small):
@@ -135,7 +167,7 @@ def test_cancel_revokes_queued_and_stops_running_at_next_event(small):
         Status.CANCELLED}
     with pytest.raises(RunCancelled):
         reporter(0.5)
-    assert services.execute_run(running.pk, redelivered=True) == "skipped"
+    assert services.execute_run(running.pk) == "skipped"
 
 
 def test_cancelled_run_is_marked_by_execute(small, monkeypatch):
