@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connections, transaction
-from django.db.models import Avg, F, Q
+from django.db.models import Avg, F
 from django.utils import timezone
 
 from scheduling.engine.errors import RunCancelled, ScenarioError
