@@ -1,0 +1,94 @@
+"""Charts of the ch4 serial-preemption scenarios: plain Plotly dicts, bounded in size."""
+
+import json
+
+import pytest
+
+from scheduling.charts.serial import (
+    critical_completion,
+    preemption_timeline,
+    preemptions_per_minute,
+)
+from scheduling.engine import preset_scenario, simulate
+from scheduling.engine.result import Result
+
+
+@pytest.fixture(scope="module")
+def runs():
+    sc = preset_scenario("ch4-small", {"scheduler.duration_min": 600,
+                                       "scheduler.warmup_min": 60})
+    return {p: simulate(sc, p, seed=1) for p in ("max-util", "max-util-greedy")}
+
+
+def _points(fig):
+    return sum(len(tr.get("x", [])) for tr in fig["data"])
+
+
+def test_preemption_timeline_marks_suspends_and_resumes(runs):
+    res = runs["max-util-greedy"]
+    fig = preemption_timeline(res)
+    json.dumps(fig)
+    traces = {tr["name"]: tr for tr in fig["data"]}
+    log = res.extra["preemption_log"]
+    n_suspend = log["kind"].count("suspend")
+    n_resume = log["kind"].count("resume")
+    assert n_suspend > 0 and n_resume > 0
+    if n_suspend + n_resume <= 1000:
+        assert len(traces["suspend"]["x"]) == n_suspend
+        assert len(traces["resume"]["x"]) == n_resume
+    # Markers sit on real cores, inside their cluster's lane.
+    lanes = {c["index"]: (c["first_core"], c["first_core"] + c["cores"])
+             for c in res.extra["clusters"]}
+    for k, core, cl in zip(log["kind"], log["core"], log["cluster"], strict=True):
+        lo, hi = lanes[cl]
+        assert lo <= core < hi, k
+    assert len(fig["layout"]["yaxis"]["tickvals"]) == 5
+    assert _points(fig) <= 2000
+    # The dict form of a stored result works too.
+    assert preemption_timeline(json.loads(res.to_json()))["data"][1]["x"] == \
+        traces["suspend"]["x"]
+
+
+def test_preemption_timeline_downsamples_big_logs(runs):
+    res = runs["max-util-greedy"]
+    big = Result.from_json(res.to_json())
+    log = big.extra["preemption_log"]
+    for key in log:
+        log[key] = log[key] * 20  # a long log: thousands of events
+    fig = preemption_timeline(big)
+    assert _points(fig) <= 2000
+    assert "showing" in fig["layout"]["title"]["text"]
+
+
+def test_preemption_timeline_without_preemptions(runs):
+    fig = preemption_timeline(runs["max-util"])
+    assert _points(fig) == 0
+    assert "no preemptions" in fig["layout"]["annotations"][0]["text"]
+
+
+def test_critical_completion_bars_with_ci():
+    rows = [{"label": "Max Util", "mean": 80.0, "half_width": 2.5},
+            {"label": "Max Util Preempt Greedy", "mean": 97.25, "half_width": 0.5},
+            {"label": "one trial", "mean": 50.0, "half_width": None}]
+    fig = critical_completion(rows)
+    bar = fig["data"][0]
+    assert bar["x"] == [r["label"] for r in rows]
+    assert bar["y"] == [80.0, 97.25, 50.0]
+    assert bar["error_y"]["array"] == [2.5, 0.5, 0.0]
+    assert len(set(bar["marker"]["color"])) == 3
+
+
+def test_preemptions_per_minute_lines_and_budget(runs):
+    pairs = [(p, r) for p, r in runs.items()] * 3  # six lines
+    fig = preemptions_per_minute(pairs)
+    assert len(fig["data"]) == 6
+    assert _points(fig) <= 2000
+    # Binned means keep the total count (bins divide the run evenly here or drop a tail).
+    res = runs["max-util-greedy"]
+    line = fig["data"][1]
+    width = len(res.series["preemptions"]) // len(line["y"])
+    assert sum(line["y"]) * width == pytest.approx(
+        sum(res.series["preemptions"][: width * len(line["y"])]), rel=1e-3)
+    assert max(fig["data"][0]["y"]) == 0  # Max Util never preempts
+    single = preemptions_per_minute([("greedy", {"series": res.series})])
+    assert single["data"][0]["y"] == [float(v) for v in res.series["preemptions"]]
