@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from hetsite import figures, kinds, selectors, services
 from hetsite.api.views import can_edit
 from hetsite.models import FINAL_STATUSES, Run, Status
+from hetsite.throttles import SubmitThrottle
 
 from .forms import ExperimentForm
 
@@ -38,6 +39,11 @@ def new_experiment(request, kind: str):
     ui = _ui_or_404(kind)
     if request.method == "POST":
         form = ExperimentForm(ui, request.POST, request.FILES)
+        throttle = SubmitThrottle()
+        if not throttle.allow_request(request, None):
+            form.add_error(None, f"Too many experiments from this client; try again in "
+                                 f"{int(throttle.wait() or 1)} s.")
+            return render(request, "frontend/new.html", _form_context(ui, form), status=429)
         if form.is_valid() and form.submission is not None:
             try:
                 experiment = services.create_experiment(form.submission, owner=request.user)

@@ -58,6 +58,17 @@ class ChartSpec:
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A site limit on scenario size: ``measure(params)`` must not exceed the configured value
+    ``settings.HETSITE_LIMITS[name]``; ``field`` is the parameter the error names."""
+
+    name: str
+    field: str
+    measure: Callable[[dict], float]
+    what: str
+
+
+@dataclass(frozen=True)
 class KindUI:
     kind: str
     title: str
@@ -69,7 +80,7 @@ class KindUI:
     run_charts: list[ChartSpec] = field(default_factory=list)
     default_policies: list[str] = field(default_factory=list)
     default_preset: str = ""
-    form_hooks: Any = None  # optional per-kind form customization (e.g. trace upload)
+    limits: list[Limit] = field(default_factory=list)
 
     @property
     def environment(self):

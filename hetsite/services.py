@@ -99,6 +99,7 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     normalized = validate_scenario(kind=kind, params=params, preset=preset)
     ui = _kind(kind)
     engine = ui.engine
+    check_site_limits(ui, normalized)
     lim = limits()
     if not policies:
         raise ScenarioError("policies", "choose at least one policy")
@@ -121,6 +122,18 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
         raise ScenarioError("base_seed", "must be an integer >= 0 and < 2^62")
     name = (name or "").strip()[:200] or _default_name(ui, preset, policies)
     return Submission(ui, normalized, list(policies), trials, base_seed, name, preset)
+
+
+def check_site_limits(ui: kinds.KindUI, params: dict) -> None:
+    """Refuse scenarios larger than this site allows (``HETSITE_LIMITS``)."""
+    configured = settings.HETSITE_LIMITS
+    for limit in ui.limits:
+        cap = configured.get(limit.name)
+        value = limit.measure(params)
+        if cap is not None and value > cap:
+            raise ScenarioError(limit.field, f"{limit.what} is {value:,.0f}, above this site's "
+                                             f"limit {limit.name} = {cap:,} "
+                                             f"(HETSITE_LIMIT_{limit.name.upper()})")
 
 
 def _default_name(ui, preset, policies) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import scheduling.engine as engine
 from hetsite.compact import downsample, quantiles
-from hetsite.kinds import ChartSpec, KindUI, Metric, register
+from hetsite.kinds import ChartSpec, KindUI, Limit, Metric, register
 
 from .charts import common, parallel, replay
 
@@ -53,6 +53,14 @@ register(KindUI(
     run_charts=[ChartSpec("gantt", "Node allocation", parallel.node_gantt)],
     default_policies=["easy", "max-upe-ph", "meta-event"],
     default_preset="small",
+    limits=[
+        Limit("tasks_per_day", "workload.tasks_per_day",
+              lambda p: p["workload"]["tasks_per_day"], "the arrival rate (tasks/day)"),
+        Limit("nodes", "system.clusters",
+              lambda p: sum(c["nodes"] for c in p["system"]["clusters"]), "the node count"),
+        Limit("sim_hours", "time.sim_h", lambda p: p["time"]["sim_h"],
+              "the simulated time (h)"),
+    ],
 ))
 
 
@@ -98,4 +106,78 @@ register(KindUI(
     ],
     default_policies=["fcfs", "easy", "conservative"],
     default_preset="swf-small",
+    limits=[
+        Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
+        Limit("trace_jobs", "job_limit",
+              lambda p: p["job_limit"] or _trace_jobs(p["trace"]), "the trace length (jobs)"),
+    ],
+))
+
+
+def _trace_jobs(trace: str) -> int:
+    """Job lines of a library trace (uploads were counted against the limit when stored)."""
+    if trace.startswith("upload:"):
+        return 0
+    from scheduling.engine.replay.traces import load
+
+    return len(load(trace).columns["job_id"])
+
+
+def compact_serial(result) -> dict:
+    return {"series": downsample(result.series),
+            "dist": {"wait_min": quantiles(_waits_min(result.tasks))}}
+
+
+def _serial_run_charts():
+    try:
+        from .charts import serial
+    except ImportError:  # the ch4 charts module is optional for the lab
+        return []
+    return [ChartSpec("preemptions", "Preemption timeline", serial.preemption_timeline)]
+
+
+register(KindUI(
+    kind="serial-preemption",
+    title="Preemptive scheduling of urgent serial tasks (ch. 4)",
+    engine=engine,
+    metrics=[
+        Metric("pct_max_utility", "% of maximum utility", "%"),
+        Metric("utility", "utility earned"),
+        Metric("pct_critical_completed", "critical tasks completed", "%"),
+        Metric("pct_tasks_completed", "tasks completed", "%"),
+        Metric("preemptions", "preemptions", higher_is_better=False, digits=0),
+        Metric("tasks_dropped", "tasks dropped", higher_is_better=False, digits=0),
+    ],
+    primary_metric="pct_max_utility",
+    compact=compact_serial,
+    experiment_charts=[
+        ChartSpec("pct-max-utility", "% of maximum utility",
+                  _bars("pct_max_utility", "% of maximum utility", "%"), facetable=False),
+        ChartSpec("critical", "Critical tasks completed",
+                  _bars("pct_critical_completed", "Critical tasks completed", "%"),
+                  facetable=False),
+        ChartSpec("utility-over-time", "Cumulative utility",
+                  lambda g: common.mean_series(g, "utility_cum", "Cumulative utility earned",
+                                               "utility")),
+        ChartSpec("preemptions-per-minute", "Preemptions per minute",
+                  lambda g: common.mean_series(g, "preemptions", "Preemptions per minute",
+                                               "preemptions / min")),
+        ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
+        ChartSpec("wait-time", "Wait time distribution",
+                  lambda g: common.ecdf(g, "wait_min", "Wait until first start (ECDF)",
+                                        "wait (min)")),
+    ],
+    run_charts=_serial_run_charts(),
+    default_policies=["fcfs", "max-util", "max-util-greedy", "max-upt-diff"],
+    default_preset="ch4-small",
+    limits=[
+        Limit("cores", "system.cores_per_cluster",
+              lambda p: p["system"]["n_clusters"] * p["system"]["cores_per_cluster"],
+              "the core count"),
+        Limit("tasks_per_day", "workload.tasks_per_core_per_day",
+              lambda p: p["workload"]["tasks_per_core_per_day"] * p["system"]["n_clusters"]
+              * p["system"]["cores_per_cluster"], "the arrival rate (tasks/day)"),
+        Limit("sim_hours", "scheduler.duration_min",
+              lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)"),
+    ],
 ))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uav.engine as engine
 from hetsite.compact import downsample
-from hetsite.kinds import ChartSpec, KindUI, Metric, register
+from hetsite.kinds import ChartSpec, KindUI, Limit, Metric, register
 from scheduling.charts import common
 
 
@@ -53,4 +53,9 @@ register(KindUI(
     run_charts=_run_charts(),
     default_policies=["random", "max-vpe", "meta+pf"],
     default_preset="small-baseline",
+    limits=[
+        Limit("uavs", "uavs_mean", lambda p: p["uavs_mean"], "the mean number of UAVs"),
+        Limit("targets", "targets_mean", lambda p: p["targets_mean"],
+              "the mean number of targets"),
+    ],
 ))

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from scheduling.engine.params import describe
 
 from .. import figures, kinds, selectors, services
+from ..throttles import SubmitThrottle
 from ..models import Experiment, Scenario, Status
 from . import serializers as S
 
@@ -96,11 +97,9 @@ def can_edit(user, experiment: Experiment) -> bool:
 
 
 class ExperimentListCreate(APIView):
-    throttle_scope = "experiments"
-
     def get_throttles(self):
         # Only creation is throttled: reading lists and pages stays free.
-        return super().get_throttles() if self.request.method == "POST" else []
+        return [SubmitThrottle()] if self.request.method == "POST" else []
 
     @extend_schema(responses={200: S.ExperimentListSerializer(many=True)})
     def get(self, request):

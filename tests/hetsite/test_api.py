@@ -143,3 +143,25 @@ def test_scenarios_can_be_saved_and_fetched(api, small):
     bad = api.post("/api/scenarios/", {"kind": small["kind"], "name": "x",
                                        "params": {"nope": 1}}, format="json")
     assert bad.status_code == 400 and "params.nope" in bad.json()
+
+
+def test_site_limits_are_400_naming_the_limit(api, settings):
+    settings.HETSITE_LIMITS = {**settings.HETSITE_LIMITS, "uavs": 10}
+    response = api.post("/api/experiments/", {"kind": "uav", "preset": "large",
+                                              "policies": ["meta"], "trials": 1}, format="json")
+    assert response.status_code == 400
+    message = response.json()["params.uavs_mean"][0]
+    assert "limit uavs = 10" in message and "HETSITE_LIMIT_UAVS" in message
+    assert Experiment.objects.count() == 0
+
+
+def test_experiment_creation_is_throttled_per_client(api, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.HETSITE_SUBMIT_RATE = "2/min"
+    uav = {"kind": "uav", "preset": "small-baseline", "policies": ["random"]}
+    codes = [post_experiment(api, uav, trials=1).status_code for _ in range(3)]
+    assert codes == [202, 202, 429]
+    assert api.get("/api/experiments/").status_code == 200  # reading is never throttled
+    cache.clear()
