@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 from scheduling.engine.params import describe
 
 from .. import figures, kinds, selectors, services
-from ..throttles import SubmitThrottle
 from ..models import Experiment, Scenario, Status
+from ..throttles import SubmitThrottle
 from . import serializers as S
 
 
