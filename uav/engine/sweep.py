@@ -99,6 +99,9 @@ def _add_arguments(parser) -> None:
                                               "meta+f,meta+pf",
                         help="comma-separated; Random always runs as the reference")
     parser.add_argument("--seed", type=int, default=0, help="first mission seed")
+    parser.add_argument("--same-missions", action="store_true",
+                        help="reuse the same seeds at every point (A26 alternative); the "
+                             "default draws fresh missions per point")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a parameter at every point (dotted for nested ones)")
@@ -119,7 +122,8 @@ def _run(args) -> int:
         overrides[key.strip()] = parse_value(value.strip())
     table = []
     for k, (label, params) in enumerate(points(args.axis, args.large)):
-        seeds = range(args.seed + k * SEED_STRIDE, args.seed + k * SEED_STRIDE + args.scenarios)
+        first = args.seed + (0 if args.same_missions else k * SEED_STRIDE)
+        seeds = range(first, first + args.scenarios)
         started = time.perf_counter()
         rows = run_point(params, seeds, policies, args.jobs, overrides)
         summary = summarize(rows, policies)
