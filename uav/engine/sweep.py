@@ -17,7 +17,6 @@ import numpy as np
 
 from scheduling.engine.errors import ScenarioError
 from scheduling.engine.params import from_dict, parse_value, set_dotted, to_dict
-from scheduling.engine.stats import mean_ci
 
 from .config import UavConfig
 from .generate import generate
@@ -75,6 +74,8 @@ def run_point(params: dict, seeds, policies, jobs: int = 1, overrides: dict | No
 
 
 def summarize(rows: list[dict], policies) -> list[dict]:
+    from scheduling.engine.stats import mean_ci  # scipy: only when an experiment runs
+
     out = []
     rand = np.array([r["random"] for r in rows])
     for name in ("random", *policies):
