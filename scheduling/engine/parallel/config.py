@@ -197,7 +197,7 @@ class UtilityConfig:
     rate_mod_max: float = param(2.0, min=0.0, max=100.0)
     jump_min: float = param(0.5, min=0.001, max=1.0, help="downward jump rho_j ~ U(min, max)")
     jump_max: float = param(1.0, min=0.001, max=1.0)
-    time_unit_h: float = param(1.0, min=0.001, max=1000.0, unit="h",
+    time_unit_h: float = param(0.1, min=0.001, max=1000.0, unit="h",
                                help="hours per class time unit: the calibration knob "
                                     "utility_time_unit_h (spec §2.3, docs/calibration.md)")
 

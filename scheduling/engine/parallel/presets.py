@@ -20,7 +20,7 @@ SMALL = {
         {"name": "SP2", "kind": "special", "cores_per_node": 8, "nodes": 22},
     ]},
     "workload": {
-        "tasks_per_day": 400.0,
+        "tasks_per_day": 500.0,
         "gp_types": 12,
         "sp_types_per_cluster": 4,
         "core_rows": [
@@ -31,14 +31,16 @@ SMALL = {
             {"share": 0.01, "min_cores": 0, "max_cores": 0, "pattern": "work-hours"},
         ],
     },
+    "time": {"mapping_interval_s": 300.0},
     "energy": {"budget_gj": 0.9},
 }
 
 
 def register() -> None:
     ENGINE.preset("small", KIND, params=SMALL, source=f"{SPEC} §10.2 (smoke-test mode)",
-                  description="Scaled-down ch3 system (118 nodes, 20 types, ~400 tasks/day) "
-                              "with a binding energy budget; any policy in about a second.")
+                  description="Scaled-down ch3 system (118 nodes, 20 types, ~500 tasks/day, "
+                              "mapping every 5 min) with a binding energy budget; any policy in "
+                              "about a second.")
     ENGINE.preset("ch3-5k", KIND, params={"energy": {"budget_gj": 12.0}},
                   source=f"{SPEC} §6.1, Fig. 25",
                   description="Synthetic ch3 workload, 5,000 tasks/day, 12 GJ/day budget.")

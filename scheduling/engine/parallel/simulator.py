@@ -20,10 +20,10 @@ from ..errors import ScenarioError
 from ..registry import ProgressThrottle, rng
 from ..result import Result
 from .config import ParallelEnergyConfig
-from .energy import epr_mask, ept_mask, resources_remaining
+from .energy import GJ, epr_mask, ept_mask, resources_remaining
 from .metrics import build_result
 from .policies.base import EventContext, Policy
-from .policies.meta import MetaHeuristic, committed_energy
+from .policies.meta import MetaHeuristic, committed_energy, goal_energy
 from .state import MAPPABLE, State, Trial
 
 
@@ -80,6 +80,8 @@ def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, 
     ev_left = np.zeros(n_events, dtype=np.int64)
     ev_reserved = np.zeros(n_events, dtype=np.int64)
     ev_chosen: list[str | None] = [None] * n_events
+    ev_committed: list[float | None] = [None] * n_events
+    ev_goal: list[float | None] = [None] * n_events
     event_seconds = np.zeros(n_events)
     is_meta = isinstance(policy, MetaHeuristic)
     for k in range(n_events):
@@ -90,6 +92,10 @@ def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, 
             policy.pre_removal_committed = committed_energy(st)
         st.advance(now, sched.honor_placeholders)
         dropped = _drop(st, sched.dropping_threshold) if policy.drops else 0
+        if st.ledger.constrained:
+            ev_committed[k] = committed_energy(st) / GJ
+            goal = goal_energy(st, sched.goal_at)
+            ev_goal[k] = goal / GJ if math.isfinite(goal) else None
         tasks = np.asarray(st.mappable, dtype=np.int64)
         ctx = EventContext(tasks, _filter_mask(st, policy, tasks))
         policy.map(st, ctx)
@@ -107,7 +113,7 @@ def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, 
     st.advance(trial.sim_end, sched.honor_placeholders)
     events = {"t_min": ev_t, "mappable": ev_mappable, "dropped": ev_dropped,
               "assigned": ev_assigned, "unassigned": ev_left, "reserved": ev_reserved,
-              "chosen": ev_chosen}
+              "chosen": ev_chosen, "committed_gj": ev_committed, "goal_gj": ev_goal}
     result = build_result(st, events, is_meta)
     result.timing = _timing(event_seconds, time.perf_counter() - wall0)
     result.meta = {"policy_family": policy.family, "energy_filter": policy.energy_filter,

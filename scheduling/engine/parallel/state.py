@@ -120,15 +120,15 @@ class State:
             else:
                 removed.append(t)
         self.placeholders = []
-        for tl in self.timelines:
-            tl.advance(now)
+        by_cluster = self._unassign(removed)
+        for c, tl in enumerate(self.timelines):
+            tl.advance(now, by_cluster.get(c))
         if removed:
-            self._unassign(removed)
             self.mappable.extend(removed)
-        if removed:
             self.mappable.sort()
 
-    def _unassign(self, tasks: list[int]) -> None:
+    def _unassign(self, tasks: list[int]) -> dict[int, list[int]]:
+        """Forget the bookings of ``tasks``; returns them per cluster for the timelines."""
         by_cluster: dict[int, list[int]] = {}
         for t in tasks:
             c, p = int(self.cluster[t]), int(self.pstate[t])
@@ -138,8 +138,7 @@ class State:
             self.start[t] = self.end[t] = np.nan
             self.cluster[t] = self.pstate[t] = -1
             self.node_ids[t] = None
-        for c, ts in by_cluster.items():
-            self.timelines[c].remove_tasks(ts)
+        return by_cluster
 
     def drop(self, tasks) -> None:
         tasks = set(int(t) for t in tasks)

@@ -36,6 +36,7 @@ class ClusterTimeline:
         self.version = 0  # bumped on every change; callers cache per version
         self._alloc(max(slots, 1))
         self._built = False
+        self._cand = self._gap = self._sorted = None
 
     def _alloc(self, slots: int) -> None:
         # One spare +inf column so "the first interval ending after t" always exists.
@@ -50,12 +51,15 @@ class ClusterTimeline:
         return self.start.shape[1] - 1
 
     # -- mutation --------------------------------------------------------------------------------
-    def advance(self, now: float) -> None:
-        """Move the clock; intervals that ended by ``now`` are forgotten."""
+    def advance(self, now: float, remove=None) -> None:
+        """Move the clock, forgetting intervals that ended by ``now`` and (place-holder
+        removal, §5.3) every interval of the task ids in ``remove``."""
         self.now = float(now)
-        expired = self.end <= self.now
-        if expired.any():
-            self._drop(expired)
+        gone = self.end <= self.now
+        if remove:
+            gone |= np.isin(self.task, np.asarray(list(remove), dtype=np.int64))
+        if gone.any():
+            self._drop(gone)
         self._invalidate()
 
     def remove_tasks(self, tasks) -> None:
@@ -185,12 +189,14 @@ class ClusterTimeline:
         head = [self.now] if self.now < self.horizon else []
         cand = np.unique(np.concatenate((head, cand)))
         k = len(cand)
-        cap = max(2 * k, 16)
-        self._cand = np.full(cap, INF)
+        # Buffers are reused across events; rows at and beyond _k are never read.
+        if getattr(self, "_cand", None) is None or len(self._cand) < k:
+            cap = max(2 * k, 16)
+            self._cand = np.empty(cap)
+            self._gap = np.empty((cap, self.n))
+            self._sorted = np.empty((cap, self.n))
         self._cand[:k] = cand
-        self._gap = np.full((cap, self.n), -INF)
         self._gap[:k] = self._gaps(cand)
-        self._sorted = np.full((cap, self.n), -INF)
         self._sorted[:k] = np.sort(self._gap[:k], axis=1)
         self._k = k
         self._times = cand.tolist()  # ascending
@@ -200,9 +206,9 @@ class ClusterTimeline:
 
     def _grow(self) -> None:
         cap = 2 * len(self._cand)
-        for name, fill in (("_cand", INF), ("_gap", -INF), ("_sorted", -INF)):
+        for name in ("_cand", "_gap", "_sorted"):
             old = getattr(self, name)
-            new = np.full((cap,) + old.shape[1:], fill)
+            new = np.empty((cap,) + old.shape[1:])
             new[: len(old)] = old
             setattr(self, name, new)
 

@@ -120,6 +120,17 @@ def _mean_nodes(lo: int, hi: int, cpn: int) -> float:
     return float(np.ceil(x / cpn).mean())
 
 
+def sample_priority(gen: np.random.Generator, cfg: WorkloadConfig, n: int):
+    """(level, U0, urgency) per type: level and urgency jointly from Table 3, U0 uniform in
+    the level's range (spec §2.2)."""
+    joint = np.asarray(cfg.joint_probabilities, dtype=float)
+    cell = gen.choice(joint.size, size=n, p=joint.ravel() / joint.sum())
+    level, ucol = np.divmod(cell, joint.shape[1])
+    ranges = np.asarray(cfg.priority_ranges, dtype=float)
+    priority = gen.uniform(ranges[level, 0], ranges[level, 1])
+    return level, priority, np.asarray(cfg.urgencies, dtype=float)[ucol]
+
+
 def make_types(cfg: WorkloadConfig, system: System, seed: int) -> TaskTypes:
     gen = stream(seed, "ch3/types")
     gp, sp = system.general, system.special
@@ -137,13 +148,8 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int) -> TaskTypes:
     special = np.zeros(n, dtype=bool)
     special[n_gp:] = True
 
-    # Priority level and urgency, jointly from Table 3; U0 uniform in the level's range.
-    joint = np.asarray(cfg.joint_probabilities, dtype=float)
-    cell = gen.choice(joint.size, size=n, p=joint.ravel() / joint.sum())
-    level, ucol = np.divmod(cell, joint.shape[1])
+    level, priority, urgency = sample_priority(gen, cfg, n)
     ranges = np.asarray(cfg.priority_ranges, dtype=float)
-    priority = gen.uniform(ranges[level, 0], ranges[level, 1])
-    urgency = np.asarray(cfg.urgencies, dtype=float)[ucol]
 
     # Single-core time tied to U0 (spec §2.4): linear from (U_min, low) to (U_max, high).
     u_lo, u_hi = ranges[:, 0].min(), ranges[:, 1].max()
