@@ -12,6 +12,9 @@ def test_form_to_charts_to_share_link(live_server, live_celery, start_worker, br
     context = browser.new_context()
     page = context.new_page()
     page.set_default_timeout(60_000)
+    problems = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
     page.goto(f"{live_server.url}/new/{small['kind']}/")
     # Pick the preset (the picker reloads the form prefilled with it).
     page.select_option("#preset-select", small["preset"])
@@ -36,6 +39,7 @@ def test_form_to_charts_to_share_link(live_server, live_celery, start_worker, br
     charts = page.locator(".chart.js-plotly-plot").count()
     traces = page.locator(".chart.js-plotly-plot g.trace").count()
     assert charts >= 3 and traces >= 2
+    assert not [p for p in problems if "Content Security Policy" in p or "Error" in p], problems
     summary = page.locator("#summary-table").inner_text()
     for policy_row in small["policies"]:
         assert policy_row in summary or page.locator(
@@ -49,3 +53,19 @@ def test_form_to_charts_to_share_link(live_server, live_celery, start_worker, br
     assert shared.locator("#summary-table").inner_text() == summary
     assert shared.locator("#cancel").count() == 0  # read-only for anonymous visitors
     other.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_docs_and_admin_render_under_the_csp(live_server, page, admin_user):
+    problems = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    response = page.goto(f"{live_server.url}/api/docs/")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    page.wait_for_selector(".swagger-ui .info .title")  # Swagger UI ran from local files
+    assert "hetsite API" in page.locator(".swagger-ui .info .title").inner_text()
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", "password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#site-name")
+    assert not [p for p in problems if "Content Security Policy" in p], problems

@@ -10,6 +10,19 @@
     Plotly.newPlot(el, figure.data || [], layout, config);
   }
 
+  // Behaviour hooks declared in the markup (no inline handlers: the CSP forbids them).
+  document.querySelectorAll("[data-autosubmit]").forEach(function (el) {
+    el.addEventListener("change", function () { el.form.submit(); });
+  });
+  document.querySelectorAll("[data-select-on-click]").forEach(function (el) {
+    el.addEventListener("click", function () { el.select(); });
+  });
+  document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+    form.addEventListener("submit", function (ev) {
+      if (!window.confirm(form.dataset.confirm)) ev.preventDefault();
+    });
+  });
+
   var embedded = document.getElementById("figures-data");
   if (embedded) {
     JSON.parse(embedded.textContent).forEach(function (f) {
