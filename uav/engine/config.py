@@ -199,6 +199,10 @@ class UavConfig:
     one_surveil_per_window: bool = param(True, advanced=True,
                                          help="A4: after a completed surveil a target waits for "
                                               "its next window (off: unlimited repeats)")
+    after_partial: str = param("fresh", choices=("fresh", "continue"), advanced=True,
+                               help="A5: a surveil after a partial one in the same window is a "
+                                    "fresh full-length one, or continues the window's progress "
+                                    "(at most one surveil's worth per window)")
     pacing_clock: str = param("day", choices=("day", "since-join"), advanced=True,
                               help="A16: δ = t/24 for every UAV, or the fraction of the UAV's "
                                    "own remaining day since it joined")

@@ -108,6 +108,10 @@ class Simulator:
         self.t_ws = np.full(T, INF)
         self.t_we = np.full(T, INF)
         self.t_done = np.full(T, -1, np.int64)
+        # A5 alternative: progress reached in a window by earlier partial surveils
+        self.continue_partial = cfg.after_partial == "continue"
+        self.t_wprog = np.zeros(T)
+        self.t_wprog_win = np.full(T, -1, np.int64)
         for i, t in enumerate(mission.targets):
             for s, a in t.allowed.items():
                 self.t_allowed[i, s] = True
@@ -228,6 +232,9 @@ class Simulator:
         sv.reason = reason
         if reason == COMPLETE:
             self.t_done[sv.target] = sv.win
+        elif self.continue_partial:
+            self.t_wprog[sv.target] = sv.p
+            self.t_wprog_win[sv.target] = sv.win
         u = sv.uav
         if self.geo is not None:
             self.u_pos[u] = self._position(sv, now)
@@ -244,6 +251,8 @@ class Simulator:
         sv.win = int(self.t_ptr[t])
         sv.win_end = float(self.t_we[t])
         sv.mode = mode
+        if self.continue_partial and self.t_wprog_win[t] == sv.win:
+            sv.p = float(self.t_wprog[t])
         if self.geo is not None:
             sv.origin = self.u_pos[u].copy()
             sv.travel = float(np.hypot(*(self.t_pos[t] - sv.origin))) / self.speed

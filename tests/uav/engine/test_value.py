@@ -106,3 +106,19 @@ def test_repeat_surveils_when_windows_allow(uavsim):
     # back-to-back: 0-2, then the next mapping events at 2, 4; the third is cut at 7 h
     assert [s.start for s in again.surveils] == [0.0, 2.0, 4.0, 6.0]
     assert [s.reason for s in again.surveils] == ["complete"] * 3 + ["window_end"]
+
+
+def test_after_partial_continue_caps_a_window_at_one_surveil(uavsim):
+    # Target A (V 50, 4 h) is preempted at 1 h by B (V 200, opens at 1 h). A5 default: A starts
+    # afresh at 2 h and needs 4 h more; the alternative continues from p = 0.25 (3 h more), so A
+    # earns one surveil's worth in its window.
+    m = uavsim.mission([(1.0, {"VIS": (0.01, 5)})],
+                       [(2, 4.0, {"VIS": 5}, [(0.0, 24.0)]), (8, 1.0, {"VIS": 5}, [(1.0, 24.0)])])
+    fresh = uavsim.run(m, "max-value+p")
+    cont = uavsim.run(m, "max-value+p", after_partial="continue")
+    assert [(s.target, s.end) for s in fresh.surveils] == [(0, 1.0), (1, 2.0), (0, 6.0)]
+    assert [(s.target, s.end) for s in cont.surveils] == [(0, 1.0), (1, 2.0), (0, 5.0)]
+    a_fresh = sum(s.value for s in fresh.surveils if s.target == 0)
+    a_cont = sum(s.value for s in cont.surveils if s.target == 0)
+    assert a_fresh == pytest.approx(50 * 1.25) and a_cont == pytest.approx(50.0)
+    assert cont.surveils[2].reason == "complete" and cont.surveils[2].p == 1.0
