@@ -14,9 +14,9 @@ from scheduling.charts.common import color, layout
 
 MAX_POINTS = 2000  # per trace
 TOTAL_POINTS = 60000  # per figure, for many-UAV line charts
-# low priority cool, high priority warm (coolwarm, 10 steps)
-PRIORITY_COLORS = ["#3b4cc0", "#5977e3", "#7b9ff9", "#9ebeff", "#c0d4f5", "#f2cbb7", "#f7a889",
-                   "#ee8468", "#d65244", "#b40426"]
+# priority 1 .. 10: Turbo in 10 distinct steps, dark blue (low) to dark red (high)
+PRIORITY_COLORS = ["#30123b", "#4662d7", "#36aaf9", "#1ae4b6", "#72fe5e", "#c8ef34", "#faba39",
+                   "#f66b19", "#cb2a04", "#7a0403"]
 UAV_EVENTS = {"E1", "E2", "E3", "E4"}
 EVENT_SYMBOLS = {"E1": "triangle-up", "E2": "x", "E3": "triangle-down", "E4": "diamond",
                  "E5": "triangle-up", "E6": "x", "E7": "star", "E8": "hourglass",
@@ -58,7 +58,8 @@ def _lane(uav) -> str:
 def mission_timeline(result) -> dict:
     """Gantt chart: a lane per UAV, surveils coloured by target priority, dynamic events marked.
 
-    Preempted surveils have a black outline, split ones (an attribute changed mid-surveil) are
+    Preempted surveils have an outline (white on the two darkest colours, black otherwise), split
+    ones (an attribute changed mid-surveil) are
     hatched. Hover shows target, sensor, value, times and why the surveil ended.
     """
     sv = _part(result, "tasks")
@@ -85,7 +86,8 @@ def mission_timeline(result) -> dict:
                                                                            strict=True)],
             "marker": {
                 "color": PRIORITY_COLORS[min(max(prio, 1), 10) - 1],
-                "line": {"color": "#000000",
+                # outline visible on the darkest colours too
+                "line": {"color": "#ffffff" if prio <= 2 else "#000000",
                          "width": [2 if sv["preempted"][i] else 0 for i in idx]},
                 "pattern": {"shape": ["/" if sv["split"][i] else "" for i in idx]},
             },
