@@ -8,6 +8,7 @@ presets on ``scheduling.engine.ENGINE``.
 from .. import ENGINE
 from . import policies  # noqa: F401  (registers the heuristics)
 from .config import KIND, ParallelEnergyConfig
+from .experiments import register as _register_commands
 from .presets import register as _register_presets
 from .simulator import run
 
@@ -20,5 +21,6 @@ ENGINE.environment(
     spec="ch3-parallel-utility-energy.md",
 )(run)
 _register_presets()
+_register_commands(ENGINE)
 
 __all__ = ["KIND", "ParallelEnergyConfig", "run"]

@@ -81,14 +81,18 @@ def build_result(st: State, events: dict, is_meta: bool) -> Result:
     t_sec = t_min * 60.0
     ledger = st.ledger
     cum = consumed(t_sec)
-    day_idx = np.array([ledger.day_of(t) for t in t_sec])
+    # Minute m shows the state at the end of that minute, so a day's last sample (e.g. 28 h)
+    # still belongs to it and the energy line reaches the day's total.
+    day_idx = np.array([ledger.day_of(t - 1e-6) if t > 0 else 0 for t in t_sec])
     day_start = ledger.bounds[day_idx]
     energy_day = cum - consumed(day_start)
     constrained = ledger.constrained
     budget_series = [float(ledger.budget[d]) / GJ if constrained and np.isfinite(
         ledger.budget[d]) else None for d in day_idx]
-    goal_series = [float(ledger.goal(t)) / GJ if b is not None else None
-                   for t, b in zip(t_sec, budget_series, strict=True)]
+    goal_series = [float(ledger.budget[d] * (t - ledger.bounds[d])
+                         / (ledger.bounds[d + 1] - ledger.bounds[d])) / GJ
+                   if b is not None else None
+                   for t, d, b in zip(t_sec, day_idx, budget_series, strict=True)]
     starts_sorted = np.sort(s)
     ends_sorted = np.sort(e)
     running = (np.searchsorted(starts_sorted, t_sec, side="right")
@@ -136,10 +140,10 @@ def build_result(st: State, events: dict, is_meta: bool) -> Result:
     nodes_used = np.full(n, -1, dtype=np.int64)
     nodes_used[started] = opts.nodes[started, c]
     tasks = {
-        "id": ids,
-        "type": tr.tasks.type[ids],
-        "priority": st.utility.scale[ids],
-        "arrival": tr.tasks.arrival[ids],
+        "id": ids.tolist(),
+        "type": tr.tasks.type[ids].tolist(),
+        "priority": st.utility.scale[ids].tolist(),
+        "arrival": tr.tasks.arrival[ids].tolist(),
         "start": col(st.start),
         "end": col(st.end),
         "cluster": col(st.cluster, int),
@@ -199,4 +203,6 @@ def build_result(st: State, events: dict, is_meta: bool) -> Result:
     }
     if tr.tasks.info:
         extra["trace"] = tr.tasks.info
+    series = {k: v.tolist() if isinstance(v, np.ndarray) else list(v) for k, v in series.items()}
+    events = {k: v.tolist() if isinstance(v, np.ndarray) else list(v) for k, v in events.items()}
     return Result(summary=summary, series=series, tasks=tasks, events=events, extra=extra)

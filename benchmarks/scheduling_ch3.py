@@ -1,0 +1,97 @@
+"""Speed of the ch3 engine (parallel jobs, utility, energy): prints figures, asserts nothing.
+
+Targets on a 2-core machine (spec §7.3 gives the authors' 0.1 s / 80 s per event):
+
+* ``ch3-5k`` with Max UPE and place-holders: mean <= 20 ms per mapping event, whole trial
+  <= 60 s;
+* ``ch3-10k`` with Max UPR, place-holders and the energy-per-resource filter: < 500 ms per event.
+
+Each case runs in a fresh interpreter so its peak memory (max RSS) is its own. Wall times
+include whatever else the machine is doing; CPU seconds are this process's own, so both are
+printed.
+
+    .venv/bin/python benchmarks/scheduling_ch3.py            # the two target cases + extras
+    .venv/bin/python benchmarks/scheduling_ch3.py --quick    # 8 h instead of 28 h, smoke test
+    .venv/bin/python benchmarks/scheduling_ch3.py --case ch3-5k:max-upe-ph --seed 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = [
+    ("ch3-5k", "max-upe-ph", "target: mean <= 20 ms/event, trial <= 60 s"),
+    ("ch3-10k", "max-upr-ph+epr", "target: mean < 500 ms/event"),
+    ("ch3-5k", "meta-event", "authors: 0.1 s/event"),
+    ("ch3-5k", "max-upr-ph+epr", "authors: 3 s/event"),
+    ("ch3-10k", "max-upe-ph", "authors: < 2 s/event"),
+    ("small", "max-upe-ph", "UI/test preset: about a second"),
+]
+
+
+def run_case(preset: str, policy: str, seed: int, quick: bool) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from scheduling.engine import preset_scenario, simulate
+
+    overrides = {"time.sim_h": 8.0} if quick else {}
+    scenario = preset_scenario(preset, overrides)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    result = simulate(scenario, policy, seed=seed)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    t = result.timing
+    return {
+        "preset": preset, "policy": policy, "seed": seed, "quick": quick,
+        "events": t["events"], "event_ms_mean": t["event_ms_mean"],
+        "event_ms_p95": t["event_ms_p95"], "event_ms_max": t["event_ms_max"],
+        "trial_wall_s": wall, "trial_cpu_s": cpu,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "mappable_mean": result.summary["mappable_mean"],
+        "pct_max_utility": result.summary["pct_max_utility"],
+        "energy_gj": result.summary["energy_gj"],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--case", action="append", help="PRESET:POLICY (repeatable)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="simulate 8 h instead of 28 h")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    cases = [tuple(c.split(":", 1)) + ("",) for c in args.case] if args.case else CASES
+    if args.child:
+        preset, policy = cases[0][0], cases[0][1]
+        print(json.dumps(run_case(preset, policy, args.seed, args.quick)))
+        return 0
+    print(f"ch3 engine benchmark (seed {args.seed}{', quick 8 h' if args.quick else ''}; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    header = (f"{'preset':<9} {'policy':<16} {'events':>6} {'mean ms':>8} {'p95 ms':>8} "
+              f"{'max ms':>8} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} {'queue':>6} "
+              f"{'%max':>5}  note")
+    print(header)
+    print("-" * len(header))
+    for preset, policy, note in cases:
+        cmd = [sys.executable, __file__, "--child", "--case", f"{preset}:{policy}",
+               "--seed", str(args.seed)] + (["--quick"] if args.quick else [])
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        if out.returncode != 0:
+            print(f"{preset:<9} {policy:<16} FAILED: {out.stderr.strip()[-300:]}")
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"{preset:<9} {policy:<16} {r['events']:>6} {r['event_ms_mean']:>8.1f} "
+              f"{r['event_ms_p95']:>8.1f} {r['event_ms_max']:>8.1f} {r['trial_wall_s']:>7.1f} "
+              f"{r['trial_cpu_s']:>7.1f} {r['peak_rss_mb']:>8.0f} {r['mappable_mean']:>6.0f} "
+              f"{r['pct_max_utility']:>5.1f}  {note}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""The ch3 environment end to end: contract, determinism, errors, CLI, heuristic semantics."""
+
+import json
+from unittest import mock
+
+import numpy as np
+import pytest
+
+from scheduling.engine import ENGINE, preset_scenario, scenario, simulate
+from scheduling.engine.cli import main
+from scheduling.engine.errors import ScenarioError
+from scheduling.engine.parallel.config import KIND
+from scheduling.engine.parallel.policies.minmin import MinMinRun
+from scheduling.engine.parallel.state import State
+
+SHORT = {"time.sim_h": 10.0, "time.warmup_h": 2.0}
+
+
+def test_result_contract_and_series_axis():
+    r = simulate(preset_scenario("small"), "meta-event", seed=1)
+    for key in ("utility", "max_utility", "pct_max_utility", "energy_gj", "energy_budget_gj",
+                "tasks_total", "tasks_completed", "tasks_dropped", "tasks_unscheduled",
+                "wait_mean_min", "mapping_events", "upe_fraction"):
+        assert key in r.summary
+    minutes = 28 * 60
+    assert list(r.series["t_min"]) == list(range(minutes + 1))
+    for key in ("utility_cum", "energy_day_gj", "goal_energy_gj", "budget_gj", "mappable",
+                "running", "reserved", "chosen"):
+        assert len(r.series[key]) == minutes + 1, key
+    assert set(r.series["chosen"]) <= {"upe", "upr"}
+    cum = np.asarray(r.series["utility_cum"])
+    assert np.all(np.diff(cum) >= -1e-9) and cum[-1] == pytest.approx(r.summary["utility"])
+    for key in ("id", "type", "priority", "arrival", "start", "end", "cluster", "pstate",
+                "nodes", "node_ids", "utility", "credit", "energy_j", "status"):
+        assert len(r.tasks[key]) == r.summary["tasks_total"], key
+    assert set(r.tasks["status"]) <= {"completed", "running", "dropped", "unscheduled"}
+    for key in ("t_min", "mappable", "dropped", "assigned", "chosen"):
+        assert len(r.events[key]) == r.summary["mapping_events"]
+    assert [c["name"] for c in r.extra["clusters"]] == ["GP1", "GP2", "GP3", "GP4", "SP1", "SP2"]
+    assert len(r.extra["utility_classes"]) == 20
+    assert r.meta["kind"] == KIND and r.meta["policy"] == "meta-event"
+    assert r.timing["events"] == r.summary["mapping_events"] == len(r.timing["event_ms"])
+    # Energy of the day: budget lines and a goal line that rises to the budget.
+    budget = [b for b in r.series["budget_gj"] if b is not None]
+    assert max(budget) == pytest.approx(0.9)
+    assert r.series["goal_energy_gj"][minutes] == pytest.approx(0.9, rel=1e-3)
+    assert max(r.series["energy_day_gj"]) <= 0.9 + 1e-9
+
+
+def test_same_seed_gives_byte_identical_json_and_seeds_differ():
+    sc = preset_scenario("small", SHORT)
+    a = simulate(sc, "max-upr-ph+epr", seed=5).to_json()
+    b = simulate(sc, "max-upr-ph+epr", seed=5).to_json()
+    assert a == b
+    assert simulate(sc, "max-upr-ph+epr", seed=6).to_json() != a
+    r1 = simulate(sc, "random", seed=5)
+    assert r1.to_json() == simulate(sc, "random", seed=5).to_json()
+
+
+def test_every_policy_sees_the_same_workload():
+    sc = preset_scenario("small", SHORT)
+    a = simulate(sc, "random", seed=2).tasks
+    b = simulate(sc, "max-upe-ph", seed=2).tasks
+    assert a["arrival"] == b["arrival"] and a["type"] == b["type"]
+
+
+def test_unconstrained_has_no_budget():
+    r = simulate(preset_scenario("small", {**SHORT, "energy.budget_gj": None}), "meta-event", 1)
+    assert r.summary["energy_budget_gj"] is None
+    assert all(b is None for b in r.series["budget_gj"])
+    assert set(r.series["chosen"]) == {"upr"}  # no budget: never ahead of the goal
+    assert all(d["budget_gj"] is None for d in r.extra["days"])
+
+
+@pytest.mark.parametrize("override, field, words", [
+    ({"energy.budget_gj": -1}, "energy.budget_gj", ">= 0"),
+    ({"time.mapping_interval_s": 0}, "time.mapping_interval_s", ">= 1"),
+    ({"scheduler.dropping_threshold": "high"}, "scheduler.dropping_threshold", "number"),
+    ({"workload.etc_mode": "magic"}, "workload.etc_mode", "one of downey, table"),
+    ({"time.warmup_h": 30}, "time.warmup_h", "< time.sim_h"),
+    ({"utility.time_unit_h": 0}, "utility.time_unit_h", ">= 0.001"),
+    ({"system.clusters.0.nodes": 0}, "system.clusters.0.nodes", ">= 1"),
+    ({"scheduler.mq_medium": 0.9}, "scheduler.mq_large", ">= mq_medium"),
+    ({"workload.core_rows.0.share": 0.5}, "workload.core_rows", "sum to 1"),
+])
+def test_bad_parameters_raise_scenario_error_naming_the_parameter(override, field, words):
+    with pytest.raises(ScenarioError) as err:
+        preset_scenario("small", override)
+    assert err.value.field == field
+    assert words in str(err.value)
+
+
+def test_unknown_policy_is_a_scenario_error():
+    with pytest.raises(ScenarioError) as err:
+        simulate(preset_scenario("small"), "max-awesome", seed=0)
+    assert err.value.field == "policy"
+
+
+def test_cli_run_writes_the_result(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code = main(ENGINE, ["run", "--preset", "small", "--policy", "easy", "--seed", "3",
+                         "--set", "time.sim_h=10", "--set", "time.warmup_h=2",
+                         "--set", "energy.budget_gj=0.5", "--out", str(out)], "prog")
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert data["meta"]["scenario"]["params"]["energy"]["budget_gj"] == 0.5
+    assert "pct_max_utility" in capsys.readouterr().out
+    assert main(ENGINE, ["run", "--preset", "small", "--policy", "easy",
+                         "--set", "energy.budget_gj=-3"], "prog") == 2
+    assert "energy.budget_gj" in capsys.readouterr().err
+
+
+def test_presets_listed():
+    names = {p.name for p in ENGINE.list_presets(KIND)}
+    assert {"small", "ch3-5k", "ch3-10k", "ch3-unconstrained"} <= names
+    assert preset_scenario("ch3-10k").params.workload.tasks_per_day == 10_000
+    assert preset_scenario("ch3-5k").params.energy.budget_gj == 12.0
+    assert preset_scenario("ch3-unconstrained").params.energy.budget_gj is None
+    assert scenario(KIND).params.system.clusters[5].nodes == 350
+
+
+class NaiveMinMin(MinMinRun):
+    """Algorithm 4 literally: re-evaluate every remaining task after each assignment."""
+
+    def run(self, after_assign=None):
+        left = list(range(len(self.ctx.tasks)))
+        arrival = self.arrival
+        while left:
+            best = None
+            for r in left:
+                opt = self.evaluate(r)
+                if opt is None:
+                    continue
+                key = (-opt[0], arrival[r], int(self.ctx.tasks[r]))
+                if best is None or key < best[0]:
+                    best = (key, r, opt)
+            if best is None:
+                return
+            _, r, opt = best
+            self.st.assign(int(self.ctx.tasks[r]), opt[3], opt[4], opt[5],
+                           permanent=self.permanent)
+            self.ctx.assigned.add(int(self.ctx.tasks[r]))
+            left.remove(r)
+            if after_assign is not None:
+                switch = after_assign()
+                if switch is not None and switch != self.objective:
+                    self.set_objective(switch)
+
+
+@pytest.mark.parametrize("policy", ["max-util-ph", "max-upt-pr", "max-upr-ph+epr", "max-upe-ph",
+                                    "meta-task"])
+def test_lazy_min_min_equals_the_literal_algorithm(policy):
+    sc = preset_scenario("small", {**SHORT, "workload.tasks_per_day": 900.0,
+                                   "time.mapping_interval_s": 600.0})
+    fast = simulate(sc, policy, seed=4)
+    calls = []
+
+    def naive(self, after_assign=None):
+        calls.append(1)
+        return NaiveMinMin.run(self, after_assign)
+
+    with mock.patch.object(MinMinRun, "run", naive):
+        slow = simulate(sc, policy, seed=4)
+    assert calls
+    assert fast.to_json() == slow.to_json()
+    assert fast.summary["tasks_completed"] > 0
+
+
+def test_dropping_threshold_semantics():
+    sc = preset_scenario("small", {**SHORT, "workload.tasks_per_day": 900.0})
+    none = simulate(preset_scenario("small", {**SHORT, "workload.tasks_per_day": 900.0,
+                                              "scheduler.dropping_threshold": None}),
+                    "max-upe-ph", seed=1)
+    assert none.summary["tasks_dropped"] == 0
+    dropped = []
+    original = State.drop
+
+    def spy(self, tasks):
+        tasks = list(tasks)
+        if tasks:
+            t = np.asarray(tasks)
+            best = self.utility.value(t, self.now + self.options.t_min[t])
+            dropped.extend(best.tolist())
+        original(self, tasks)
+
+    with mock.patch.object(State, "drop", spy):
+        r = simulate(sc, "max-upe-ph", seed=1)
+    assert r.summary["tasks_dropped"] == len(dropped) > 0
+    assert max(dropped) < 0.5
+    # Comparison heuristics do not drop unless asked to (A29).
+    cb = simulate(sc, "conservative", seed=1)
+    assert cb.summary["tasks_dropped"] == 0
+    cb_drop = simulate(preset_scenario("small", {**SHORT, "workload.tasks_per_day": 900.0,
+                                                 "scheduler.drop_comparison": True}),
+                       "conservative", seed=1)
+    assert cb_drop.summary["tasks_dropped"] > 0
+
+
+def test_place_holders_beat_or_match_permanent_reservations_on_small():
+    sc = preset_scenario("small")
+    for m in ("upr",):
+        ph = simulate(sc, f"max-{m}-ph", seed=1).summary["pct_max_utility"]
+        pr = simulate(sc, f"max-{m}-pr", seed=1).summary["pct_max_utility"]
+        assert ph >= pr - 2.0, m
+
+
+def test_max_upe_picks_the_most_energy_efficient_p_states():
+    sc = preset_scenario("small", SHORT)
+    upe = simulate(sc, "max-upe-ph", seed=2).tasks
+    util = simulate(sc, "max-util-ph", seed=2).tasks
+    ps = lambda t: np.mean([p for p in t["pstate"] if p is not None])  # noqa: E731
+    assert ps(upe) > ps(util)
