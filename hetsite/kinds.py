@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -92,6 +93,7 @@ class KindUI:
 
 _KINDS: dict[str, KindUI] = {}
 _loaded = False
+_lock = threading.Lock()
 
 
 def register(ui: KindUI) -> KindUI:
@@ -100,12 +102,16 @@ def register(ui: KindUI) -> KindUI:
 
 
 def _load():
+    """Import the apps' lab modules once; concurrent requests wait until they are in."""
     global _loaded
-    if not _loaded:
-        _loaded = True
-        for module in LAB_MODULES:
-            if importlib.util.find_spec(module) is not None:
-                importlib.import_module(module)
+    if _loaded:
+        return
+    with _lock:
+        if not _loaded:
+            for module in LAB_MODULES:
+                if importlib.util.find_spec(module) is not None:
+                    importlib.import_module(module)
+            _loaded = True
 
 
 def all_kinds() -> list[KindUI]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class Engine:
         self.name = name
         self._builtin = builtin_modules
         self._loaded = False
+        self._loading = False
+        self._lock = threading.RLock()
         self.environments: dict[str, Environment] = {}
         self.policies: dict[tuple[str, str], PolicyInfo] = {}
         self.presets: dict[str, Preset] = {}
@@ -121,11 +124,20 @@ class Engine:
         self.policy_flags[flag] = (help, transform)
 
     def _load(self):
-        if not self._loaded:
+        """Import the environment modules once; other threads wait until they are in."""
+        if self._loaded:
+            return
+        with self._lock:
+            if self._loaded or self._loading:  # _loading: a module queried us while importing
+                return
+            self._loading = True
+            try:
+                for module in self._builtin:
+                    if importlib.util.find_spec(module) is not None:
+                        importlib.import_module(module)
+            finally:
+                self._loading = False
             self._loaded = True
-            for module in self._builtin:
-                if importlib.util.find_spec(module) is not None:
-                    importlib.import_module(module)
 
     # -- queries ---------------------------------------------------------------------------------
     def list_environments(self) -> list[Environment]:
