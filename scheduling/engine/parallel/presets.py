@@ -57,3 +57,13 @@ def register() -> None:
                           "energy": {"budget_gj": None}},
                   source=f"{SPEC} §10.4",
                   description="10,000 tasks/day without an energy budget (calibration run).")
+    ENGINE.preset("ch3-trace", KIND,
+                  params={"workload": {"source": "trace"},
+                          "trace": {"file": "lublin_256.swf.gz", "size_fraction": 0.3,
+                                    "cores_per_node": 1, "max_job_cores": 32, "day": 60},
+                          "energy": {"budget_gj": None}},
+                  source=f"{SPEC} §3, Fig. 31",
+                  description="Trace-driven arrivals: the busiest day (plus warm-up) of the "
+                              "shipped Lublin 256-node trace on a six-cluster system of 30% of "
+                              "its size (jobs up to 32 cores), no energy budget.")
+

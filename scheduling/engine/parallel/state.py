@@ -48,7 +48,7 @@ class Trial:
             jobs, info = load_trace(cfg)
             system_cfg = trace_system_config(cfg, info["machine_cores"])
         system = System.from_config(system_cfg)
-        types = make_types(cfg.workload, system, seed)
+        types = make_types(cfg.workload, system, seed, trace=jobs is not None)
         if jobs is not None:
             tasks = trace_tasks(cfg, types, system, jobs, info, seed)
         else:

@@ -131,7 +131,10 @@ def sample_priority(gen: np.random.Generator, cfg: WorkloadConfig, n: int):
     return level, priority, np.asarray(cfg.urgencies, dtype=float)[ucol]
 
 
-def make_types(cfg: WorkloadConfig, system: System, seed: int) -> TaskTypes:
+def make_types(cfg: WorkloadConfig, system: System, seed: int,
+               trace: bool = False) -> TaskTypes:
+    """The trial's task types. Trace-driven trials take core counts and times from the trace,
+    so Table 4 rows and the Downey parameters are not used there."""
     gen = stream(seed, "ch3/types")
     gp, sp = system.general, system.special
     n_gp = cfg.gp_types if gp else 0
@@ -204,6 +207,10 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int) -> TaskTypes:
     work_hours = np.zeros(n, dtype=bool)
     for y in range(n):
         spec = cfg.core_rows[row[y]]
+        work_hours[y] = spec.pattern == "work-hours"
+        if trace:
+            cores_lo[y] = cores_hi[y] = 1
+            continue
         max_c = int(cores[np.flatnonzero(eligible[y])[0]]) if special[y] else int(gp_max)
         lo = spec.min_cores if spec.min_cores > 0 else max_c + spec.min_cores
         hi = spec.max_cores if spec.max_cores > 0 else max_c + spec.max_cores
@@ -213,7 +220,6 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int) -> TaskTypes:
                                 f"gives an empty core range [{lo}, {hi}] on a cluster with "
                                 f"{max_c} cores; shrink the row or enlarge the cluster")
         cores_lo[y], cores_hi[y] = lo, hi
-        work_hours[y] = spec.pattern == "work-hours"
     if cfg.cores_per_task == "fixed-per-type":
         fixed = gen.integers(cores_lo, cores_hi + 1)
         cores_lo, cores_hi = fixed, fixed.copy()

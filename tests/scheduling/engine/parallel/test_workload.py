@@ -150,3 +150,33 @@ def test_build_options_table_mode_differs_only_between_powers_of_two():
     pow2 = (o.nodes & (o.nodes - 1)) == 0
     mask = o.eligible & pow2
     assert np.allclose(table.duration[mask], o.duration[mask])
+
+
+def test_trace_driven_arrivals():
+    params = preset_scenario("ch3-trace").params
+    trial = Trial.generate(params, seed=1)
+    info = trial.tasks.info
+    assert info["trace"] == "lublin_256.swf.gz" and info["machine_cores"] == 256
+    arr = trial.tasks.arrival
+    assert arr.min() >= 0 and arr.max() < 28 * 3600 and np.all(np.diff(arr) >= 0)
+    assert trial.tasks.n == info["jobs_selected"] - info["jobs_not_fitting"] > 50
+    assert trial.tasks.cores.max() <= 32
+    # The system is 30% of the traced machine, 1 core per node, in the §1.6 proportions.
+    assert abs(int(trial.system.cores.sum()) - 0.3 * 256) <= 3
+    # Reference cluster at P-state 0 runs for the trace run time; P-states scale it.
+    from scheduling.engine.parallel.workload import load_trace
+    jobs, _ = load_trace(params)
+    runs = dict(zip(jobs["arrival"].tolist(), jobs["run_time"].tolist(), strict=False))
+    o, ty = trial.options, trial.types
+    for t in range(trial.tasks.n):
+        ref = ty.reference[trial.tasks.type[t]]
+        if o.eligible[t, ref]:
+            assert o.duration[t, ref, 0] == pytest.approx(runs[arr[t]])
+            tm = ty.time_mult[trial.tasks.type[t], ref]
+            assert o.duration[t, ref, 2] == pytest.approx(runs[arr[t]] * tm[2] / tm[0])
+    with pytest.raises(ScenarioError) as err:
+        Trial.generate(preset_scenario("ch3-trace", {"trace.file": "nope.swf"}).params, 1)
+    assert err.value.field == "trace.file"
+    with pytest.raises(ScenarioError) as err:
+        Trial.generate(preset_scenario("ch3-trace", {"trace.day": 5000}).params, 1)
+    assert err.value.field == "trace.day"
