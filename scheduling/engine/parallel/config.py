@@ -275,6 +275,10 @@ class SchedulerConfig:
     exclude_zero_utility: bool = param(True, advanced=True,
                                        help="utility-aware heuristics skip options that earn "
                                             "nothing (A27)")
+    max_utility_scope: str = param("overlap", choices=("overlap", "arrived-in-window"),
+                                   advanced=True,
+                                   help="maximum utility over every task whose ideal execution "
+                                        "overlaps W, or only tasks arriving inside W (A16)")
 
     def validate(self):
         if self.mq_medium > self.mq_large:

@@ -35,6 +35,8 @@ def max_utility(st: State) -> float:
     a = tr.tasks.arrival
     tmin = st.options.t_min
     ok = np.isfinite(tmin)
+    if tr.cfg.scheduler.max_utility_scope == "arrived-in-window":
+        ok &= a >= tr.warmup
     u0 = st.utility.scale
     inside = overlap(a[ok], a[ok] + tmin[ok], tr.warmup, tr.sim_end)
     return float(prorated(u0[ok], inside, tmin[ok]).sum())

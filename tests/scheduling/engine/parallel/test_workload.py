@@ -68,7 +68,7 @@ def test_types_follow_spec_defaults():
 
 
 def test_single_core_time_tracks_priority_fig22():
-    cfg = ParallelEnergyConfig(workload=WorkloadConfig(gp_types=3000, sp_types_per_cluster=0))
+    cfg = ParallelEnergyConfig(workload=WorkloadConfig(gp_types=1500, sp_types_per_cluster=0))
     system = System.from_config(cfg.system)
     types = make_types(cfg.workload, system, seed=5)
     ref = types.t_single[np.arange(types.n), types.reference] / 3600.0
