@@ -36,23 +36,34 @@ def _check_beta(field: str, mean: float, cv: float) -> None:
 class EventRates:
     """Baseline rates in events per day (spec Table 11), before ``event_multiplier``."""
 
-    add_uav: float = param(1.0, unit="1/day", min=0, max=1000, help="E1: add a UAV")
-    remove_uav: float = param(1.0, unit="1/day", min=0, max=1000, help="E2: remove a UAV")
-    remove_sensor: float = param(0.5, unit="1/day", min=0, max=1000,
+    add_uav: float = param(1.0, unit="1/day", min=0, max=1000, advanced=True,
+                           label="E1 add UAV (per day)", help="E1: add a UAV")
+    remove_uav: float = param(1.0, unit="1/day", min=0, max=1000, advanced=True,
+                              label="E2 remove UAV (per day)", help="E2: remove a UAV")
+    remove_sensor: float = param(0.5, unit="1/day", min=0, max=1000, advanced=True,
+                                 label="E3 remove sensor (per day)",
                                  help="E3: remove a sensor from a UAV")
-    modify_quality: float = param(0.5, unit="1/day", min=0, max=1000,
+    modify_quality: float = param(0.5, unit="1/day", min=0, max=1000, advanced=True,
+                                  label="E4 modify qualities (per day)",
                                   help="E4: redraw the qualities of all sensors of a UAV")
-    add_target: float = param(2.0, unit="1/day", min=0, max=1000, help="E5: add a target")
-    remove_target: float = param(2.0, unit="1/day", min=0, max=1000, help="E6: remove a target")
-    change_priority: float = param(4.0, unit="1/day", min=0, max=1000,
+    add_target: float = param(2.0, unit="1/day", min=0, max=1000, advanced=True,
+                              label="E5 add target (per day)", help="E5: add a target")
+    remove_target: float = param(2.0, unit="1/day", min=0, max=1000, advanced=True,
+                                 label="E6 remove target (per day)", help="E6: remove a target")
+    change_priority: float = param(4.0, unit="1/day", min=0, max=1000, advanced=True,
+                                   label="E7 change priority (per day)",
                                    help="E7: redraw a target's priority")
-    change_surveil_time: float = param(6.0, unit="1/day", min=0, max=1000,
+    change_surveil_time: float = param(6.0, unit="1/day", min=0, max=1000, advanced=True,
+                                       label="E8 change surveil time (per day)",
                                        help="E8: redraw a target's surveillance time")
-    add_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000,
+    add_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000, advanced=True,
+                                   label="E9 add sensor type (per day)",
                                    help="E9: allow one more sensor type for a target")
-    remove_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000,
+    remove_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000, advanced=True,
+                                      label="E10 remove sensor type (per day)",
                                       help="E10: disallow one sensor type of a target")
-    modify_affinity: float = param(2.0, unit="1/day", min=0, max=1000,
+    modify_affinity: float = param(2.0, unit="1/day", min=0, max=1000, advanced=True,
+                                   label="E11 modify affinities (per day)",
                                    help="E11: redraw all affinities of a target")
 
     def by_code(self) -> dict[str, float]:
@@ -114,14 +125,17 @@ class FixedTarget:
 class Geometry:
     """Optional positions, travel time and flight energy (beyond the dissertation; §9.3)."""
 
-    enabled: bool = param(False, help="model positions, travel time and flight energy")
-    area_km: float = param(50.0, unit="km", min=0.1, max=10000,
+    enabled: bool = param(False, label="geometry model (positions, travel)",
+                          help="model positions, travel time and flight energy")
+    area_km: float = param(50.0, unit="km", advanced=True, min=0.1, max=10000,
                            help="targets are placed uniformly in a square of this side")
-    base_x_km: float = param(25.0, unit="km", min=0, help="base position; UAVs start here")
-    base_y_km: float = param(25.0, unit="km", min=0, help="base position; UAVs start here")
-    speed_kmh: float = param(100.0, unit="km/h", min=0, max=10000, min_exclusive=True,
-                             help="cruise speed between targets")
-    flight_energy_rate: float = param(0.02, unit="1/h", min=0, max=1,
+    base_x_km: float = param(25.0, unit="km", advanced=True, min=0,
+                             help="base position; UAVs start here")
+    base_y_km: float = param(25.0, unit="km", advanced=True, min=0,
+                             help="base position; UAVs start here")
+    speed_kmh: float = param(100.0, unit="km/h", advanced=True, min=0, max=10000,
+                             min_exclusive=True, help="cruise speed between targets")
+    flight_energy_rate: float = param(0.02, unit="1/h", advanced=True, min=0, max=1,
                                       help="energy used per hour of flight, from the same "
                                            "budget as the sensors")
 

@@ -182,3 +182,16 @@ def test_cli_run_with_flags(tmp_path):
     assert data["meta"]["scenario"]["params"]["uavs_mean"] == 5
     assert data["tasks"]["uav"]
     assert "value_vs_random" in out.stdout
+
+
+def test_form_description_keeps_the_sweep_axes_up_front():
+    from scheduling.engine.params import describe
+    from uav.engine.config import UavConfig
+
+    fields = describe(UavConfig)
+    basic = {f["name"] for f in fields if not f["advanced"]}
+    # the six sweep axes of §6.6 plus the geometry switch; everything else is advanced
+    assert basic == {"uavs_mean", "targets_mean", "energy_rate_mean", "priority_cv",
+                     "event_multiplier", "mapping_interval_min", "geometry.enabled"}
+    assert all(f["help"] for f in fields)
+    assert len([f for f in fields if f["name"].startswith("event_rates.")]) == 11
