@@ -4,7 +4,7 @@ Importing this package registers the environment, its ten policies and its prese
 ``scheduling.engine.ENGINE``. See ``docs/ch4.md``.
 """
 
-from . import environment, presets  # noqa: F401  (registration side effects)
+from . import environment, presets, sweep  # noqa: F401  (registration side effects)
 from .config import SerialConfig
 from .environment import KIND
 

@@ -116,11 +116,6 @@ class GreedyPolicy:
                 return
 
             s, j, g, hv, is_extra, to_idle = best
-            if to_idle:
-                core = heapq.heappop(idle[j])
-            else:
-                vval, core = heapq.heappop(vheap[j])
-                self._suspend(sim, core, vval, extras, started_from, ctx, obj)
             if is_extra:
                 x = heapq.heappop(extras[s])
                 task = sim.take(x[4])
@@ -130,6 +125,11 @@ class GreedyPolicy:
                 count[g] -= 1
                 nid_l[g] += 1
                 u, rows = float(util[g, j]), g
+            if to_idle:
+                core = heapq.heappop(idle[j])
+            else:
+                vval, core = heapq.heappop(vheap[j])
+                self._suspend(sim, core, vval, extras, started_from, ctx, obj)
             sim.start(task, core, u)
             started_from[task] = rows
             if preemptive and t_pre[task]:
