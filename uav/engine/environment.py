@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 from scheduling.engine.registry import ProgressThrottle, rng
@@ -19,7 +20,7 @@ KIND = "uav"
 def simulate_mission(mission, cfg: UavConfig, name: str, seed: int, progress=None,
                      span=(0.0, 1.0)) -> tuple[Simulator, float]:
     """One policy over an already generated mission (policy randomness from its own stream)."""
-    policy = make_policy(name, rng(seed, "policy"))
+    policy = ENGINE.get_policy(KIND, name).factory(rng(seed, "policy"))
     started = time.perf_counter()
     sim = Simulator(mission, cfg, policy, progress, span).run()
     return sim, time.perf_counter() - started
@@ -62,7 +63,7 @@ for _name in policy_names():
     ENGINE.policy(KIND, _name, label=_label + _vlabel, description=_desc + _vdesc,
                   spec=_spec + _vspec, family=_family,
                   base=_base, preemption=_p, filtering=_f)(
-        lambda name=_name: name)
+        functools.partial(make_policy, _name))  # factory(rng) -> policy
 
 presets.register(ENGINE, KIND)
 sweep.register(ENGINE)

@@ -226,7 +226,7 @@ def place(mission: Mission, cfg: UavConfig, seed: int) -> None:
     fixed = len(cfg.fixed_targets)
     for i, t in enumerate(mission.targets):
         xy = gen.uniform(0.0, g.area_km, size=2)  # drawn for every target to keep streams aligned
-        if i >= fixed or not cfg.fixed_targets:
+        if i >= fixed:  # fixed targets keep their configured x_km, y_km
             t.x, t.y = float(xy[0]), float(xy[1])
     for u in mission.uavs:
         u.x, u.y = mission.base
