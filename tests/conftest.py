@@ -130,10 +130,15 @@ def wait_until_ready(broker_url: str, proc: subprocess.Popen, log_path: Path,
 
 
 def _reset_pools(app):
-    """Drop cached broker connections so the next send uses the current configuration."""
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    """Drop cached broker connections so the next send uses the current configuration.
+
+    kombu keeps connection pools in a process-wide registry keyed by URL, so that registry is
+    cleared too (closing only the app's pool would leave a closed pool behind for the URL).
+    """
+    from kombu import pools
+
+    pools.reset()
+    app._pool = None
     app.amqp._producer_pool = None
     app._local.__dict__.pop("backend", None)
 

@@ -15,6 +15,7 @@ import pytest
 from hetsite.management.commands.runlab import free_port, port_in_use
 
 pytestmark = pytest.mark.realstack
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def get_json(url):
@@ -32,10 +33,13 @@ def run_lab(tmp_path, broker):
                DJANGO_SETTINGS_MODULE="hetsite.settings")
     for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "REDIS_URL"):
         env.pop(key, None)
+    for command in (["migrate", "--noinput"], ["load_presets"]):  # as `make run` does
+        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True,
+                       capture_output=True)
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "runlab", "--port", str(port), "--broker", broker,
          "--concurrency", "1"],
-        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))), env=env,
+        cwd=ROOT, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     return proc, port
 
@@ -63,7 +67,8 @@ def test_runlab_serves_home_and_healthy_broker(tmp_path, broker):
         assert status == 200, body
         assert body["checks"]["broker"]["ok"]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as resp:
-            assert b"hetsite" in resp.read()
+            home = resp.read().decode()
+        assert "hetsite" in home and "?preset=small" in home  # presets were loaded
     finally:
         out = stop_and_collect(proc)
     assert proc.returncode == 0, out

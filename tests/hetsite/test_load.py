@@ -11,7 +11,6 @@ import pytest
 
 from hetsite import kinds
 from hetsite.models import Experiment, Run, Status
-from scheduling.engine.result import Result
 
 pytestmark = [pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 
@@ -60,9 +59,13 @@ def test_twenty_concurrent_experiments_match_one_by_one(live_server, live_celery
         engine = kinds.get_kind(experiment.kind).engine
         alone = engine.simulate({"kind": experiment.kind, "params": experiment.scenario.params},
                                 policy=run.policy, seed=run.seed)
-        stored = Result.from_json(run_json(run))
-        assert stored.summary == json.loads(alone.to_json())["summary"], run
-        assert stored.to_json() == alone.to_json()
+        stored = json.loads(run_json(run))
+        stored.pop("timing")
+        expected = alone.to_dict()
+        # The worker may have started at another commit of a working copy; CI has one.
+        for data in (stored, expected):
+            data["meta"].pop("code_version")
+        assert stored == expected, run
 
 
 def run_json(run):
