@@ -49,7 +49,8 @@ class PairPolicy:
         if mode not in ("util", "upt"):
             raise ValueError(f"bad mode {mode!r}")
         self.mode = mode
-        self.guard_fired = 0  # picks where a task started this event would have been better
+        # Picks where a task started earlier in the event would have been a better partner.
+        self.guard_fired = 0
         self.deferred = 0  # tasks that chose ordering B (wait for the partner)
 
     def stats(self) -> dict:
@@ -218,30 +219,37 @@ class PairPolicy:
         # Guarded cores (started in this event): preemptible partners that Pair may not use.
         g_core: list[int] = []
         g_val: list[float] = []
+        scalar_u = sim.table.value1
+        g_seen = np.zeros(cap, dtype=np.int64)  # guarded cores already valued per row
+        g_best = np.full(cap, -np.inf)  # best ordering-A net among them
 
-        g_top = [-np.inf] * K  # per cluster, the highest Val among guarded tasks
-
-        def guard_blocks(row: int, chosen_net: float) -> bool:
-            if not g_core:
-                return False
-            # net_A <= obj_t + Val(r): most picks are settled without touching numpy.
-            if not any(v + g > chosen_net for v, g, ok in zip(obj[row].tolist(), g_top,
-                                                            valid[row].tolist(), strict=True)
-                       if ok):
-                return False
-            cores = np.array(g_core)
-            gj = sim.core_cluster[cores]
-            ok = valid[row, gj]
-            ok &= obj[row, gj] + np.asarray(g_val) > chosen_net
-            if not ok.any():
-                return False
-            tasks = sim.c_task[cores]
-            g_net, _, g_u, g_a = pair_terms(
-                t, upt, table, ret[row, gj], obj[row, gj], util[row, gj], arr[row], urow[row],
-                scale[row], sim.c_end[cores] - t, np.array(g_val), sim.t_arr[tasks],
-                sim.t_urow[tasks], sim.t_scale[tasks])
-            better = ok & g_a & (g_u > thr) & (g_net > chosen_net)
-            return bool(better.any())
+        def guard_best(row: int) -> float:
+            """The best ordering-A net the row would get from a guarded core (incremental:
+            the guarded set only grows within the event)."""
+            best = float(g_best[row])
+            n = len(g_core)
+            if g_seen[row] < n:
+                o_row, u_row, ok_row, ret_row = (obj[row].tolist(), util[row].tolist(),
+                                                 valid[row].tolist(), ret[row].tolist())
+                ur, sc, a = int(urow[row]), float(scale[row]), float(arr[row])
+                for idx in range(int(g_seen[row]), n):
+                    core = g_core[idx]
+                    j = int(sim.core_cluster[core])
+                    # net_A <= obj_t + Val(r): skip partners that cannot beat the best so far.
+                    if not ok_row[j] or o_row[j] + g_val[idx] <= best:
+                        continue
+                    r = int(sim.c_task[core])
+                    ret_t, ret_r = ret_row[j], float(sim.c_end[core]) - t
+                    u_ra = scalar_u(int(sim.t_urow[r]), float(sim.t_scale[r]), 1.0,
+                                    t + ret_t + ret_r - float(sim.t_arr[r]))
+                    u_tb = scalar_u(ur, sc, 1.0, t + ret_r + ret_t - a)
+                    net_a = o_row[j] + (u_ra / ret_r if upt else u_ra)
+                    net_b = g_val[idx] + (u_tb / ret_t if upt else u_tb)
+                    if net_a > net_b and u_row[j] > thr:
+                        best = max(best, net_a)
+                g_seen[row] = n
+                g_best[row] = best
+            return best
 
         all_rows = np.arange(n0)
         cp_rows = all_rows[cp[:n0]]
@@ -261,7 +269,7 @@ class PairPolicy:
                     chosen = float(net[row, b])
                 else:
                     chosen = float(iobj[row]) + (float(cl_val[b]) if b >= 0 else 0.0)
-                if guard_blocks(row, chosen):
+                if g_core and guard_best(row) > chosen:
                     self.guard_fired += 1
             if k == ORDER_B:
                 removed[row] = True
@@ -327,7 +335,6 @@ class PairPolicy:
             if sim.t_pre[task]:
                 g_core.append(core)
                 g_val.append(float(obj[row, j]))
-                g_top[j] = max(g_top[j], g_val[-1])
             if affected is not None and affected.size:
                 resolve(affected)
             if count[row] > 0 and (affected is None or row not in set(affected.tolist())):

@@ -140,3 +140,24 @@ def test_cli_runs_a_preset(tmp_path):
          "--policy", "max-util", "--set", "workload.burst_size=-1"],
         cwd=REPO, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "workload.burst_size" in bad.stderr
+
+
+def test_sweep_command_writes_rows_and_ci(tmp_path):
+    out = tmp_path / "runs.csv"
+    proc = subprocess.run(
+        [sys.executable, "-m", "scheduling.engine", "ch4-sweep", "--presets",
+         "ch4-small,ch4-flags-0", "--policies", "max-util,max-util-greedy", "--trials", "2",
+         "--set", "scheduler.duration_min=200", "--set", "scheduler.warmup_min=40",
+         "--set", "system.cores_per_cluster=4", "--csv", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = out.read_text().strip().splitlines()
+    assert len(rows) == 1 + 2 * 2 * 2
+    assert rows[0].startswith("preset,policy,seed,utility")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("ch4-")]
+    assert len(lines) == 4 and all("±" in line for line in lines)
+    # At 0% flags Greedy equals Max Util (same seeds), so their rows agree.
+    flags0 = [r.split(",") for r in rows[1:] if r.startswith("ch4-flags-0")]
+    util = {r[2]: r[3:14] for r in flags0 if r[1] == "max-util"}
+    greedy = {r[2]: r[3:14] for r in flags0 if r[1] == "max-util-greedy"}
+    assert util == greedy
