@@ -81,8 +81,9 @@ TABLE3_JOINT = (
 
 @dataclass(frozen=True)
 class WorkloadConfig:
-    source: str = param("synthetic", choices=("synthetic", "trace"),
-                        help="synthetic generator (spec §2) or trace-driven arrivals (spec §3)")
+    source: str = param("synthetic", choices=("synthetic", "trace", "testbed"),
+                        help="synthetic generator (spec §2), trace-driven arrivals (spec §3) or "
+                             "the testbed benchmarks of spec §8")
     tasks_per_day: float = param(5000.0, min=1.0, max=200_000.0, unit="tasks/day",
                                  help="mean arrivals per day over all task types")
     gp_types: int = param(60, min=0, max=1000, help="general-purpose task types")
@@ -236,6 +237,9 @@ class EnergyConfig:
     idle_power_w: float = param(0.0, min=0.0, max=100_000.0, unit="W/node", advanced=True,
                                 help="idle power per node counted against the budget (A3; "
                                      "0 = task energy only)")
+    day_h: float = param(24.0, min=0.01, max=24.0 * 365, unit="h", advanced=True,
+                         help="length of an accounting day: the budget period and the span of "
+                              "the goal-energy line (24 h; the testbed run is one 3 h period)")
 
 
 @dataclass(frozen=True)
@@ -305,6 +309,35 @@ class TraceConfig:
                               help="multiply trace run times by this")
 
 
+# Spec §8, Tables 6 and 7: NAS benchmarks on the 4-cluster testbed (None = infeasible).
+TESTBED_KINDS = ("IS.8", "IS_CG.8", "MG.16", "MG.8")
+TESTBED_CORES = (8, 8, 16, 8)
+TESTBED_ETC_S = ((1675, 750, 552, 430), (1039, 900, 700, 1366), (702, 500, 380, 326),
+                 (1100, 712, None, None))
+TESTBED_EEC_J = ((25962, 35250, 17388, 28380), (23897, 47700, 27650, 105865),
+                 (34398, 55000, 30400, 50530), (27500, 41296, None, None))
+
+
+@dataclass(frozen=True)
+class TestbedConfig:
+    mix: tuple[float, ...] = param([0.4, 0.4, 0.1, 0.1], min=0.0, max=1.0, min_items=4,
+                                   max_items=4, help="share of IS.8, IS_CG.8, MG.16, MG.8 (§8.3)")
+    mean_interarrival_s: float = param(120.0, min=1.0, max=86_400.0, unit="s")
+    arrivals: str = param("exponential", choices=("exponential", "fixed"),
+                          help="inter-arrival times exponential or fixed (A35)")
+    decay_start: float = param(2.5, min=0.0, max=100.0,
+                               help="utility starts to decay this many minimum ETCs after "
+                                    "arrival")
+    decay_length: float = param(2.5, min=0.0, max=100.0,
+                                help="... and reaches 0 this many minimum ETCs later")
+    decay_shape: str = param("linear", choices=("linear", "step"),
+                             help="linear decay, or a step to 0 at the decay start (A35)")
+
+    def validate(self):
+        if abs(sum(self.mix) - 1.0) > 1e-6:
+            raise ScenarioError("testbed.mix", "must sum to 1")
+
+
 @dataclass(frozen=True)
 class ParallelEnergyConfig:
     system: SystemConfig = group(SystemConfig, help="clusters and P-states")
@@ -315,6 +348,8 @@ class ParallelEnergyConfig:
     scheduler: SchedulerConfig = group(SchedulerConfig, help="resource manager")
     trace: TraceConfig = group(TraceConfig, help="trace-driven arrivals (workload.source = "
                                                  "trace)")
+    testbed: TestbedConfig = group(TestbedConfig, help="testbed workload (workload.source = "
+                                                       "testbed, spec §8)")
 
     def validate(self):
         names = [c.name for c in self.system.clusters]
@@ -330,6 +365,9 @@ class ParallelEnergyConfig:
         if self.workload.gp_types == 0 and not sp:
             raise ScenarioError("workload.gp_types", "must be > 0 when there is no special "
                                                      "cluster")
+        if self.workload.source == "testbed" and len(self.system.clusters) != 4:
+            raise ScenarioError("system.clusters", "the testbed workload needs the 4 clusters "
+                                                   "of spec Table 5")
         factors = self.system.pstate_power_factors
         if any(b > a for a, b in zip(factors, factors[1:], strict=False)):
             raise ScenarioError("system.pstate_power_factors",

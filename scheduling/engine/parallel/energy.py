@@ -25,13 +25,14 @@ TOL = 1e-6  # joules; float slack of the budget check
 class EnergyLedger:
     def __init__(self, cfg: EnergyConfig, warmup_s: float, until_s: float,
                  idle_power_total_w: float = 0.0):
+        day = cfg.day_h * 3600.0
         bounds = [0.0] if warmup_s > 0 else []
         t = warmup_s
         while True:
             bounds.append(t)
             if t >= until_s:
                 break
-            t += DAY
+            t += day
         self.bounds = np.array(bounds)
         self._b = bounds
         self.days = len(bounds) - 1
@@ -39,7 +40,7 @@ class EnergyLedger:
         full = cfg.budget_gj * GJ if self.constrained else math.inf
         budget = np.full(self.days, full)
         if warmup_s > 0:
-            budget[0] = full * warmup_s / DAY if cfg.warmup_budget == "prorated" else math.inf
+            budget[0] = full * warmup_s / day if cfg.warmup_budget == "prorated" else math.inf
         self.budget = budget
         self.full_budget = full
         self.start_day = cfg.charge == "start-day"

@@ -81,7 +81,7 @@ def run(args) -> int:
         with open(args.out, "w") as fh:
             for r in runs:
                 fh.write(json.dumps(r, default=float) + "\n")
-    print(f"{'setting':<40} {'policy':<18} {'n':>3} {'% max utility':>17} {'energy GJ':>15}"
+    print(f"{'setting':<40} {'policy':<18} {'n':>3} {'% max utility':>17} {'energy GJ':>17}"
           f" {'ms/event':>9}")
     for s in settings:
         for p in policies:
@@ -96,7 +96,7 @@ def run(args) -> int:
                 text = f"{ci['mean']:.{digits}f}"
                 return text if half is None else f"{text} ± {half:.{digits}f}"
 
-            print(f"{label:<40} {p:<18} {len(rows):>3} {fmt(pct, 1):>17} {fmt(gj, 2):>15} "
+            print(f"{label:<40} {p:<18} {len(rows):>3} {fmt(pct, 1):>17} {fmt(gj, 4):>17} "
                   f"{ms:>9.1f}")
     return 0
 

@@ -197,7 +197,7 @@ def build_result(st: State, events: dict, is_meta: bool) -> Result:
         summary["upe_fraction"] = (sum(x == "upe" for x in chosen) / len(chosen)) if chosen else 0.0
     extra = {
         "clusters": tr.system.public(),
-        "utility_classes": st.utility.table.table(),
+        "utility_classes": st.utility.describe(),
         "utility_time_unit_h": cfg.utility.time_unit_h,
         "window_s": [W0, W1],
         "days": days,

@@ -133,3 +133,39 @@ class TaskUtility:
         """Completion time from which the task earns nothing."""
         task = np.asarray(task, dtype=np.int64)
         return self.offset[task] + self.zero_lateness[task] / self.inv_unit
+
+    def describe(self) -> list[dict]:
+        return self.table.table()
+
+
+class DecayUtility:
+    """Testbed utility (§8.3, A35): full value until ``start x T_min`` after arrival, then a
+    linear decay to 0 over ``length x T_min`` (or a step to 0)."""
+
+    def __init__(self, tasks: Tasks, t_min: np.ndarray, start: float, length: float,
+                 shape: str):
+        self.scale = np.asarray(tasks.priority, dtype=float)
+        self.begin = tasks.arrival + start * t_min
+        self.length = np.maximum(length * t_min, 1e-9)
+        self.step = shape == "step"
+        self._scale, self._begin = self.scale.tolist(), self.begin.tolist()
+        self._length = self.length.tolist()
+        self._spec = {"shape": shape, "start_x_tmin": start, "length_x_tmin": length}
+
+    def value(self, task, finish) -> np.ndarray:
+        task = np.asarray(task, dtype=np.int64)
+        late = np.asarray(finish, float) - self.begin[task]
+        if self.step:
+            return np.where(late <= 0.0, self.scale[task], 0.0)
+        return self.scale[task] * np.clip(1.0 - late / self.length[task], 0.0, 1.0)
+
+    def value1(self, task: int, finish: float) -> float:
+        late = finish - self._begin[task]
+        if late <= 0.0:
+            return self._scale[task]
+        if self.step or late >= self._length[task]:
+            return 0.0
+        return self._scale[task] * (1.0 - late / self._length[task])
+
+    def describe(self) -> list[dict]:
+        return [self._spec]

@@ -8,7 +8,7 @@ import numpy as np
 
 from .config import ParallelEnergyConfig
 from .energy import EnergyLedger
-from .models import Options, TaskUtility, build_options
+from .models import DecayUtility, Options, TaskUtility, build_options
 from .system import System
 from .timeline import EPS, ClusterTimeline
 from .workload import (
@@ -18,6 +18,8 @@ from .workload import (
     load_trace,
     make_types,
     synthetic_tasks,
+    testbed_tasks,
+    testbed_types,
     trace_system_config,
     trace_tasks,
     utility_classes,
@@ -36,7 +38,7 @@ class Trial:
     types: TaskTypes
     tasks: Tasks
     options: Options
-    utility: TaskUtility
+    utility: TaskUtility | DecayUtility
     sim_end: float
     warmup: float
 
@@ -48,14 +50,23 @@ class Trial:
             jobs, info = load_trace(cfg)
             system_cfg = trace_system_config(cfg, info["machine_cores"])
         system = System.from_config(system_cfg)
-        types = make_types(cfg.workload, system, seed, trace=jobs is not None)
-        if jobs is not None:
-            tasks = trace_tasks(cfg, types, system, jobs, info, seed)
+        if cfg.workload.source == "testbed":
+            types = testbed_types(system)
+            tasks = testbed_tasks(cfg, types, seed)
         else:
-            tasks = synthetic_tasks(cfg, types, seed)
+            types = make_types(cfg.workload, system, seed, trace=jobs is not None)
+            if jobs is not None:
+                tasks = trace_tasks(cfg, types, system, jobs, info, seed)
+            else:
+                tasks = synthetic_tasks(cfg, types, seed)
         options = build_options(types, tasks, system, cfg.workload.etc_mode)
-        table = utility_classes(cfg.utility)
-        utility = TaskUtility(table, tasks, types, options.t_min, cfg.utility.time_unit_h)
+        if tasks.priority is not None:
+            tb = cfg.testbed
+            utility = DecayUtility(tasks, options.t_min, tb.decay_start, tb.decay_length,
+                                   tb.decay_shape)
+        else:
+            utility = TaskUtility(utility_classes(cfg.utility), tasks, types, options.t_min,
+                                  cfg.utility.time_unit_h)
         return cls(cfg, system, types, tasks, options, utility, cfg.time.sim_h * HOUR,
                    cfg.time.warmup_h * HOUR)
 

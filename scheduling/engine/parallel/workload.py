@@ -17,7 +17,14 @@ import numpy as np
 from ..errors import ScenarioError
 from ..registry import rng as stream
 from ..value import Shape, UtilityTable
-from .config import ParallelEnergyConfig, UtilityConfig, WorkloadConfig
+from .config import (
+    TESTBED_CORES,
+    TESTBED_EEC_J,
+    TESTBED_ETC_S,
+    ParallelEnergyConfig,
+    UtilityConfig,
+    WorkloadConfig,
+)
 from .system import System
 
 HOUR = 3600.0
@@ -97,6 +104,7 @@ class Tasks:
     # Trace-driven tasks carry their own P-state-0 time per cluster (seconds, nan = use model).
     fixed_time: np.ndarray | None = None  # (T, C)
     info: dict = field(default_factory=dict)
+    priority: np.ndarray | None = None  # (T,) per-task starting utility (testbed)
 
     @property
     def n(self) -> int:
@@ -393,3 +401,45 @@ def trace_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, system: System, job
     order = sel[np.lexsort((sel, jobs["arrival"][sel]))]
     return Tasks(type_[order].astype(np.int64), procs[order].astype(np.int64),
                  cls[order].astype(np.int64), jobs["arrival"][order], fixed[order], info)
+
+
+# -- testbed (spec §8) ---------------------------------------------------------------------------
+
+def testbed_types(system: System) -> TaskTypes:
+    """The four NAS benchmarks of Tables 6-7 as task types (one P-state; infeasible = n.a.)."""
+    k, C = len(TESTBED_ETC_S), system.n_clusters
+    etc = np.array([[np.nan if v is None else v for v in row] for row in TESTBED_ETC_S], float)
+    eec = np.array([[np.nan if v is None else v for v in row] for row in TESTBED_EEC_J], float)
+    cores = np.array(TESTBED_CORES)
+    nodes = np.ceil(cores[:, None] / system.cores_per_node[None, :])
+    eligible = ~np.isnan(etc)
+    node_power = np.where(eligible, eec / (etc * nodes), 0.0)
+    P = system.n_pstates
+    ones = np.ones((k, C, P))
+    zeros = np.zeros(k)
+    return TaskTypes(eligible, np.zeros(k, bool), zeros.astype(int), zeros + 1.0, zeros,
+                     np.argmax(eligible, axis=1), np.where(eligible, etc, 0.0), node_power, ones,
+                     ones.copy(), zeros.astype(int), cores.copy(), cores.copy(),
+                     np.zeros(k, bool), zeros, np.ones((k, C)), zeros)
+
+
+def testbed_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, seed: int) -> Tasks:
+    """Arrivals every 120 s on average with the §8.3 mix; utility 1-4 per task (uniform)."""
+    t = cfg.testbed
+    gen = stream(seed, "ch3/testbed")
+    horizon = cfg.time.sim_h * HOUR
+    if t.arrivals == "fixed":
+        arrival = np.arange(0.0, horizon, t.mean_interarrival_s)
+    else:
+        gaps = gen.exponential(t.mean_interarrival_s, int(horizon / t.mean_interarrival_s * 3)
+                               + 20)
+        arrival = np.cumsum(gaps)
+        arrival = arrival[arrival < horizon]
+    n = len(arrival)
+    mix = np.asarray(t.mix) / sum(t.mix)
+    kind = gen.choice(len(mix), size=n, p=mix)
+    priority = gen.integers(1, 5, size=n).astype(float)
+    fixed = np.where(types.eligible[kind], types.t_single[kind], np.nan)
+    return Tasks(kind.astype(np.int64), types.cores_lo[kind].astype(np.int64),
+                 np.zeros(n, dtype=np.int64), arrival, fixed, {"testbed": True}, priority)
+

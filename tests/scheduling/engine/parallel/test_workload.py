@@ -180,3 +180,28 @@ def test_trace_driven_arrivals():
     with pytest.raises(ScenarioError) as err:
         Trial.generate(preset_scenario("ch3-trace", {"trace.day": 5000}).params, 1)
     assert err.value.field == "trace.day"
+
+
+def test_testbed_workload_uses_tables_6_and_7():
+    from scheduling.engine.parallel.config import TESTBED_EEC_J, TESTBED_ETC_S
+    trial = Trial.generate(preset_scenario("ch3-testbed").params, seed=2)
+    o, tasks = trial.options, trial.tasks
+    assert 60 <= tasks.n <= 130  # one task per 120 s on average over 3 h
+    assert set(np.unique(tasks.priority)) <= {1.0, 2.0, 3.0, 4.0}
+    for t in range(tasks.n):
+        k = tasks.type[t]
+        for c in range(4):
+            if TESTBED_ETC_S[k][c] is None:
+                assert not o.eligible[t, c]
+            else:
+                assert o.duration[t, c, 0] == TESTBED_ETC_S[k][c]
+                assert o.energy[t, c, 0] == pytest.approx(TESTBED_EEC_J[k][c])
+    # Nodes = cores / cores per node: a .8 task needs 8/4/2/1 nodes, a .16 task 16/8/4/2.
+    assert o.nodes[tasks.type == 0][0].tolist() == [8, 4, 2, 1]
+    assert o.nodes[tasks.type == 2][0].tolist() == [16, 8, 4, 2]
+    u = trial.utility
+    t = 0
+    full_until = tasks.arrival[t] + 2.5 * o.t_min[t]
+    assert u.value1(t, full_until) == tasks.priority[t]
+    assert u.value1(t, full_until + 1.25 * o.t_min[t]) == pytest.approx(tasks.priority[t] / 2)
+    assert u.value1(t, full_until + 2.5 * o.t_min[t]) == 0.0
