@@ -393,28 +393,34 @@ def _refresh_progress(experiment_id: int) -> None:
 
 
 def refresh_experiment(experiment_id: int) -> Experiment:
-    """Recompute status, progress and the per-policy summary table from the runs."""
-    experiment = Experiment.objects.get(pk=experiment_id)
-    runs = list(experiment.runs.only("policy", "status", "progress", "summary"))
-    statuses = {r.status for r in runs}
-    if statuses <= set(FINAL_STATUSES):
-        if Status.FAILED in statuses:
-            status = Status.FAILED  # partial results are still shown
-        elif Status.CANCELLED in statuses:
-            status = Status.CANCELLED
+    """Recompute status, progress and the per-policy summary table from the runs.
+
+    Workers finish runs and reapers requeue them concurrently, so the read of the runs and the
+    write of the experiment happen under a lock on the experiment row (SQLite: the IMMEDIATE
+    transaction's write lock), never from a stale read.
+    """
+    with transaction.atomic():
+        experiment = Experiment.objects.select_for_update().get(pk=experiment_id)
+        runs = list(experiment.runs.only("policy", "status", "progress", "summary"))
+        statuses = {r.status for r in runs}
+        if statuses <= set(FINAL_STATUSES):
+            if Status.FAILED in statuses:
+                status = Status.FAILED  # partial results are still shown
+            elif Status.CANCELLED in statuses:
+                status = Status.CANCELLED
+            else:
+                status = Status.DONE
+            finished = experiment.finished or timezone.now()
         else:
-            status = Status.DONE
-        finished = experiment.finished or timezone.now()
-    else:
-        started = statuses - {Status.QUEUED}
-        status = Status.RUNNING if started else Status.QUEUED
-        finished = None
-    done = sum(100.0 if r.status in FINAL_STATUSES else r.progress for r in runs)
-    progress = done / max(len(runs), 1)
-    ui = kinds.get_kind(experiment.kind)
-    summary = summarize(ui, experiment.policies, runs) if ui else {}
-    Experiment.objects.filter(pk=experiment_id).update(
-        status=status, progress=round(progress, 1), finished=finished, summary=summary)
+            started = statuses - {Status.QUEUED}
+            status = Status.RUNNING if started else Status.QUEUED
+            finished = None
+        done = sum(100.0 if r.status in FINAL_STATUSES else r.progress for r in runs)
+        progress = done / max(len(runs), 1)
+        ui = kinds.get_kind(experiment.kind)
+        summary = summarize(ui, experiment.policies, runs) if ui else {}
+        Experiment.objects.filter(pk=experiment_id).update(
+            status=status, progress=round(progress, 1), finished=finished, summary=summary)
     experiment.refresh_from_db()
     return experiment
 

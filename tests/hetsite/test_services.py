@@ -212,3 +212,31 @@ def test_progress_selector_lists_runs_in_policy_order(small):
     assert progress["status"] == Status.QUEUED
     assert [r["policy"] for r in progress["runs"]] == [
         p for p in small["policies"] for _ in range(2)]
+
+
+def test_soft_time_limit_fails_the_run_with_the_limit(small, monkeypatch, settings):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    run = experiment.runs.first()
+    ui = kinds.get_kind(small["kind"])
+
+    def too_slow(scenario, policy, seed, progress=None):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(ui.engine, "simulate", too_slow)
+    settings.CELERY_TASK_SOFT_TIME_LIMIT = 42
+    assert services.execute_run(run.pk) == Status.FAILED
+    assert Run.objects.get(pk=run.pk).error == "time limit of 42 s exceeded"
+
+
+def test_store_failure_never_leaves_a_run_running(small, monkeypatch):
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    run = experiment.runs.first()
+
+    def broken_store(run, ui, result):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(services, "finish_run", broken_store)
+    assert services.execute_run(run.pk) == Status.FAILED
+    assert Run.objects.get(pk=run.pk).error == "could not store the result: OSError: disk full"
