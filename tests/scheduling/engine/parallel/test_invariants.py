@@ -148,3 +148,11 @@ def test_every_policy_is_registered():
     families = {p.name: p.family for p in list_policies(KIND)}
     assert families["easy+epr"] == "comparison" and families["max-upe-ph"] == "utility"
     assert families["meta-task+ept"] == "metaheuristic"
+
+
+@pytest.mark.parametrize("policy", ["easy", "max-upr-ph", "max-upe-pr+epr", "meta-event"])
+def test_testbed_invariants(policy):
+    with watch() as log:
+        result = simulate(preset_scenario("ch3-testbed"), policy, seed=1)
+    check_result(result, policy, log)
+    assert result.summary["energy_gj"] <= 0.0027 * (1 + 1e-9)
