@@ -240,3 +240,12 @@ def test_store_failure_never_leaves_a_run_running(small, monkeypatch):
     monkeypatch.setattr(services, "finish_run", broken_store)
     assert services.execute_run(run.pk) == Status.FAILED
     assert Run.objects.get(pk=run.pk).error == "could not store the result: OSError: disk full"
+
+
+def test_reaper_dispatches_queued_runs_that_never_reached_the_broker(small):
+    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    assert services.reap_stale_runs()["dispatched"] == 0  # too recent: maybe still in flight
+    Run.objects.filter(experiment=experiment).update(
+        created=timezone.now() - timezone.timedelta(minutes=5))
+    assert services.reap_stale_runs()["dispatched"] == len(small["policies"])
+    assert {r.status for r in experiment.runs.all()} == {Status.DONE}  # eager Celery
