@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import json
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from hetsite import figures, kinds, selectors, services
+from hetsite import exports, figures, kinds, selectors, services
 from hetsite.api.views import can_edit
 from hetsite.models import FINAL_STATUSES, Run, Status
 from hetsite.throttles import SubmitThrottle
@@ -162,33 +159,14 @@ def delete_experiment(request, public_id):
 
 def export_runs_csv(request, public_id):
     experiment = selectors.experiment_by_public_id(public_id)
-    runs = selectors.runs_of(experiment)
-    keys = sorted({k for r in runs for k, v in r.summary.items()
-                   if isinstance(v, (int, float, str)) or v is None})
-    response = HttpResponse(content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="runs-{experiment.public_id}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["run", "policy", "trial", "seed", "status", "error", *keys])
-    for r in runs:
-        writer.writerow([r.public_id, r.policy, r.trial, r.seed, r.status, r.error,
-                         *[r.summary.get(k, "") for k in keys]])
-    return response
+    return exports.runs_csv(selectors.runs_of(experiment), f"runs-{experiment.public_id}.csv")
 
 
 def export_tasks_csv(request, public_id):
     run = selectors.run_by_public_id(public_id, with_result=True)
     if run.status != Status.DONE:
         raise Http404("the run has no result yet")
-    tasks = json.loads(services.result_json(run)).get("tasks", {})
-    columns = list(tasks)
-    response = HttpResponse(content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="tasks-{run.public_id}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(columns)
-    for row in zip(*(tasks[c] for c in columns), strict=False):
-        writer.writerow([" ".join(map(str, v)) if isinstance(v, list) else
-                         ("" if v is None else v) for v in row])
-    return response
+    return exports.tasks_csv(run)
 
 
 def run_result_json(request, public_id):

@@ -1,11 +1,9 @@
-import csv
-
 from django.contrib import admin, messages
-from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
 from . import services
+from .exports import runs_csv
 from .models import Experiment, Run, Scenario
 
 
@@ -67,20 +65,6 @@ class ExperimentAdmin(admin.ModelAdmin):
         runs = Run.objects.filter(experiment__in=queryset).defer("result_gz").select_related(
             "experiment")
         return runs_csv(runs, "experiments.csv")
-
-
-def runs_csv(runs, filename):
-    runs = list(runs)
-    keys = sorted({k for r in runs for k, v in r.summary.items()
-                   if isinstance(v, (int, float, str)) or v is None})
-    response = HttpResponse(content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    writer = csv.writer(response)
-    writer.writerow(["experiment", "run", "policy", "trial", "seed", "status", *keys])
-    for r in runs:
-        writer.writerow([r.experiment.public_id, r.public_id, r.policy, r.trial, r.seed,
-                         r.status, *[r.summary.get(k, "") for k in keys]])
-    return response
 
 
 @admin.register(Run)

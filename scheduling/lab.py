@@ -14,7 +14,8 @@ def _waits_min(tasks) -> list:
                                            strict=False) if s is not None]
 
 
-def compact_parallel(result) -> dict:
+def compact_with_waits(result) -> dict:
+    """Chart data of kinds whose tasks have arrival and start times (ch. 3 and ch. 4)."""
     return {"series": downsample(result.series),
             "dist": {"wait_min": quantiles(_waits_min(result.tasks))}}
 
@@ -36,7 +37,7 @@ register(KindUI(
         Metric("wait_mean_min", "mean wait", "min", higher_is_better=False),
     ],
     primary_metric="pct_max_utility",
-    compact=compact_parallel,
+    compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
                   _bars("pct_max_utility", "% of maximum utility", "%"), facetable=False),
@@ -123,11 +124,6 @@ def _trace_jobs(trace: str) -> int:
     return len(load(trace).columns["job_id"])
 
 
-def compact_serial(result) -> dict:
-    return {"series": downsample(result.series),
-            "dist": {"wait_min": quantiles(_waits_min(result.tasks))}}
-
-
 def _serial_run_charts():
     try:
         from .charts import serial
@@ -149,7 +145,7 @@ register(KindUI(
         Metric("tasks_dropped", "tasks dropped", higher_is_better=False, digits=0),
     ],
     primary_metric="pct_max_utility",
-    compact=compact_serial,
+    compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
                   _bars("pct_max_utility", "% of maximum utility", "%"), facetable=False),

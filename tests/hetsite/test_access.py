@@ -110,3 +110,20 @@ def test_no_shell_eval_or_pickle_in_application_code():
                 if pattern.search(line) and not line.lstrip().startswith("#"):
                     offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_admin_lists_filters_and_exports(experiment):
+    User.objects.create_superuser("boss", password="pw-123456789")
+    client = Client()
+    client.login(username="boss", password="pw-123456789")
+    listing = client.get("/admin/hetsite/run/?status__exact=done&experiment__kind=uav")
+    assert listing.status_code == 200 and "meta+pf" in listing.content.decode()
+    response = client.post("/admin/hetsite/experiment/", {
+        "action": "export_csv", "_selected_action": [experiment.pk]})
+    rows = response.content.decode().splitlines()
+    assert rows[0].startswith("experiment,run,policy") and len(rows) == 3
+    response = client.post("/admin/hetsite/experiment/", {
+        "action": "rerun", "_selected_action": [experiment.pk]}, follow=True)
+    assert Experiment.objects.count() == 2
+    again = Experiment.objects.exclude(pk=experiment.pk).get()
+    assert again.status == Status.DONE and again.name.endswith("(re-run)")

@@ -115,7 +115,7 @@ def test_exports(client, small):
         kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
     rows = list(csv.reader(io.StringIO(
         client.get(f"/e/{experiment.public_id}/runs.csv").content.decode())))
-    assert rows[0][:5] == ["run", "policy", "trial", "seed", "status"]
+    assert rows[0][:6] == ["experiment", "run", "policy", "trial", "seed", "status"]
     assert len(rows) == 1 + len(small["policies"])
     run = experiment.runs.first()
     tasks = list(csv.reader(io.StringIO(

@@ -1,0 +1,41 @@
+"""CSV exports shared by the pages and the admin."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from django.http import HttpResponse
+
+from . import services
+
+
+def _csv_response(filename: str):
+    response = HttpResponse(content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response, csv.writer(response)
+
+
+def runs_csv(runs, filename: str) -> HttpResponse:
+    """One row per run: ids, policy, trial, seed, status, error and every scalar metric."""
+    runs = list(runs)
+    keys = sorted({k for r in runs for k, v in r.summary.items()
+                   if isinstance(v, (int, float, str)) or v is None})
+    response, writer = _csv_response(filename)
+    writer.writerow(["experiment", "run", "policy", "trial", "seed", "status", "error", *keys])
+    for r in runs:
+        writer.writerow([r.experiment.public_id, r.public_id, r.policy, r.trial, r.seed,
+                         r.status, r.error, *[r.summary.get(k, "") for k in keys]])
+    return response
+
+
+def tasks_csv(run) -> HttpResponse:
+    """The per-task (or per-surveil) records of a finished run; lists joined by spaces."""
+    tasks = json.loads(services.result_json(run)).get("tasks", {})
+    columns = list(tasks)
+    response, writer = _csv_response(f"tasks-{run.public_id}.csv")
+    writer.writerow(columns)
+    for row in zip(*(tasks[c] for c in columns), strict=False):
+        writer.writerow([" ".join(map(str, v)) if isinstance(v, list) else
+                         ("" if v is None else v) for v in row])
+    return response
