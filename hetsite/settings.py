@@ -149,12 +149,13 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded broker for machines without redis-server (``make run`` falls back to it): kombu's
     # filesystem transport passes messages through a folder, results go to files beside it.
     _broker_dir = Path(env.str("CELERY_BROKER_DIR", default=str(RUN_DIR / "broker")))
-    for _sub in ("queue", "processed", "results"):
+    for _sub in ("queue", "processed", "results", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),  # broadcast (revoke) messages
         "store_processed": False,
     }
     _default_backend = f"file://{_broker_dir / 'results'}"
