@@ -69,6 +69,24 @@ def test_runlab_serves_home_and_healthy_broker(tmp_path, broker):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as resp:
             home = resp.read().decode()
         assert "hetsite" in home and "?preset=small" in home  # presets were loaded
+        # Runs are asynchronous: the worker picks the experiment up through this broker.
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/experiments/", method="POST",
+            headers={"Content-Type": "application/json"},
+            data=json.dumps({"kind": "uav", "preset": "small-baseline",
+                             "policies": ["random"], "trials": 1}).encode())
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            assert resp.status == 202
+            created = json.loads(resp.read())
+        assert created["status"] == "queued"
+        progress_url = f"http://127.0.0.1:{port}/api/experiments/{created['id']}/progress/"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            status, progress = get_json(progress_url)
+            if progress["status"] == "done":
+                break
+            time.sleep(0.3)
+        assert progress["status"] == "done", progress
     finally:
         out = stop_and_collect(proc)
     assert proc.returncode == 0, out
