@@ -136,11 +136,12 @@ class PairPolicy:
         removed = np.zeros(cap, dtype=bool)
         n_rows = n0
 
-        net = np.full((cap, n_cls), -np.inf)
-        own = np.zeros((cap, n_cls))
-        own_u = np.zeros((cap, n_cls))
-        is_a = np.zeros((cap, n_cls), dtype=bool)
+        # Each row's best pair option P*: class, net, own objective and utility, ordering.
         bc = np.full(cap, -1, dtype=np.int64)
+        bnet = np.full(cap, -np.inf)
+        bown = np.zeros(cap)
+        bown_u = np.zeros(cap)
+        bis_a = np.zeros(cap, dtype=bool)
         ij = np.full(cap, -1, dtype=np.int64)
         iobj = np.full(cap, -np.inf)
         kind = np.zeros(cap, dtype=np.int64)
@@ -148,30 +149,67 @@ class PairPolicy:
         version = np.zeros(cap, dtype=np.int64)
         heap: list[tuple] = []
 
-        def fill_matrix(rows: np.ndarray) -> None:
-            if rows.size == 0 or n_cls == 0:
-                return
-            ok = valid[rows][:, cl_j] & cl_alive
-            m_net, m_own, m_u, m_a = pair_terms(
-                t, upt, table, ret[rows][:, cl_j], obj[rows][:, cl_j], util[rows][:, cl_j],
-                arr[rows][:, None], urow[rows][:, None], scale[rows][:, None],
-                cl_ret, cl_val, cl_arr, cl_urow, cl_scale)
-            net[rows] = np.where(ok, m_net, -np.inf)
-            own[rows] = m_own
-            own_u[rows] = m_u
-            is_a[rows] = m_a
+        # Partner classes per cluster by decreasing Val, for pruning: a pair's net is at most
+        # obj_t + Val(r) and at least Val(r) (ordering B), so a partner with
+        # obj_t(j) + Val(r) < max Val can never be P*.
+        by_val = np.lexsort((cl_first, -cl_val))
+        cls_sorted = [by_val[cl_j[by_val] == j] for j in range(K)]
+        neg_val_sorted = [-cl_val[c] for c in cls_sorted]
+        vptr = [0] * K  # first alive class in cls_sorted[j]
 
-        def best_pair(rows: np.ndarray) -> None:
-            """P* per row: the highest net, ties to the lowest core index (spec §8.4)."""
+        def pair_best(rows: np.ndarray) -> None:
+            """P* per row among the alive partners: the highest net, ties to the lowest core
+            index (spec §8.4)."""
             if rows.size == 0:
                 return
+            bc[rows] = -1
+            bnet[rows] = -np.inf
             if n_cls == 0:
-                bc[rows] = -1
                 return
-            sub = net[rows]
-            top = sub.max(axis=1)
-            first_core = np.where(sub == top[:, None], cl_first, np.iinfo(np.int64).max)
-            bc[rows] = np.where(top > -np.inf, np.argmin(first_core, axis=1), -1)
+            vmax = np.array([-neg_val_sorted[j][vptr[j]] if vptr[j] < cls_sorted[j].size
+                             else -np.inf for j in range(K)])
+            ok = valid[rows] & (vmax > -np.inf)
+            if not ok.any():
+                return
+            top = np.where(ok, vmax, -np.inf).max(axis=1)
+            tau = top[:, None] - obj[rows]
+            tau -= 1e-9 * (1.0 + np.abs(tau))  # keep every partner that could tie
+            parts_r, parts_c = [], []
+            for j in range(K):
+                if cls_sorted[j].size == 0:
+                    continue
+                n = np.searchsorted(neg_val_sorted[j], -tau[:, j], side="right")
+                n = np.where(ok[:, j], n, 0)
+                total = int(n.sum())
+                if total == 0:
+                    continue
+                ri = np.repeat(np.arange(rows.size), n)
+                pos = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
+                parts_r.append(ri)
+                parts_c.append(cls_sorted[j][pos])
+            if not parts_r:
+                return
+            ri = np.concatenate(parts_r)
+            c = np.concatenate(parts_c)
+            alive = cl_alive[c]
+            ri, c = ri[alive], c[alive]
+            if ri.size == 0:
+                return
+            rr = rows[ri]
+            jc = cl_j[c]
+            p_net, p_own, p_u, p_a = pair_terms(
+                t, upt, table, ret[rr, jc], obj[rr, jc], util[rr, jc], arr[rr], urow[rr],
+                scale[rr], cl_ret[c], cl_val[c], cl_arr[c], cl_urow[c], cl_scale[c])
+            order = np.lexsort((cl_first[c], -p_net, ri))
+            ri_sorted = ri[order]
+            pick = order[np.flatnonzero(np.concatenate([[True],
+                                                        ri_sorted[1:] != ri_sorted[:-1]]))]
+            dest = rows[ri[pick]]
+            bc[dest] = c[pick]
+            bnet[dest] = p_net[pick]
+            bown[dest] = p_own[pick]
+            bown_u[dest] = p_u[pick]
+            bis_a[dest] = p_a[pick]
 
         def best_idle(rows: np.ndarray) -> None:
             if rows.size == 0:
@@ -193,20 +231,14 @@ class PairPolicy:
             j = ij[rows]
             has_idle = j >= 0
             idle_u = util[rows, np.maximum(j, 0)]
-            if n_cls:
-                has_pair = cp[rows] & (b >= 0)
-                bsafe = np.maximum(b, 0)
-                pnet = net[rows, bsafe]
-                inet = iobj[rows] + np.where(has_pair, cl_val[bsafe], 0.0)
-                choose = has_pair & (~has_idle | (pnet > inet))
-                k = np.where(choose, np.where(is_a[rows, bsafe], ORDER_A, ORDER_B),
-                             np.where(has_idle, IDLE, NONE))
-                v = np.where(choose, own[rows, bsafe], iobj[rows])
-                u = np.where(choose, own_u[rows, bsafe], idle_u)
-            else:
-                k = np.where(has_idle, IDLE, NONE)
-                v = iobj[rows]
-                u = idle_u
+            has_pair = cp[rows] & (b >= 0)
+            partner_val = cl_val[np.maximum(b, 0)] if n_cls else np.zeros(rows.size)
+            inet = iobj[rows] + np.where(has_pair, partner_val, 0.0)
+            choose = has_pair & (~has_idle | (bnet[rows] > inet))
+            k = np.where(choose, np.where(bis_a[rows], ORDER_A, ORDER_B),
+                         np.where(has_idle, IDLE, NONE))
+            v = np.where(choose, bown[rows], iobj[rows])
+            u = np.where(choose, bown_u[rows], idle_u)
             k = np.where(u > thr, k, NONE)
             kind[rows] = k
             ownv[rows] = v
@@ -216,45 +248,32 @@ class PairPolicy:
                 if kk != NONE:
                     heapq.heappush(heap, (-vv, float(arr[row]), int(nid[row]), row, ver))
 
-        # Guarded cores (started in this event): preemptible partners that Pair may not use.
-        g_core: list[int] = []
-        g_val: list[float] = []
-        scalar_u = sim.table.value1
-        g_seen = np.zeros(cap, dtype=np.int64)  # guarded cores already valued per row
-        g_best = np.full(cap, -np.inf)  # best ordering-A net among them
+        # Guarded cores (started in this event) are preemptible partners Pair may not use.
+        # g_best[row]: the best ordering-A net a guarded core would offer the row; a pick
+        # "fires" the guard when that beats the option chosen. Updated per new guarded core
+        # for all rows at once (the guarded set only grows within an event).
+        g_cores: list[int] = []
+        g_best = np.full(cap, -np.inf)
 
-        def guard_best(row: int) -> float:
-            """The best ordering-A net the row would get from a guarded core (incremental:
-            the guarded set only grows within the event)."""
-            best = float(g_best[row])
-            n = len(g_core)
-            if g_seen[row] < n:
-                o_row, u_row, ok_row, ret_row = (obj[row].tolist(), util[row].tolist(),
-                                                 valid[row].tolist(), ret[row].tolist())
-                ur, sc, a = int(urow[row]), float(scale[row]), float(arr[row])
-                for idx in range(int(g_seen[row]), n):
-                    core = g_core[idx]
-                    j = int(sim.core_cluster[core])
-                    # net_A <= obj_t + Val(r): skip partners that cannot beat the best so far.
-                    if not ok_row[j] or o_row[j] + g_val[idx] <= best:
-                        continue
-                    r = int(sim.c_task[core])
-                    ret_t, ret_r = ret_row[j], float(sim.c_end[core]) - t
-                    u_ra = scalar_u(int(sim.t_urow[r]), float(sim.t_scale[r]), 1.0,
-                                    t + ret_t + ret_r - float(sim.t_arr[r]))
-                    u_tb = scalar_u(ur, sc, 1.0, t + ret_r + ret_t - a)
-                    net_a = o_row[j] + (u_ra / ret_r if upt else u_ra)
-                    net_b = g_val[idx] + (u_tb / ret_t if upt else u_tb)
-                    if net_a > net_b and u_row[j] > thr:
-                        best = max(best, net_a)
-                g_seen[row] = n
-                g_best[row] = best
-            return best
+        def guard_update(rows: np.ndarray, cores: list[int]) -> None:
+            for core in cores:
+                j = int(sim.core_cluster[core])
+                sub = rows[cp[rows] & valid[rows, j] & (count[rows] > 0) & ~removed[rows]]
+                if sub.size == 0:
+                    continue
+                r = int(sim.c_task[core])
+                ret_r = float(sim.c_end[core]) - t
+                val_r = float(sim.c_util[core]) / ret_r if upt else float(sim.c_util[core])
+                g_net, _, _, g_a = pair_terms(
+                    t, upt, table, ret[sub, j], obj[sub, j], util[sub, j], arr[sub],
+                    urow[sub], scale[sub], ret_r, val_r, float(sim.t_arr[r]),
+                    int(sim.t_urow[r]), float(sim.t_scale[r]))
+                cand = np.where(g_a & (util[sub, j] > thr), g_net, -np.inf)
+                g_best[sub] = np.maximum(g_best[sub], cand)
 
         all_rows = np.arange(n0)
         cp_rows = all_rows[cp[:n0]]
-        fill_matrix(cp_rows)
-        best_pair(cp_rows)
+        pair_best(cp_rows)
         best_idle(all_rows)
         resolve(all_rows)
 
@@ -266,10 +285,10 @@ class PairPolicy:
             if cp[row]:
                 b = int(bc[row])
                 if k in (ORDER_A, ORDER_B):
-                    chosen = float(net[row, b])
+                    chosen = float(bnet[row])
                 else:
                     chosen = float(iobj[row]) + (float(cl_val[b]) if b >= 0 else 0.0)
-                if g_core and guard_best(row) > chosen:
+                if g_best[row] > chosen:
                     self.guard_fired += 1
             if k == ORDER_B:
                 removed[row] = True
@@ -304,13 +323,15 @@ class PairPolicy:
                 nid[row] += 1
                 if cl_left[c] == 0:
                     cl_alive[c] = False
-                    net[:n_rows, c] = -np.inf
+                    jv = cl_j[c]
+                    while vptr[jv] < cls_sorted[jv].size and not cl_alive[cls_sorted[jv][vptr[jv]]]:
+                        vptr[jv] += 1
                 else:
                     cl_first[c] = cl_cores[c][cl_ptr[c]]
                 # Rows that chose this class lose it or may now tie-break to another class.
                 live = np.flatnonzero((bc[:n_rows] == c) & (count[:n_rows] > 0)
                                       & ~removed[:n_rows])
-                best_pair(live)
+                pair_best(live)
                 affected = live
                 # The victim re-enters as a singleton bound to cluster j (it has progress).
                 nr = n_rows
@@ -328,13 +349,13 @@ class PairPolicy:
                 gsim[nr] = sim.new_singleton(r)
                 one = np.array([nr])
                 if cp[nr]:
-                    fill_matrix(one)
-                    best_pair(one)
+                    pair_best(one)
+                    guard_update(one, g_cores)
                 best_idle(one)
                 affected = one if affected is None else np.concatenate([affected, one])
             if sim.t_pre[task]:
-                g_core.append(core)
-                g_val.append(float(obj[row, j]))
+                g_cores.append(core)
+                guard_update(np.arange(n_rows), [core])
             if affected is not None and affected.size:
                 resolve(affected)
             if count[row] > 0 and (affected is None or row not in set(affected.tolist())):
