@@ -61,16 +61,24 @@ def _run(args) -> int:
         ENGINE.get_policy(KIND, name)
     jobs = [(pr, po, args.first_seed + k, overrides) for pr in presets for po in policies
             for k in range(args.trials)]
-    if args.jobs > 1:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            rows = list(pool.map(run_one, jobs))
-    else:
-        rows = [run_one(j) for j in jobs]
-    if args.csv:
-        with open(args.csv, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+    rows = []
+    fh = open(args.csv, "w", newline="") if args.csv else None  # noqa: SIM115
+    try:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS) if fh else None
+        if writer:
             writer.writeheader()
-            writer.writerows(rows)
+        pool = ProcessPoolExecutor(max_workers=args.jobs) if args.jobs > 1 else None
+        results = pool.map(run_one, jobs) if pool else map(run_one, jobs)
+        for row in results:  # in job order; each row is written as soon as it is known
+            rows.append(row)
+            if writer:
+                writer.writerow(row)
+                fh.flush()
+        if pool:
+            pool.shutdown()
+    finally:
+        if fh:
+            fh.close()
     print(f"{'preset':<18} {'policy':<16} " + " ".join(f"{label:>16}" for _, label in SHOWN))
     for pr in presets:
         for po in policies:
