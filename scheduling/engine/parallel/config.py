@@ -265,7 +265,7 @@ class SchedulerConfig:
     goal_at: str = param("now", choices=("now", "latest-finish"), advanced=True,
                          help="goal energy compared at now or at the latest committed finish "
                               "(A19)")
-    random_reservations: bool = param(True, advanced=True,
+    random_reservations: bool = param(False, advanced=True,
                                       help="Random reserves its drawn option when it cannot "
                                            "start now; off = start-now only (A23)")
     mq_rmax_scope: str = param("trial", choices=("trial", "mappable"), advanced=True,
