@@ -248,28 +248,57 @@ class PairPolicy:
                 if kk != NONE:
                     heapq.heappush(heap, (-vv, float(arr[row]), int(nid[row]), row, ver))
 
-        # Guarded cores (started in this event) are preemptible partners Pair may not use.
-        # g_best[row]: the best ordering-A net a guarded core would offer the row; a pick
-        # "fires" the guard when that beats the option chosen. Updated per new guarded core
-        # for all rows at once (the guarded set only grows within an event).
-        g_cores: list[int] = []
-        g_best = np.full(cap, -np.inf)
+        # Guarded tasks (started in this event) are preemptible partners Pair may not use. A
+        # pick "fires" the guard when a guarded task would have offered an ordering-A pair
+        # with a higher net than the option chosen. Guarded tasks of one burst started on one
+        # cluster are interchangeable partners, so they are kept once (guard classes).
+        m = sim.M
+        gc_j = np.zeros(m, dtype=np.int64)
+        gc_ret = np.zeros(m)
+        gc_val = np.zeros(m)
+        gc_arr = np.zeros(m)
+        gc_urow = np.zeros(m, dtype=np.int64)
+        gc_scale = np.zeros(m)
+        gc_keys: set[tuple] = set()
+        g_top = [-np.inf] * K  # highest Val among guarded tasks per cluster
+        n_gc = 0
 
-        def guard_update(rows: np.ndarray, cores: list[int]) -> None:
-            for core in cores:
-                j = int(sim.core_cluster[core])
-                sub = rows[cp[rows] & valid[rows, j] & (count[rows] > 0) & ~removed[rows]]
-                if sub.size == 0:
-                    continue
-                r = int(sim.c_task[core])
-                ret_r = float(sim.c_end[core]) - t
-                val_r = float(sim.c_util[core]) / ret_r if upt else float(sim.c_util[core])
-                g_net, _, _, g_a = pair_terms(
-                    t, upt, table, ret[sub, j], obj[sub, j], util[sub, j], arr[sub],
-                    urow[sub], scale[sub], ret_r, val_r, float(sim.t_arr[r]),
-                    int(sim.t_urow[r]), float(sim.t_scale[r]))
-                cand = np.where(g_a & (util[sub, j] > thr), g_net, -np.inf)
-                g_best[sub] = np.maximum(g_best[sub], cand)
+        def guard_add(core: int, task: int) -> None:
+            nonlocal n_gc
+            j = int(sim.core_cluster[core])
+            end_t = float(sim.c_end[core])
+            key = (int(sim.wl.burst[task]), j, end_t)
+            if key in gc_keys:
+                return
+            gc_keys.add(key)
+            i = n_gc
+            n_gc += 1
+            gc_j[i] = j
+            gc_ret[i] = end_t - t
+            u = float(sim.c_util[core])
+            gc_val[i] = u / gc_ret[i] if upt else u
+            gc_arr[i] = sim.t_arr[task]
+            gc_urow[i] = sim.t_urow[task]
+            gc_scale[i] = sim.t_scale[task]
+            g_top[j] = max(g_top[j], float(gc_val[i]))
+
+        def guard_fires(row: int, chosen: float) -> bool:
+            # net_A <= obj_t + Val(r): most picks are settled by this per-cluster bound.
+            o_row = obj[row].tolist()
+            ok_row = valid[row].tolist()
+            if not any(ok_row[j] and o_row[j] + g_top[j] > chosen for j in range(K)):
+                return False
+            gj = gc_j[:n_gc]
+            o = obj[row, gj]
+            sel = np.flatnonzero(valid[row, gj] & (o + gc_val[:n_gc] > chosen))
+            if sel.size == 0:
+                return False
+            jj = gj[sel]
+            g_net, _, _, g_a = pair_terms(
+                t, upt, table, ret[row, jj], o[sel], util[row, jj], arr[row], urow[row],
+                scale[row], gc_ret[sel], gc_val[sel], gc_arr[sel], gc_urow[sel],
+                gc_scale[sel])
+            return bool(np.any(g_a & (util[row, jj] > thr) & (g_net > chosen)))
 
         all_rows = np.arange(n0)
         cp_rows = all_rows[cp[:n0]]
@@ -288,7 +317,7 @@ class PairPolicy:
                     chosen = float(bnet[row])
                 else:
                     chosen = float(iobj[row]) + (float(cl_val[b]) if b >= 0 else 0.0)
-                if g_best[row] > chosen:
+                if n_gc and guard_fires(row, chosen):
                     self.guard_fired += 1
             if k == ORDER_B:
                 removed[row] = True
@@ -350,12 +379,10 @@ class PairPolicy:
                 one = np.array([nr])
                 if cp[nr]:
                     pair_best(one)
-                    guard_update(one, g_cores)
                 best_idle(one)
                 affected = one if affected is None else np.concatenate([affected, one])
             if sim.t_pre[task]:
-                g_cores.append(core)
-                guard_update(np.arange(n_rows), [core])
+                guard_add(core, task)
             if affected is not None and affected.size:
                 resolve(affected)
             if count[row] > 0 and (affected is None or row not in set(affected.tolist())):
