@@ -181,6 +181,11 @@ class SerialConfig:
             raise ScenarioError("scheduler.warmup_min",
                                 f"must be < scheduler.duration_min ({r.duration_min}); "
                                 f"got {r.warmup_min}")
+        rows = u.n_classes * e.n_types
+        if u.family == "classes" and rows > 50_000:
+            raise ScenarioError("utility.n_classes",
+                                f"n_classes x etc.n_types must be <= 50000 (one utility "
+                                f"function per class and type); got {rows}")
         cores = s.total_cores
         if cores > 20000:
             raise ScenarioError("system.cores_per_cluster",

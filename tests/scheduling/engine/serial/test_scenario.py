@@ -83,6 +83,7 @@ def test_every_parameter_is_described_for_the_form():
     ({"system": {"cores_per_cluster": 4000, "n_clusters": 20}}, "system.cores_per_cluster"),
     ({"workload": {"tasks_per_core_per_day": 5000}}, "workload.tasks_per_core_per_day"),
     ({"scheduler": {"tie_break": "fastest", "nope": 1}}, "scheduler.nope"),
+    ({"utility": {"n_classes": 1000}, "etc": {"n_types": 1000}}, "utility.n_classes"),
 ])
 def test_bad_input_raises_scenario_error_naming_the_field(params, field):
     with pytest.raises(ScenarioError) as err:
