@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import subprocess
 from dataclasses import dataclass, field
@@ -37,27 +38,44 @@ def code_version() -> str:
         return "unknown"
 
 
+def _array(a: np.ndarray) -> list:
+    """A numeric numpy array as (nested) Python lists, non-finite floats as None."""
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a)
+        if bad.any():
+            out = a.astype(object)
+            out[bad] = None
+            return out.tolist()
+    return a.tolist()
+
+
 def plain(value: Any) -> Any:
     """JSON-ready copy: numpy scalars and arrays become Python numbers and lists.
 
-    Floats are rounded to 9 significant digits so the output is compact and stable; that is far
-    below any quantity the metrics resolve.
+    Non-finite floats become None. Long flat numeric lists go through numpy in one step (the
+    per-task tables of a run hold hundreds of thousands of numbers); floats keep their full
+    precision, so results are exact and identical from run to run.
     """
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
     if isinstance(value, np.ndarray):
-        return plain(value.tolist())
+        return _array(value) if value.dtype.kind in "biuf" else [plain(v) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        if len(value) > 16 and isinstance(value[0], (int, float, np.number)):
+            try:
+                arr = np.asarray(value)
+            except (ValueError, TypeError):  # ragged or mixed: element by element
+                arr = None
+            if arr is not None and arr.dtype.kind in "biuf":
+                return _array(arr)
+        return [plain(v) for v in value]
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer, int)):
         return int(value)
     if isinstance(value, (np.floating, float)):
         v = float(value)
-        if v != v or v in (float("inf"), float("-inf")):
-            return None
-        return float(f"{v:.9g}")
+        return v if math.isfinite(v) else None
     return value
 
 
