@@ -96,7 +96,8 @@ def build_options(types: TaskTypes, tasks: Tasks, system: System, etc_mode: str)
     energy = np.where(eligible[:, :, None], duration * power, np.inf)
     resources = np.where(eligible[:, :, None],
                          duration * (nodes * cpn[None, :])[:, :, None], np.inf)
-    t_min = duration.reshape(len(y), -1).min(axis=1)
+    t_min = duration.reshape(len(y), duration.shape[1] * duration.shape[2]).min(
+        axis=1, initial=np.inf)
     return Options(nodes, eligible, duration, node_power, power, energy, resources, t_min,
                    cpn.copy())
 

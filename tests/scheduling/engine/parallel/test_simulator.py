@@ -200,3 +200,52 @@ def test_max_upe_picks_the_most_energy_efficient_p_states():
     util = simulate(sc, "max-util-ph", seed=2).tasks
     ps = lambda t: np.mean([p for p in t["pstate"] if p is not None])  # noqa: E731
     assert ps(upe) > ps(util)
+
+
+@pytest.mark.parametrize("override, policy", [
+    ({"workload.etc_mode": "table"}, "max-upr-ph"),
+    ({"energy.charge": "start-day"}, "meta-task"),
+    ({"energy.idle_power_w": 20.0}, "max-upe-ph"),
+    ({"scheduler.goal_at": "latest-finish"}, "meta-event"),
+    ({"scheduler.committed_after_removal": False}, "meta-event"),
+    ({"scheduler.ept_average": "history"}, "max-util-ph+ept"),
+    ({"scheduler.mq_rmax_scope": "mappable"}, "fcfs-mq"),
+    ({"scheduler.random_reservations": True}, "random"),
+    ({"scheduler.exclude_zero_utility": False}, "max-upt-pr"),
+    ({"workload.r_granularity": "type-cluster-pstate"}, "max-upe-pr"),
+    ({"workload.row_assignment": "iid", "workload.cores_per_task": "fixed-per-type"}, "easy"),
+    ({"workload.gp_max_cores": "largest", "workload.arrival_phase": "common"}, "conservative"),
+    ({"workload.tasks_per_day": 1.0}, "max-upe-ph"),
+    ({"time.mapping_interval_s": 86400.0}, "meta-task"),
+    ({"system.pstate_power_factors": [1.0]}, "max-upe-ph+epr"),
+])
+def test_switches_run_and_keep_the_invariants(override, policy):
+    from .test_invariants import check_result, watch
+
+    with watch() as log:
+        result = simulate(preset_scenario("small", {**SHORT, **override}), policy, seed=2)
+    check_result(result, policy, log)
+
+
+def test_idle_power_counts_against_the_budget():
+    sc = preset_scenario("small", {**SHORT, "energy.idle_power_w": 20.0})
+    r = simulate(sc, "max-upe-ph", seed=2)
+    nodes = sum(c["nodes"] for c in r.extra["clusters"])
+    day0 = r.extra["days"][0]
+    assert day0["consumed_gj"] >= 20.0 * nodes * 2 * 3600 / 1e9 - 1e-12  # idle floor
+
+
+def test_progress_reports_and_cancellation():
+    from scheduling.engine import RunCancelled
+
+    seen = []
+    simulate(preset_scenario("small", SHORT), "easy", seed=1, progress=seen.append)
+    assert seen[-1] == 1.0 and all(a <= b for a, b in zip(seen, seen[1:], strict=False))
+    assert len(seen) > 10
+
+    def cancel(frac):
+        if frac > 0.3:
+            raise RunCancelled()
+
+    with pytest.raises(RunCancelled):
+        simulate(preset_scenario("small", SHORT), "max-upe-ph", seed=1, progress=cancel)
