@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from scheduling.engine import list_policies, preset_scenario, simulate
 from scheduling.engine.parallel.config import KIND
-from scheduling.engine.parallel.state import PLACEHOLDER, State
+from scheduling.engine.parallel.state import PLACEHOLDER, RESERVED, STARTED, State
 from scheduling.engine.parallel.timeline import EPS
 
 POLICIES = [p.name for p in list_policies(KIND)]
@@ -29,6 +29,11 @@ def watch():
         log["events"] += 1
         log["placeholders_after_removal"] += len(self.placeholders) + int(
             (self.status == PLACEHOLDER).sum())
+        # Nothing but running tasks and permanent reservations is left on the nodes.
+        for tl in self.timelines:
+            booked = np.unique(tl.intervals()[3])
+            log["placeholders_after_removal"] += int(
+                (~np.isin(self.status[booked], (STARTED, RESERVED))).sum())
 
     def assign_hook(self, t, c, p, s, permanent):
         assign(self, t, c, p, s, permanent)
