@@ -291,8 +291,9 @@ class SchedulerConfig:
 
 @dataclass(frozen=True)
 class TraceConfig:
-    file: str = param("lublin_256.swf.gz",
-                      help="SWF trace: a path, or a file name in the shared trace library")
+    file: str = param("lublin_256",
+                      help="SWF trace: a library trace name or 'upload:<sha256>' of an "
+                           "uploaded file (never a path)")
     machine_cores: int = param(0, min=0, max=10_000_000, unit="cores",
                                help="cores of the traced machine (0 = the header's MaxProcs)")
     size_fraction: float = param(0.8, min=0.01, max=10.0,

@@ -74,7 +74,7 @@ def register() -> None:
                   description="10,000 tasks/day without an energy budget (calibration run).")
     ENGINE.preset("ch3-trace", KIND,
                   params={"workload": {"source": "trace"},
-                          "trace": {"file": "lublin_256.swf.gz", "size_fraction": 0.3,
+                          "trace": {"file": "lublin_256", "size_fraction": 0.3,
                                     "cores_per_node": 1, "max_job_cores": 32, "day": 60},
                           "energy": {"budget_gj": None}},
                   source=f"{SPEC} §3, Fig. 31",

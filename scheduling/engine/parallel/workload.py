@@ -8,7 +8,6 @@ alone, and no policy decision can shift the workload (common random numbers, spe
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -296,20 +295,16 @@ def synthetic_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, seed: int) -> T
 # -- trace-driven arrivals (spec §3) ------------------------------------------------------------
 
 def trace_path(name: str) -> Path:
-    """A trace file: an existing path, else a file of the shared trace library."""
-    p = Path(name)
-    if p.is_file():
-        return p
-    roots = []
-    if os.environ.get("HETSITE_TRACES_DIR"):
-        roots.append(Path(os.environ["HETSITE_TRACES_DIR"]))
-    repo = Path(__file__).resolve().parents[3]
-    roots += [repo / "traces", repo.parent / "shared" / "traces", Path("/work/shared/traces")]
-    for root in roots:
-        if (root / p.name).is_file() and p.name == name:
-            return root / p.name
-    raise ScenarioError("trace.file", f"trace {name!r} not found (looked in "
-                                      f"{', '.join(str(r) for r in roots)})")
+    """The file of the trace a scenario names: a library trace (``lublin_256``, with or without
+    ``.swf``/``.swf.gz``) or an uploaded one (``upload:<sha256>``), never a path, so web input
+    cannot reach the file system. Same lookup as the replay scenarios."""
+    from ..replay.traces import resolve
+
+    base = name.removesuffix(".gz").removesuffix(".swf")
+    try:
+        return resolve(base)
+    except ScenarioError as err:
+        raise ScenarioError("trace.file", err.message) from None
 
 
 def load_trace(cfg: ParallelEnergyConfig) -> tuple[dict, dict]:
@@ -317,7 +312,8 @@ def load_trace(cfg: ParallelEnergyConfig) -> tuple[dict, dict]:
     from ..swf import read_swf_arrays
 
     t = cfg.trace
-    header, cols = read_swf_arrays(trace_path(t.file))
+    path = trace_path(t.file)
+    header, cols = read_swf_arrays(path)
     submit = cols["submit"].astype(float)
     run = cols["run_time"].astype(float) * t.time_scale
     procs = np.where(cols["allocated_procs"] >= 0, cols["allocated_procs"],
@@ -354,7 +350,7 @@ def load_trace(cfg: ParallelEnergyConfig) -> tuple[dict, dict]:
     window = keep & (submit >= t0) & (submit < t0 + sim)
     jobs = {"arrival": submit[window] - t0, "run_time": run[window], "procs": procs[window],
             "line": cols["line"][window]}
-    info = {"trace": Path(t.file).name, "machine_cores": int(machine),
+    info = {"trace": path.name, "machine_cores": int(machine),
             "jobs_in_trace": int(len(submit)), "jobs_invalid": int((~valid).sum()),
             "jobs_too_big": int(too_big.sum()), "day_start_s": float(day_start),
             "sim_start_s": float(t0), "jobs_selected": int(window.sum())}

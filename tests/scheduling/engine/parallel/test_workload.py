@@ -205,3 +205,10 @@ def test_testbed_workload_uses_tables_6_and_7():
     assert u.value1(t, full_until) == tasks.priority[t]
     assert u.value1(t, full_until + 1.25 * o.t_min[t]) == pytest.approx(tasks.priority[t] / 2)
     assert u.value1(t, full_until + 2.5 * o.t_min[t]) == 0.0
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "/etc/passwd", "lublin_256/../x"])
+def test_trace_is_named_never_a_path(name):
+    with pytest.raises(ScenarioError) as err:
+        Trial.generate(preset_scenario("ch3-trace", {"trace.file": name}).params, 1)
+    assert err.value.field == "trace.file"
