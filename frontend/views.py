@@ -134,13 +134,17 @@ def compare_runs(request):
         "runs": runs, "figures": figures.compare_runs_figures(runs)})
 
 
-@require_POST
-@login_required
-def cancel_experiment(request, public_id):
+def _editable(request, public_id):
     experiment = selectors.experiment_by_public_id(public_id)
     if not can_edit(request.user, experiment):
         raise PermissionDenied
-    services.cancel_experiment(experiment)
+    return experiment
+
+
+@require_POST
+@login_required
+def cancel_experiment(request, public_id):
+    services.cancel_experiment(_editable(request, public_id))
     messages.info(request, "Cancelled: queued runs were withdrawn; running ones stop at their "
                            "next event.")
     return redirect("frontend:experiment", public_id=public_id)
@@ -149,10 +153,7 @@ def cancel_experiment(request, public_id):
 @require_POST
 @login_required
 def delete_experiment(request, public_id):
-    experiment = selectors.experiment_by_public_id(public_id)
-    if not can_edit(request.user, experiment):
-        raise PermissionDenied
-    services.delete_experiment(experiment)
+    services.delete_experiment(_editable(request, public_id))
     messages.info(request, "Experiment deleted.")
     return redirect("frontend:home")
 

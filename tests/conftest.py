@@ -51,6 +51,21 @@ def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> None:
         proc.wait()
 
 
+def load_module(path: Path, name: str):
+    """Import a helper module that sits beside a test (tests are not a package here)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def load_sibling():
+    return load_module
+
+
 @pytest.fixture
 def dead_redis_url():
     """A redis URL on a port where nothing listens."""

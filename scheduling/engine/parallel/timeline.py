@@ -130,8 +130,19 @@ class ClusterTimeline:
 
     def book(self, task: int, n: int, start: float, duration: float) -> np.ndarray:
         """Choose ``n`` nodes at ``start`` (Fig. 21), book them and return their indices."""
-        self._ensure()
         end = start + duration
+        free, prev_end, nxt = self._free_at(n, start, duration)
+        if len(free) > n:
+            pick = self._choose(free, prev_end, nxt, start, end)[:n]
+            free, prev_end, nxt = free[pick], prev_end[pick], nxt[pick]
+        self._insert(task, free, start, end)
+        self._update_index(free, prev_end, nxt, start, end)
+        return np.sort(free)
+
+    def _free_at(self, n: int, start: float, duration: float):
+        """Nodes free for ``[start, start + duration)``, with the end of their previous busy
+        interval and the start of their next one; at least ``n`` of them or RuntimeError."""
+        self._ensure()
         row = self._row_of.get(start)
         gap = self._gap[row] if row is not None else self._gaps(np.array([start]))[0]
         free = np.flatnonzero(gap >= duration - EPS)
@@ -139,13 +150,7 @@ class ClusterTimeline:
             raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
         ends = self.end[free]
         prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
-        nxt = start + gap[free]
-        if len(free) > n:
-            pick = self._choose(free, prev_end, nxt, start, end)[:n]
-            free, prev_end, nxt = free[pick], prev_end[pick], nxt[pick]
-        self._insert(task, free, start, end)
-        self._update_index(free, prev_end, nxt, start, end)
-        return np.sort(free)
+        return free, prev_end, start + gap[free]
 
     @staticmethod
     def _choose(free, prev_end, next_start, start, end) -> np.ndarray:
@@ -158,15 +163,8 @@ class ClusterTimeline:
 
     def select_nodes(self, n: int, start: float, duration: float) -> np.ndarray:
         """The ``n`` nodes :meth:`book` would choose for a task at ``start`` (spec §5.5)."""
-        self._ensure()
-        row = self._row_of.get(start)
-        gap = self._gap[row] if row is not None else self._gaps(np.array([start]))[0]
-        free = np.flatnonzero(gap >= duration - EPS)
-        if len(free) < n:
-            raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
-        ends = self.end[free]
-        prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
-        order = self._choose(free, prev_end, start + gap[free], start, start + duration)
+        free, prev_end, nxt = self._free_at(n, start, duration)
+        order = self._choose(free, prev_end, nxt, start, start + duration)
         return np.sort(free[order[:n]])
 
     # -- index -----------------------------------------------------------------------------------

@@ -41,14 +41,7 @@ class StartCache:
         self._elig = [np.flatnonzero(r).tolist() for r in self.eligible]
         self.nodes = opts.nodes[tasks]
         self.duration = opts.duration[tasks][:, :, self.pstates]
-        for c, tl in enumerate(st.timelines):
-            rows = np.flatnonzero(self.eligible[:, c])
-            if rows.size == 0:
-                continue
-            n = np.repeat(self.nodes[rows, c], P)
-            d = self.duration[rows, c, :].ravel()
-            self.starts[rows, c, :] = tl.earliest(n, d).reshape(-1, P)
-            self.version[rows, c] = tl.version
+        self.refresh_all()
 
     def clusters(self, i: int) -> list[int]:
         return self._elig[i]

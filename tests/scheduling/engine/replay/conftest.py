@@ -1,4 +1,3 @@
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -10,18 +9,10 @@ REPO = Path(__file__).resolve().parents[4]
 SHARED_LUBLIN = REPO.parent / "shared" / "traces" / "lublin_256.swf.gz"
 
 
-def _load_reference():
-    spec = importlib.util.spec_from_file_location("replay_reference",
-                                                  Path(__file__).with_name("_reference.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
-def ref():
+def ref(load_sibling):
     """Literal slow schedulers, see _reference.py."""
-    return _load_reference()
+    return load_sibling(Path(__file__).with_name("_reference.py"), "replay_reference")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,3 @@
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -6,18 +5,10 @@ import pytest
 from scheduling.engine import preset_scenario
 
 
-def _load_reference():
-    spec = importlib.util.spec_from_file_location("ch4_reference",
-                                                  Path(__file__).with_name("_reference.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
-def ref():
+def ref(load_sibling):
     """The literal (slow) heuristics of the spec and run helpers, see _reference.py."""
-    return _load_reference()
+    return load_sibling(Path(__file__).with_name("_reference.py"), "ch4_reference")
 
 
 @pytest.fixture(scope="session")
