@@ -39,6 +39,22 @@ def wait_for_port(port: int, timeout: float = 15.0) -> None:
     raise TimeoutError(f"nothing listens on port {port} after {timeout} s")
 
 
+def poll_until(predicate, timeout: float, what: str, interval: float = 0.1):
+    """The predicate's first truthy value, polled until ``timeout`` s; AssertionError after."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.fixture(scope="session")
+def wait_for():
+    return poll_until
+
+
 def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> None:
     try:
         os.killpg(proc.pid, signal.SIGTERM)  # the whole group: a worker and its pool children

@@ -2,7 +2,6 @@
 result equals the same (scenario, policy, seed) run on its own."""
 
 import json
-import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +27,8 @@ def post(url, body):
         return err.code, {"error": err.read().decode()[:500]}
 
 
-def test_twenty_concurrent_experiments_match_one_by_one(live_server, live_celery, start_worker):
+def test_twenty_concurrent_experiments_match_one_by_one(live_server, live_celery, start_worker,
+                                                        wait_for):
     start_worker(concurrency=1, name="w1")
     start_worker(concurrency=1, name="w2")
     bodies = []
@@ -41,12 +41,9 @@ def test_twenty_concurrent_experiments_match_one_by_one(live_server, live_celery
     assert [status for status, _ in replies] == [202] * 20, replies
     ids = [reply["id"] for _, reply in replies]
 
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if not Run.objects.filter(experiment__public_id__in=ids).exclude(
-                status__in=[Status.DONE, Status.FAILED, Status.CANCELLED]).exists():
-            break
-        time.sleep(0.5)
+    wait_for(lambda: not Run.objects.filter(experiment__public_id__in=ids).exclude(
+        status__in=[Status.DONE, Status.FAILED, Status.CANCELLED]).exists(), 240,
+        "every run to end")
     runs = list(Run.objects.filter(experiment__public_id__in=ids).select_related(
         "experiment__scenario"))
     assert len(runs) == 40

@@ -1,7 +1,5 @@
 """API call to finished runs through a real redis-server and a real Celery worker process."""
 
-import time
-
 import pytest
 from rest_framework.test import APIClient
 
@@ -10,16 +8,9 @@ from hetsite.models import Experiment, Status
 pytestmark = [pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
-
-def test_small_experiment_from_api_call_to_all_runs_done(small, live_celery, start_worker):
+def test_small_experiment_from_api_call_to_all_runs_done(small, live_celery, start_worker,
+                                                         wait_for):
     start_worker(concurrency=2)
     response = APIClient().post("/api/experiments/", {
         "kind": small["kind"], "preset": small["preset"], "policies": small["policies"],

@@ -2,7 +2,6 @@
 
 import os
 import signal
-import time
 
 import pytest
 from rest_framework.test import APIClient
@@ -16,17 +15,8 @@ FAST = {"HETSITE_HEARTBEAT_SECONDS": 0.3, "HETSITE_STALE_RUN_SECONDS": 2,
         "HETSITE_REAP_SECONDS": 0.5}
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
-
-def test_killed_worker_run_is_requeued_and_finishes(live_celery, start_worker):
+def test_killed_worker_run_is_requeued_and_finishes(live_celery, start_worker, wait_for):
     first = start_worker(concurrency=1, name="doomed", **FAST)
     response = APIClient().post("/api/experiments/", {
         "kind": "swf-replay", "preset": "lublin-256", "policies": ["conservative"],
