@@ -53,11 +53,9 @@ class Submission:
 
 
 def limits() -> dict:
-    return {
-        "max_trials": getattr(settings, "HETSITE_MAX_TRIALS", 100),
-        "max_policies": getattr(settings, "HETSITE_MAX_POLICIES", 40),
-        "max_runs": getattr(settings, "HETSITE_MAX_RUNS", 1000),
-    }
+    return {"max_trials": settings.HETSITE_MAX_TRIALS,
+            "max_policies": settings.HETSITE_MAX_POLICIES,
+            "max_runs": settings.HETSITE_MAX_RUNS}
 
 
 def _kind(kind: str) -> kinds.KindUI:
@@ -192,12 +190,13 @@ def dispatch_experiment(experiment: Experiment) -> None:
     runs = list(experiment.runs.filter(status=Status.QUEUED).only("id"))
     if not runs:
         return
-    try:  # one group: the broker takes all the runs or none
+    try:
         result = group(run_simulation.s(run.id) for run in runs).apply_async()
     except Exception as exc:  # kombu raises transport-specific errors
         log.warning("broker refused experiment %s: %s", experiment.public_id, exc)
+        # Tasks of a partly sent group find their rows gone and skip (claim_run).
         if not experiment.runs.exclude(status=Status.QUEUED).exists():
-            experiment.delete()
+            _delete_with_scenario(experiment)
         raise BrokerUnavailable(f"the task broker is unreachable ({type(exc).__name__}); "
                                 "nothing was saved, please try again shortly") from exc
     for run, task in zip(runs, result.results, strict=True):
@@ -472,6 +471,11 @@ def rerun_experiment(experiment: Experiment, owner=None) -> Experiment:
 def delete_experiment(experiment: Experiment) -> None:
     if experiment.status not in FINAL_STATUSES:
         cancel_experiment(experiment)
+    _delete_with_scenario(experiment)
+
+
+def _delete_with_scenario(experiment: Experiment) -> None:
+    """Delete an experiment and its runs, and its scenario unless a preset or shared."""
     scenario = experiment.scenario
     experiment.delete()
     if not scenario.is_preset and not scenario.experiments.exists():

@@ -189,8 +189,11 @@ def test_broker_down_leaves_nothing_behind(small, dead_redis_url, celery_config)
     celery_config(broker_url=dead_redis_url, task_always_eager=False,
                   broker_connection_retry=False, broker_connection_max_retries=0)
     with pytest.raises(services.BrokerUnavailable, match="broker"):
-        services.create_experiment(submit(small))
+        # No preset: the experiment gets a scenario row of its own, which must go too.
+        params = services.validate_scenario(kind=small["kind"], preset=small["preset"])
+        services.create_experiment(submit(small, preset="", params=params))
     assert Experiment.objects.count() == 0 and Run.objects.count() == 0
+    assert not Scenario.objects.filter(is_preset=False).exists()
 
 
 def test_rerun_and_delete(small):
