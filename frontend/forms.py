@@ -39,37 +39,34 @@ def _flatten(params: dict, prefix: str = "") -> dict:
     return out
 
 
-class ParamField:
-    """Builds one Django field from one ``describe()`` entry."""
-
-    @staticmethod
-    def build(d: dict) -> forms.Field:
-        help_bits = [d["help"]] if d["help"] else []
-        if d["range"]:
-            help_bits.append(f"allowed: {d['range']}")
-        common = {"label": d["label"], "help_text": "; ".join(help_bits),
-                  "required": not d["optional"] and d["type"] not in ("bool", "json")}
-        kind = d["type"]
-        if kind == "bool":
-            field = forms.BooleanField(**common)
-        elif kind == "int":
-            field = forms.IntegerField(min_value=_lower(d), max_value=d["max"], **common)
-        elif kind == "float":
-            field = forms.FloatField(min_value=_lower(d), max_value=d["max"], **common)
-        elif d["choices"]:
-            field = forms.ChoiceField(choices=[(c, c) for c in d["choices"]], **common)
-        elif kind == "str":
-            field = forms.CharField(max_length=500, **common)
-        else:
-            field = forms.JSONField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-                                    **{**common, "required": False})
-        field.widget.attrs.setdefault("data-unit", d["unit"] or "")
-        field.unit = d["unit"]
-        field.advanced = d["advanced"]
-        field.param = d["name"]
-        field.json_type = kind
-        field.optional = d["optional"]
-        return field
+def param_field(d: dict) -> forms.Field:
+    """One Django field from one ``describe()`` entry."""
+    help_bits = [d["help"]] if d["help"] else []
+    if d["range"]:
+        help_bits.append(f"allowed: {d['range']}")
+    common = {"label": d["label"], "help_text": "; ".join(help_bits),
+              "required": not d["optional"] and d["type"] not in ("bool", "json")}
+    kind = d["type"]
+    if kind == "bool":
+        field = forms.BooleanField(**common)
+    elif kind == "int":
+        field = forms.IntegerField(min_value=_lower(d), max_value=d["max"], **common)
+    elif kind == "float":
+        field = forms.FloatField(min_value=_lower(d), max_value=d["max"], **common)
+    elif d["choices"]:
+        field = forms.ChoiceField(choices=[(c, c) for c in d["choices"]], **common)
+    elif kind == "str":
+        field = forms.CharField(max_length=500, **common)
+    else:
+        field = forms.JSONField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+                                **{**common, "required": False})
+    field.widget.attrs.setdefault("data-unit", d["unit"] or "")
+    field.unit = d["unit"]
+    field.advanced = d["advanced"]
+    field.param = d["name"]
+    field.json_type = kind
+    field.optional = d["optional"]
+    return field
 
 
 def _lower(d):
@@ -100,7 +97,7 @@ class ExperimentForm(forms.Form):
         self.param_names = []
         for d in describe(ui.environment.config_cls):
             name = PREFIX + d["name"]
-            self.fields[name] = ParamField.build(d)
+            self.fields[name] = param_field(d)
             self.param_names.append(name)
         self.extra_names: list[str] = []
         self.hook = FORM_HOOKS.get(ui.kind)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -174,6 +174,4 @@ def run_result_json(request, public_id):
     run: Run = selectors.run_by_public_id(public_id, with_result=True)
     if run.status != Status.DONE:
         raise Http404("the run has no result yet")
-    response = HttpResponse(services.result_json(run), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="run-{run.public_id}.json"'
-    return response
+    return exports.result_json(run, attachment=True)

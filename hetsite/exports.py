@@ -39,3 +39,11 @@ def tasks_csv(run) -> HttpResponse:
         writer.writerow([" ".join(map(str, v)) if isinstance(v, list) else
                          ("" if v is None else v) for v in row])
     return response
+
+
+def result_json(run, attachment: bool) -> HttpResponse:
+    """The full stored result of a finished run as a JSON download or inline document."""
+    response = HttpResponse(services.result_json(run), content_type="application/json")
+    kind = "attachment" if attachment else "inline"
+    response["Content-Disposition"] = f'{kind}; filename="run-{run.public_id}.json"'
+    return response

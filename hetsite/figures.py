@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from scheduling.charts.common import facet
 
 from . import kinds, selectors, services
@@ -14,35 +12,38 @@ class UnknownChart(LookupError):
     pass
 
 
-def experiment_charts(experiment: Experiment, groups: dict) -> list[kinds.ChartSpec]:
-    ui = kinds.get_kind(experiment.kind)
+def _charts(kind: str, groups: dict) -> list[kinds.ChartSpec]:
+    ui = kinds.get_kind(kind)
     if ui is None:
         return []
     return [c for c in ui.experiment_charts if c.applies is None or c.applies(groups)]
 
 
+def _draw(spec: kinds.ChartSpec, groups: dict, side_by_side: bool) -> dict:
+    figure = spec.build(groups)
+    if side_by_side and spec.facetable and figure.get("data"):
+        figure = facet(figure, list(groups))
+    return figure
+
+
+def figures_for(kind: str, groups: dict, side_by_side: bool = False) -> list[dict]:
+    """Every applicable chart of a kind for these groups, as {id, title, figure}."""
+    return [{"id": spec.id, "title": spec.title, "figure": _draw(spec, groups, side_by_side)}
+            for spec in _charts(kind, groups)]
+
+
 def experiment_figures(experiment: Experiment, policies: list[str] | None = None,
                        side_by_side: bool = False, groups: dict | None = None) -> list[dict]:
-    """Every applicable experiment chart as {id, title, figure}."""
     groups = groups if groups is not None else selectors.run_groups(experiment, policies)
-    out = []
-    for spec in experiment_charts(experiment, groups):
-        figure = spec.build(groups)
-        if side_by_side and spec.facetable and figure.get("data"):
-            figure = facet(figure, list(groups))
-        out.append({"id": spec.id, "title": spec.title, "figure": figure})
-    return out
+    return figures_for(experiment.kind, groups, side_by_side)
 
 
 def experiment_figure(experiment: Experiment, chart_id: str, policies: list[str] | None = None,
                       side_by_side: bool = False) -> dict:
     groups = selectors.run_groups(experiment, policies)
-    for spec in experiment_charts(experiment, groups):
+    for spec in _charts(experiment.kind, groups):
         if spec.id == chart_id:
-            figure = spec.build(groups)
-            if side_by_side and spec.facetable and figure.get("data"):
-                return facet(figure, list(groups))
-            return figure
+            return _draw(spec, groups, side_by_side)
     raise UnknownChart(chart_id)
 
 
@@ -53,26 +54,15 @@ def run_figure(run: Run, chart_id: str) -> dict:
         raise UnknownChart(chart_id)
     if run.status != Status.DONE:
         raise UnknownChart(f"{chart_id}: the run has not finished")
-    data = services.result_json(run)
-    return spec.build(ui.engine.Result.from_dict(json.loads(data)))
+    return spec.build(ui.engine.Result.from_json(services.result_json(run)))
 
 
 def compare_runs_figures(runs: list[Run]) -> list[dict]:
     """Side-by-side charts of runs picked from any experiments of one kind."""
     if not runs:
         return []
-    kind = runs[0].experiment.kind
     groups = {}
     for run in runs:
         label = f"{run.policy} · {run.experiment.name[:30]} #{run.trial}"
         groups[label] = [selectors.run_data(run, label)]
-    ui = kinds.get_kind(kind)
-    out = []
-    for spec in ui.experiment_charts if ui else []:
-        if spec.applies is not None and not spec.applies(groups):
-            continue
-        figure = spec.build(groups)
-        if spec.facetable and figure.get("data"):
-            figure = facet(figure, list(groups))
-        out.append({"id": spec.id, "title": spec.title, "figure": figure})
-    return out
+    return figures_for(runs[0].experiment.kind, groups, side_by_side=True)

@@ -40,18 +40,14 @@ class RunData:
     label: str = ""
 
 
-# Experiment charts take {policy label: [RunData, ...]} in display order; run charts take one
-# full engine Result.
-ExperimentChart = Callable[[dict[str, list[RunData]]], dict]
-RunChart = Callable[[Any], dict]
-
-
 @dataclass(frozen=True)
 class ChartSpec:
+    """Experiment charts build from {policy label: [RunData, ...]} in display order; run charts
+    from one full engine Result."""
+
     id: str
     title: str
     build: Callable[..., dict]
-    help: str = ""
     # Split into one panel per policy in side-by-side views (bar charts already compare).
     facetable: bool = True
     # Shown only when this returns True for the experiment's groups (e.g. metaheuristic runs).
@@ -86,9 +82,6 @@ class KindUI:
     @property
     def environment(self):
         return self.engine.ENGINE.get_environment(self.kind)
-
-    def metric(self, key: str) -> Metric | None:
-        return next((m for m in self.metrics if m.key == key), None)
 
 
 _KINDS: dict[str, KindUI] = {}

@@ -31,18 +31,19 @@ def run_by_public_id(public_id, with_result: bool = False) -> Run:
     return get_object_or_404(qs, public_id=public_id)
 
 
-def runs_of(experiment: Experiment) -> list[Run]:
-    """Runs in the experiment's policy order, then by trial."""
+def _in_policy_order(experiment: Experiment, runs) -> list[Run]:
     order = {p: i for i, p in enumerate(experiment.policies)}
-    runs = list(experiment.runs.defer(*HEAVY))
     return sorted(runs, key=lambda r: (order.get(r.policy, len(order)), r.trial))
 
 
+def runs_of(experiment: Experiment) -> list[Run]:
+    """Runs in the experiment's policy order, then by trial."""
+    return _in_policy_order(experiment, experiment.runs.defer(*HEAVY))
+
+
 def progress_of(experiment: Experiment) -> dict:
-    runs = list(experiment.runs.only("public_id", "policy", "trial", "status", "progress",
-                                     "error"))
-    order = {p: i for i, p in enumerate(experiment.policies)}
-    runs.sort(key=lambda r: (order.get(r.policy, len(order)), r.trial))
+    runs = _in_policy_order(experiment, experiment.runs.only(
+        "public_id", "policy", "trial", "status", "progress", "error"))
     return {
         "status": experiment.status,
         "progress": experiment.progress,

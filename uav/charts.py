@@ -2,7 +2,8 @@
 
 No Django. Every function accepts a :class:`~scheduling.engine.result.Result` (or the dict of
 ``Result.to_dict()``), returns ``{"data": [...], "layout": {...}}`` of plain JSON types, and
-keeps each trace to about 2,000 points so pages stay light.
+keeps each trace to about 2,000 points so pages stay light. Comparisons across policies (bars
+with CIs, value over time) use the shared ``scheduling.charts.common`` functions.
 """
 
 from __future__ import annotations
@@ -180,36 +181,4 @@ def energy_remaining(result, normalized: bool = True) -> dict:
     return {"data": data, "layout": lay}
 
 
-def value_over_time(results: Sequence[tuple[str, object]]) -> dict:
-    """Cumulative surveillance value against time, one line per (label, result)."""
-    data = []
-    for k, (label, result) in enumerate(results):
-        series = _part(result, "series")
-        t = series.get("t_min", [])
-        step = _step(len(t))
-        data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
-                     "x": [_num(v / 60.0, 5) for v in _sample(t, step)],
-                     "y": [_num(v) for v in _sample(series.get("value_cum", []), step)],
-                     "line": {"color": color(k), "width": 1.8},
-                     "hovertemplate": "%{x:.2f} h: %{y:.5g}<extra>" + label + "</extra>"})
-    return {"data": data, "layout": layout("Surveillance value over time", "time (h)",
-                                           "cumulative surveillance value")}
-
-
-def comparison_bars(rows: Sequence[dict], title: str = "Surveillance value",
-                    ytitle: str = "mean surveillance value") -> dict:
-    """Bars of ``{label, mean, half_width}`` rows with 95% CI error bars."""
-    labels = [r["label"] for r in rows]
-    means = [_num(r.get("mean")) for r in rows]
-    halves = [_num(r.get("half_width")) or 0.0 for r in rows]
-    trace = {
-        "type": "bar", "x": labels, "y": means,
-        "marker": {"color": [color(i) for i in range(len(rows))]},
-        "error_y": {"type": "data", "array": halves, "visible": True, "color": "#333333"},
-        "hovertemplate": "%{x}<br>%{y:.5g} ± %{error_y.array:.3g} (95% CI)<extra></extra>",
-        "name": title,
-    }
-    return {"data": [trace], "layout": layout(title, "", ytitle, showlegend=False)}
-
-
-__all__ = ["comparison_bars", "energy_remaining", "mission_timeline", "value_over_time"]
+__all__ = ["energy_remaining", "mission_timeline"]

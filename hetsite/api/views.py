@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -12,14 +11,10 @@ from rest_framework.views import APIView
 
 from scheduling.engine.params import describe
 
-from .. import figures, kinds, selectors, services
+from .. import exports, figures, kinds, selectors, services
 from ..models import Experiment, Scenario, Status
 from ..throttles import SubmitThrottle
 from . import serializers as S
-
-
-def _kind_list():
-    return kinds.all_kinds()
 
 
 def _policies_param(request) -> list[str] | None:
@@ -33,7 +28,7 @@ class KindsView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         out = []
-        for ui in _kind_list():
+        for ui in kinds.all_kinds():
             env = ui.environment
             out.append({
                 "kind": ui.kind, "title": ui.title, "description": env.description,
@@ -53,7 +48,7 @@ class PresetsView(APIView):
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([p.public() for ui in _kind_list() if kind in (None, ui.kind)
+        return Response([p.public() for ui in kinds.all_kinds() if kind in (None, ui.kind)
                          for p in ui.engine.list_presets(ui.kind)])
 
 
@@ -62,7 +57,7 @@ class PoliciesView(APIView):
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([p.public() for ui in _kind_list() if kind in (None, ui.kind)
+        return Response([p.public() for ui in kinds.all_kinds() if kind in (None, ui.kind)
                          for p in ui.engine.list_policies(ui.kind)])
 
 
@@ -189,9 +184,7 @@ class RunResult(APIView):
         run = selectors.run_by_public_id(id, with_result=True)
         if run.status != Status.DONE:
             raise NotFound("the run has no result yet")
-        response = HttpResponse(services.result_json(run), content_type="application/json")
-        response["Content-Disposition"] = f'inline; filename="run-{run.public_id}.json"'
-        return response
+        return exports.result_json(run, attachment=False)
 
 
 class RunFigure(APIView):

@@ -112,16 +112,6 @@ def ecdf(groups: dict, key: str, title: str, xtitle: str, log_x: bool = False) -
     return {"data": data, "layout": lay}
 
 
-def summary_rows(groups: dict, key: str) -> list[dict]:
-    """Rows of {label, mean, half_width} for CI bar helpers of other modules."""
-    rows = []
-    for label, runs in groups.items():
-        ci = mean_ci([r.summary.get(key) for r in runs
-                      if isinstance(r.summary.get(key), (int, float))])
-        rows.append({"label": label, "mean": ci["mean"], "half_width": ci["half_width"]})
-    return rows
-
-
 def facet(figure: dict, labels: Sequence[str], columns: int | None = None) -> dict:
     """Side-by-side small multiples: one panel per label, all on the same axes.
 

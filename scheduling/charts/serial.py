@@ -1,20 +1,18 @@
 """Charts of the preemptive serial-task scenarios (spec ch. 4). Pure: data in, figure dict out.
 
 * :func:`preemption_timeline`: one run; when and where tasks were suspended and resumed.
-* :func:`critical_completion`: % of critical tasks completed per policy, mean and 95% CI.
-* :func:`preemptions_per_minute`: preemptions per minute over time, one line per policy.
+
+Per-policy bars (critical completion) and lines (preemptions per minute) use the shared
+``scheduling.charts.common`` functions; see ``scheduling/lab.py``.
 
 Every figure stays under about :data:`MAX_POINTS` plotted points so pages stay light.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
-
 import numpy as np
 
-from .common import _round, color, layout
+from .common import _round, layout
 
 MAX_POINTS = 2000
 SUSPEND_COLOR = "#d62728"
@@ -117,51 +115,3 @@ def preemption_timeline(result, max_points: int = MAX_POINTS) -> dict:
         lay["annotations"] = [{"text": "no preemptions in this run", "showarrow": False,
                                "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}]
     return {"data": data, "layout": lay}
-
-
-def critical_completion(rows: Sequence[dict]) -> dict:
-    """Bars of % critical tasks completed per policy; rows are {label, mean, half_width}."""
-    labels = [r["label"] for r in rows]
-    means = [np.nan if r.get("mean") is None else float(r["mean"]) for r in rows]
-    halves = [0.0 if r.get("half_width") is None else float(r["half_width"]) for r in rows]
-    trace = {"type": "bar", "x": labels, "y": _round(means),
-             "marker": {"color": [color(i) for i in range(len(labels))]},
-             "error_y": {"type": "data", "array": _round(halves), "visible": True},
-             "hovertemplate": "%{x}<br>%{y:.3g}% ± %{error_y.array:.2g}<extra></extra>",
-             "name": "critical tasks completed"}
-    lay = layout("Critical tasks completed", "", "% of critical tasks completed",
-                 showlegend=False)
-    lay["yaxis"]["range"] = [0, 105]
-    return {"data": [trace], "layout": lay}
-
-
-def preemptions_per_minute(pairs: Iterable[tuple[str, object]],
-                           max_points: int = MAX_POINTS) -> dict:
-    """Preemptions per minute against time, one line per (label, result); minutes are
-    averaged into equal bins so all lines together stay under ``max_points`` points."""
-    pairs = list(pairs)
-    curves = []
-    for label, res in pairs:
-        series = _part(res, "series", {}) or {}
-        y = series.get("preemptions")
-        t = series.get("t_min")
-        if y is None or t is None or not len(y):
-            continue
-        curves.append((label, np.asarray(t, dtype=float), np.asarray(y, dtype=float)))
-    data = []
-    if curves:
-        longest = max(c[2].size for c in curves)
-        width = max(1, math.ceil(longest * len(curves) / max_points))
-        for i, (label, t, y) in enumerate(curves):
-            n = y.size // width * width
-            if n == 0:
-                continue
-            yb = y[:n].reshape(-1, width).mean(axis=1)
-            tb = t[:n].reshape(-1, width).mean(axis=1)
-            data.append({"type": "scatter", "mode": "lines", "name": label,
-                         "legendgroup": label, "line": {"color": color(i), "width": 1.4},
-                         "x": _round(tb / 60.0), "y": _round(yb, 4)})
-        ytitle = "preemptions per minute" + (f" ({width}-min mean)" if width > 1 else "")
-    else:
-        ytitle = "preemptions per minute"
-    return {"data": data, "layout": layout("Preemptions per minute", "time (h)", ytitle)}

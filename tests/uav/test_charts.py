@@ -5,14 +5,10 @@ import json
 import plotly.graph_objects as go
 import pytest
 
+from hetsite.kinds import RunData
+from scheduling.charts.common import mean_series
 from scheduling.engine.result import Result
-from uav.charts import (
-    PRIORITY_COLORS,
-    comparison_bars,
-    energy_remaining,
-    mission_timeline,
-    value_over_time,
-)
+from uav.charts import PRIORITY_COLORS, energy_remaining, mission_timeline
 from uav.engine import preset_scenario, simulate
 
 
@@ -90,20 +86,15 @@ def test_energy_remaining_downsamples_many_uavs():
     assert fig["data"][0]["x"][-1] == 6.0  # the end of the day survives sampling
 
 
-def test_value_over_time(result):
+def test_value_over_time_as_the_lab_draws_it(result):
+    """The lab plots UAV value over time with the shared mean-series chart."""
     other = simulate(preset_scenario("small-baseline", {"event_multiplier": 4.0}), "random",
                      seed=8)
-    fig = valid(value_over_time([("Meta+P+F", result), ("Random", other)]))
+    groups = {label: [RunData(label, 0, 0, r.summary, r.to_dict()["series"], {})]
+              for label, r in (("Meta+P+F", result), ("Random", other))}
+    fig = valid(mean_series(groups, "value_cum", "Surveillance value earned", "value"))
     assert [t["name"] for t in fig["data"]] == ["Meta+P+F", "Random"]
-    assert fig["data"][0]["y"][-1] == pytest.approx(result.summary["value"], rel=1e-5)
-    assert fig["data"][1]["y"][-1] == pytest.approx(other.summary["value"], rel=1e-5)
+    # charts round to 5 significant digits
+    assert fig["data"][0]["y"][-1] == pytest.approx(result.summary["value"], rel=1e-4)
+    assert fig["data"][1]["y"][-1] == pytest.approx(other.summary["value"], rel=1e-4)
     assert fig["data"][0]["line"]["color"] != fig["data"][1]["line"]["color"]
-
-
-def test_comparison_bars():
-    rows = [{"label": "meta", "mean": 120.5, "half_width": 3.2},
-            {"label": "random", "mean": 100.0, "half_width": None}]
-    fig = valid(comparison_bars(rows))
-    bar = fig["data"][0]
-    assert bar["x"] == ["meta", "random"] and bar["y"] == [120.5, 100.0]
-    assert bar["error_y"]["array"] == [3.2, 0.0]

@@ -4,11 +4,9 @@ import json
 
 import pytest
 
-from scheduling.charts.serial import (
-    critical_completion,
-    preemption_timeline,
-    preemptions_per_minute,
-)
+from hetsite.kinds import RunData
+from scheduling.charts.common import mean_series
+from scheduling.charts.serial import preemption_timeline
 from scheduling.engine import preset_scenario, simulate
 from scheduling.engine.result import Result
 
@@ -66,29 +64,12 @@ def test_preemption_timeline_without_preemptions(runs):
     assert "no preemptions" in fig["layout"]["annotations"][0]["text"]
 
 
-def test_critical_completion_bars_with_ci():
-    rows = [{"label": "Max Util", "mean": 80.0, "half_width": 2.5},
-            {"label": "Max Util Preempt Greedy", "mean": 97.25, "half_width": 0.5},
-            {"label": "one trial", "mean": 50.0, "half_width": None}]
-    fig = critical_completion(rows)
-    bar = fig["data"][0]
-    assert bar["x"] == [r["label"] for r in rows]
-    assert bar["y"] == [80.0, 97.25, 50.0]
-    assert bar["error_y"]["array"] == [2.5, 0.5, 0.0]
-    assert len(set(bar["marker"]["color"])) == 3
-
-
-def test_preemptions_per_minute_lines_and_budget(runs):
-    pairs = [(p, r) for p, r in runs.items()] * 3  # six lines
-    fig = preemptions_per_minute(pairs)
-    assert len(fig["data"]) == 6
-    assert _points(fig) <= 2000
-    # Binned means keep the total count (bins divide the run evenly here or drop a tail).
-    res = runs["max-util-greedy"]
-    line = fig["data"][1]
-    width = len(res.series["preemptions"]) // len(line["y"])
-    assert sum(line["y"]) * width == pytest.approx(
-        sum(res.series["preemptions"][: width * len(line["y"])]), rel=1e-3)
-    assert max(fig["data"][0]["y"]) == 0  # Max Util never preempts
-    single = preemptions_per_minute([("greedy", {"series": res.series})])
-    assert single["data"][0]["y"] == [float(v) for v in res.series["preemptions"]]
+def test_preemptions_per_minute_as_the_lab_draws_it(runs):
+    """The lab plots preemptions per minute with the shared mean-series chart."""
+    groups = {p: [RunData(p, 0, 0, r.summary, r.to_dict()["series"], {})]
+              for p, r in runs.items()}
+    fig = mean_series(groups, "preemptions", "Preemptions per minute", "preemptions / min")
+    lines = {t["name"]: t["y"] for t in fig["data"]}
+    assert max(lines["max-util"]) == 0  # Max Util never preempts
+    greedy = runs["max-util-greedy"]
+    assert sum(lines["max-util-greedy"]) == pytest.approx(sum(greedy.series["preemptions"]))
