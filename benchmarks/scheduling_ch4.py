@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from scheduling.engine import list_policies, preset_scenario, simulate  # noqa: E402
-from scheduling.engine.params import parse_value  # noqa: E402
+from simcore.params import parse_value  # noqa: E402
 
 KIND = "serial-preemption"
 TARGET_MS = {"greedy": 50.0, "diff": 50.0, "pair": 500.0}

@@ -22,12 +22,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scheduling.engine.params import from_dict  # noqa: E402
-from scheduling.engine.replay import ReplayConfig, replay, traces  # noqa: E402
 from scheduling.engine.replay.conservative import Conservative  # noqa: E402
 from scheduling.engine.replay.easy import Easy  # noqa: E402
 from scheduling.engine.replay.fcfs import Fcfs  # noqa: E402
-from scheduling.engine.swf import read_swf_arrays  # noqa: E402
+
+from scheduling.engine.replay import ReplayConfig, replay, traces  # noqa: E402
+from simcore.params import from_dict  # noqa: E402
+from simcore.swf import read_swf_arrays  # noqa: E402
 
 POLICIES = {"fcfs": Fcfs, "easy": Easy, "conservative": Conservative}
 TARGETS = {"fcfs": 50_000, "easy": 20_000, "conservative": 2_000}

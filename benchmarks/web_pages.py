@@ -60,19 +60,20 @@ def main() -> int:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from hetsite import kinds, services
+    from hetsite import kinds
     from hetsite.models import Run, Status
-    from scheduling.engine.result import Result
+    from hetsite.services import execution, submission
+    from simcore.result import Result
 
     setup_test_environment()
     call_command("migrate", verbosity=0)
-    sub = services.validate_submission(kind="parallel-energy", preset=args.preset,
-                                       policies=POLICIES, trials=args.trials)
-    experiment = services.create_experiment(sub, dispatch=False)
+    sub = submission.validate_submission(kind="parallel-energy", preset=args.preset,
+                                         policies=POLICIES, trials=args.trials)
+    experiment = submission.create_experiment(sub, dispatch=False)
     cache = ROOT / ".run" / "bench" / args.preset
     cache.mkdir(parents=True, exist_ok=True)
     runs = list(experiment.runs.all())
-    todo = [(sub.ui.kind, sub.params, r.policy, r.seed, str(cache)) for r in runs]
+    todo = [(sub.lab.kind, sub.params, r.policy, r.seed, str(cache)) for r in runs]
     started = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
         texts = list(pool.map(simulate, todo))
@@ -81,7 +82,7 @@ def main() -> int:
     for run, text in zip(runs, texts, strict=True):
         Run.objects.filter(pk=run.pk).update(status=Status.RUNNING, worker="bench")
         run.refresh_from_db()
-        services.finish_run(run, ui, Result.from_dict(json.loads(text)))
+        execution.finish_run(run, ui, Result.from_dict(json.loads(text)))
 
     client = Client()
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from django import forms
 
-from hetsite import services
-from hetsite.kinds import KindUI
-from scheduling.engine.errors import ScenarioError
-from scheduling.engine.params import describe
-
-PREFIX = "p."
+from hetsite.kinds import PARAM_PREFIX as PREFIX
+from hetsite.kinds import LabKind
+from hetsite.services import submission
+from simcore.errors import ScenarioError
+from simcore.params import describe
 
 
 def _nest(flat: dict) -> dict:
@@ -85,11 +84,11 @@ class ExperimentForm(forms.Form):
     base_seed = forms.IntegerField(min_value=0, initial=0, label="first seed",
                                    help_text="trial k uses seed first seed + k")
 
-    def __init__(self, ui: KindUI, *args, **kwargs):
+    def __init__(self, ui: LabKind, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.ui = ui
         self.fields["trials"] = forms.IntegerField(
-            min_value=1, max_value=services.limits()["max_trials"], initial=3,
+            min_value=1, max_value=submission.limits()["max_trials"], initial=3,
             help_text="random instances (seeds) per policy")
         policies = ui.engine.list_policies(ui.kind)
         self.policy_info = {p.name: p for p in policies}
@@ -100,14 +99,14 @@ class ExperimentForm(forms.Form):
             self.fields[name] = param_field(d)
             self.param_names.append(name)
         self.extra_names: list[str] = []
-        self.hook = FORM_HOOKS.get(ui.kind)
+        self.hook = ui.form_hook
         if self.hook is not None:
             self.hook.customize(self)
         self.submission = None
 
     # -- prefill ---------------------------------------------------------------------------------
     @classmethod
-    def initial_for(cls, ui: KindUI, params: dict, preset: str = "", policies=None,
+    def initial_for(cls, ui: LabKind, params: dict, preset: str = "", policies=None,
                     trials=None, base_seed=None, name="") -> dict:
         initial = {"preset": preset, "name": name,
                    "policies": policies or ui.default_policies,
@@ -145,7 +144,7 @@ class ExperimentForm(forms.Form):
                 continue
             flat[field.param] = value
         try:
-            self.submission = services.validate_submission(
+            self.submission = submission.validate_submission(
                 kind=self.ui.kind, params=_nest(flat), preset=data.get("preset") or "",
                 policies=list(data.get("policies") or []), trials=data.get("trials"),
                 base_seed=data.get("base_seed") or 0, name=data.get("name") or "")
@@ -169,42 +168,3 @@ class ExperimentForm(forms.Form):
         else:
             self.add_error(None, str(err))
 
-
-class TraceChoice:
-    """swf-replay: pick a trace from the shipped library or upload an SWF file."""
-
-    def customize(self, form: ExperimentForm) -> None:
-        from scheduling.engine.replay.traces import list_traces
-
-        name = PREFIX + "trace"
-        old = form.fields[name]
-        choices = [(t["name"], f"{t['name']} — {t['description']}") for t in list_traces()]
-        current = form.initial.get(name) or (form.data.get(name) if form.is_bound else None)
-        if current and current.startswith("upload:"):
-            choices.append((current, f"uploaded trace {current[7:19]}…"))
-        field = forms.ChoiceField(choices=choices, label="trace (library)",
-                                  help_text="or upload your own file below", required=False)
-        for attr in ("unit", "advanced", "param", "json_type", "optional"):
-            setattr(field, attr, getattr(old, attr))
-        form.fields[name] = field
-        form.fields["trace_file"] = forms.FileField(
-            required=False, label="upload an SWF trace",
-            help_text="Standard Workload Format, plain or .gz; replaces the library choice")
-        form.fields["trace_file"].json_type = "file"
-        form.extra_names.append("trace_file")
-
-    def clean(self, form: ExperimentForm, data: dict) -> None:
-        upload = data.get("trace_file")
-        if not upload:
-            if not data.get(PREFIX + "trace"):
-                form.add_error(PREFIX + "trace", "choose a library trace or upload one")
-            return
-        from scheduling.services import store_trace_upload
-
-        try:
-            data[PREFIX + "trace"] = store_trace_upload(upload)
-        except ScenarioError as err:
-            form.add_error("trace_file", err.message)
-
-
-FORM_HOOKS = {"swf-replay": TraceChoice()}

@@ -10,9 +10,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from hetsite import exports, figures, kinds, selectors, services
-from hetsite.api.views import can_edit
+from hetsite import exports, figures, kinds, selectors
 from hetsite.models import FINAL_STATUSES, Run, Status
+from hetsite.permissions import can_edit
+from hetsite.services import submission
 from hetsite.throttles import SubmitThrottle
 
 from .forms import ExperimentForm
@@ -25,7 +26,7 @@ def home(request):
     })
 
 
-def _ui_or_404(kind: str) -> kinds.KindUI:
+def _ui_or_404(kind: str) -> kinds.LabKind:
     ui = kinds.get_kind(kind)
     if ui is None:
         raise Http404(f"no scenario kind {kind!r}")
@@ -41,14 +42,15 @@ def new_experiment(request, kind: str):
             form.add_error(None, f"Too many experiments from this client; try again in "
                                  f"{int(throttle.wait() or 1)} s.")
             return render(request, "frontend/new.html", _form_context(ui, form), status=429)
+        status = 400
         if form.is_valid() and form.submission is not None:
             try:
-                experiment = services.create_experiment(form.submission, owner=request.user)
-            except services.BrokerUnavailable as exc:
+                experiment = submission.create_experiment(form.submission, owner=request.user)
+            except submission.BrokerUnavailable as exc:
                 form.add_error(None, str(exc))
+                status = 503
             else:
                 return redirect("frontend:experiment", public_id=experiment.public_id)
-        status = 503 if any("broker" in str(e) for e in form.non_field_errors()) else 400
         return render(request, "frontend/new.html", _form_context(ui, form), status=status)
 
     preset_name = request.GET.get("preset") or ui.default_preset
@@ -65,8 +67,7 @@ def new_experiment(request, kind: str):
         presets = {p.name: p for p in ui.engine.list_presets(ui.kind)}
         if preset_name not in presets:
             preset_name = next(iter(presets), "")
-        params = services.validate_scenario(kind=ui.kind, preset=preset_name) \
-            if preset_name else services.validate_scenario(kind=ui.kind)
+        params = submission.validate_scenario(kind=ui.kind, preset=preset_name)
         initial = ExperimentForm.initial_for(ui, params, preset=preset_name)
     form = ExperimentForm(ui, initial=initial)
     return render(request, "frontend/new.html", _form_context(ui, form))
@@ -89,9 +90,10 @@ def experiment_page(request, public_id):
     figs = figures.experiment_figures(experiment, groups=groups) if groups else []
     done_runs = [r for r in runs if r.status == Status.DONE]
     metrics = ui.metrics if ui else []
+    by_policy = experiment.summary_by_policy()
     table = [{"policy": p, "label": _label(ui, p),
-              "cells": [experiment.summary.get(p, {}).get(m.key) for m in metrics],
-              "runs": experiment.summary.get(p, {}).get("runs", 0)}
+              "cells": [by_policy.get(p, {}).get(m.key) for m in metrics],
+              "runs": by_policy.get(p, {}).get("runs", 0)}
              for p in experiment.policies]
     return render(request, "frontend/experiment.html", {
         "experiment": experiment, "ui": ui, "runs": runs, "done_runs": done_runs,
@@ -144,7 +146,7 @@ def _editable(request, public_id):
 @require_POST
 @login_required
 def cancel_experiment(request, public_id):
-    services.cancel_experiment(_editable(request, public_id))
+    submission.cancel_experiment(_editable(request, public_id))
     messages.info(request, "Cancelled: queued runs were withdrawn; running ones stop at their "
                            "next event.")
     return redirect("frontend:experiment", public_id=public_id)
@@ -153,7 +155,7 @@ def cancel_experiment(request, public_id):
 @require_POST
 @login_required
 def delete_experiment(request, public_id):
-    services.delete_experiment(_editable(request, public_id))
+    submission.delete_experiment(_editable(request, public_id))
     messages.info(request, "Experiment deleted.")
     return redirect("frontend:home")
 

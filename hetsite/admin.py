@@ -2,9 +2,9 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
-from . import services
 from .exports import runs_csv
 from .models import Experiment, Run, Scenario
+from .services import submission
 
 
 @admin.register(Scenario)
@@ -48,8 +48,8 @@ class ExperimentAdmin(admin.ModelAdmin):
     def rerun(self, request, queryset):
         for experiment in queryset:
             try:
-                services.rerun_experiment(experiment, owner=request.user)
-            except services.BrokerUnavailable as exc:
+                submission.rerun_experiment(experiment, owner=request.user)
+            except submission.BrokerUnavailable as exc:
                 self.message_user(request, str(exc), messages.ERROR)
                 return
         self.message_user(request, f"re-ran {queryset.count()} experiment(s)")
@@ -57,7 +57,7 @@ class ExperimentAdmin(admin.ModelAdmin):
     @admin.action(description="Cancel")
     def cancel(self, request, queryset):
         for experiment in queryset:
-            services.cancel_experiment(experiment)
+            submission.cancel_experiment(experiment)
         self.message_user(request, f"cancelled {queryset.count()} experiment(s)")
 
     @admin.action(description="Export run summaries as CSV")

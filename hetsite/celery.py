@@ -32,12 +32,12 @@ _stop_reaper = threading.Event()
 
 @signals.worker_ready.connect
 def start_reaper(sender=None, **kwargs):
-    """Every worker requeues runs whose worker died (see services.reap_stale_runs)."""
+    """Every worker requeues runs whose worker died (see services.execution.reap_stale_runs)."""
     from django.conf import settings
     from django.db import connections
 
     def loop():
-        from hetsite.services import reap_stale_runs
+        from hetsite.services.execution import reap_stale_runs
 
         while not _stop_reaper.wait(settings.HETSITE_REAP_SECONDS):
             try:

@@ -7,7 +7,7 @@ import json
 
 from django.http import HttpResponse
 
-from . import services
+from . import selectors
 
 
 def _csv_response(filename: str):
@@ -31,7 +31,7 @@ def runs_csv(runs, filename: str) -> HttpResponse:
 
 def tasks_csv(run) -> HttpResponse:
     """The per-task (or per-surveil) records of a finished run; lists joined by spaces."""
-    tasks = json.loads(services.result_json(run)).get("tasks", {})
+    tasks = json.loads(selectors.result_json(run)).get("tasks", {})
     columns = list(tasks)
     response, writer = _csv_response(f"tasks-{run.public_id}.csv")
     writer.writerow(columns)
@@ -43,7 +43,7 @@ def tasks_csv(run) -> HttpResponse:
 
 def result_json(run, attachment: bool) -> HttpResponse:
     """The full stored result of a finished run as a JSON download or inline document."""
-    response = HttpResponse(services.result_json(run), content_type="application/json")
+    response = HttpResponse(selectors.result_json(run), content_type="application/json")
     kind = "attachment" if attachment else "inline"
     response["Content-Disposition"] = f'{kind}; filename="run-{run.public_id}.json"'
     return response

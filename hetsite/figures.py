@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from scheduling.charts.common import facet
+from simcore.charts import facet
+from simcore.result import Result
 
-from . import kinds, selectors, services
+from . import kinds, selectors
 from .models import Experiment, Run, Status
 
 
@@ -54,7 +55,7 @@ def run_figure(run: Run, chart_id: str) -> dict:
         raise UnknownChart(chart_id)
     if run.status != Status.DONE:
         raise UnknownChart(f"{chart_id}: the run has not finished")
-    return spec.build(ui.engine.Result.from_json(services.result_json(run)))
+    return spec.build(Result.from_json(selectors.result_json(run)))
 
 
 def compare_runs_figures(runs: list[Run]) -> list[dict]:

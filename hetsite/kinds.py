@@ -1,21 +1,25 @@
-"""What the web lab knows about each scenario kind: its engine, metrics, charts and storage.
+"""What the web lab knows about each scenario kind: its engine, metrics, charts, limits and
+form hooks (:class:`LabKind`).
 
 The apps describe their kinds in ``<app>/lab.py`` (``scheduling.lab``, ``uav.lab``); this module
 collects them. Everything here is plain Python: charts are pure functions from run data to
-Plotly figure dicts, so they are unit-tested without Django or a browser.
+Plotly figure dicts, so they are unit-tested without Django or a browser. Nothing here or in
+``frontend/`` is specific to one kind: a kind's own form behaviour is its ``form_hook``.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
+# Imported explicitly: a missing or broken lab module fails loudly at the first request.
 LAB_MODULES = ["scheduling.lab", "uav.lab"]
+# Scenario parameters appear in forms as fields named PARAM_PREFIX + dotted name.
+PARAM_PREFIX = "p."
 
 
 @dataclass(frozen=True)
@@ -65,11 +69,22 @@ class Limit:
     what: str
 
 
+class FormHook(Protocol):
+    """A kind's own form behaviour (e.g. the replay's trace upload): ``customize(form)`` adds or
+    replaces fields, ``clean(form, data)`` turns them into scenario parameters."""
+
+    def customize(self, form) -> None: ...
+
+    def clean(self, form, data: dict) -> None: ...
+
+
 @dataclass(frozen=True)
-class KindUI:
+class LabKind:
+    """One scenario kind as the lab shows it."""
+
     kind: str
     title: str
-    engine: ModuleType
+    engine: ModuleType  # the engine package (``scheduling.engine``, ``uav.engine``)
     metrics: list[Metric]
     primary_metric: str
     compact: Callable[[Any], dict]  # Result -> {"series": ..., "dist": ...}
@@ -78,20 +93,27 @@ class KindUI:
     default_policies: list[str] = field(default_factory=list)
     default_preset: str = ""
     limits: list[Limit] = field(default_factory=list)
+    form_hook: FormHook | None = None
+    # Deterministic kinds (trace replay) gain nothing from more than one trial.
+    deterministic: bool = False
 
     @property
     def environment(self):
-        return self.engine.ENGINE.get_environment(self.kind)
+        """The engine's registration of this kind (config class, run function, ...)."""
+        return self.engine.ENGINE.get_kind(self.kind)
 
 
-_KINDS: dict[str, KindUI] = {}
+_KINDS: dict[str, LabKind] = {}
 _loaded = False
 _lock = threading.Lock()
 
 
-def register(ui: KindUI) -> KindUI:
-    _KINDS[ui.kind] = ui
-    return ui
+def register(lab: LabKind) -> LabKind:
+    if lab.kind in _KINDS:
+        raise RuntimeError(f"lab kind {lab.kind!r} registered twice")
+    lab.environment  # noqa: B018  (fails loudly when the engine does not know the kind)
+    _KINDS[lab.kind] = lab
+    return lab
 
 
 def _load():
@@ -102,22 +124,15 @@ def _load():
     with _lock:
         if not _loaded:
             for module in LAB_MODULES:
-                if importlib.util.find_spec(module) is not None:
-                    importlib.import_module(module)
+                importlib.import_module(module)
             _loaded = True
 
 
-def all_kinds() -> list[KindUI]:
+def all_kinds() -> list[LabKind]:
     _load()
-    return [k for k in _KINDS.values() if _available(k)]
+    return list(_KINDS.values())
 
 
-def get_kind(kind: str) -> KindUI | None:
+def get_kind(kind: str) -> LabKind | None:
     _load()
-    ui = _KINDS.get(kind)
-    return ui if ui is not None and _available(ui) else None
-
-
-def _available(ui: KindUI) -> bool:
-    """A kind is offered once its engine environment is actually registered."""
-    return any(env.kind == ui.kind for env in ui.engine.ENGINE.list_environments())
+    return _KINDS.get(kind)

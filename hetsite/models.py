@@ -54,6 +54,9 @@ class Experiment(models.Model):
     policies = models.JSONField(help_text="policy names, in the order chosen")
     trials = models.PositiveIntegerField()
     base_seed = models.PositiveBigIntegerField(default=0)
+    axes = models.JSONField(default=list, blank=True,
+                            help_text="swept parameters [{param, values}]; their product gives "
+                                      "the points (empty: one point)")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED,
                               db_index=True)
     progress = models.FloatField(default=0.0, help_text="0-100, mean over runs")
@@ -61,8 +64,9 @@ class Experiment(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                               on_delete=models.SET_NULL, related_name="experiments")
     code_version = models.CharField(max_length=40, blank=True)
-    summary = models.JSONField(default=dict, blank=True,
-                               help_text="per policy and metric: mean and 95% CI")
+    summary = models.JSONField(default=list, blank=True,
+                               help_text="one row per (point, policy): setting, finished runs "
+                                         "and the mean and 95% CI of every headline metric")
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     finished = models.DateTimeField(null=True, blank=True)
 
@@ -72,10 +76,17 @@ class Experiment(models.Model):
     def __str__(self):
         return self.name
 
+    def summary_by_policy(self, point: int = 0) -> dict[str, dict]:
+        """The summary rows of one point, keyed by policy."""
+        return {row["policy"]: row for row in self.summary if row.get("point") == point}
+
 
 class Run(models.Model):
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="runs")
+    point = models.PositiveIntegerField(default=0, help_text="index of the sweep point")
+    overrides = models.JSONField(default=dict, blank=True,
+                                 help_text="dotted parameter overrides of this run's point")
     policy = models.CharField(max_length=80, db_index=True)
     trial = models.PositiveIntegerField()
     seed = models.PositiveBigIntegerField()
@@ -102,10 +113,10 @@ class Run(models.Model):
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["experiment", "trial", "id"]
+        ordering = ["experiment", "point", "trial", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["experiment", "policy", "trial"],
-                                    name="one_run_per_policy_and_trial"),
+            models.UniqueConstraint(fields=["experiment", "point", "policy", "trial"],
+                                    name="one_run_per_point_policy_and_trial"),
         ]
 
     def __str__(self):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
@@ -67,3 +69,8 @@ def run_groups(experiment: Experiment, policies: list[str] | None = None,
 def run_data(run: Run, label: str = "") -> kinds.RunData:
     return kinds.RunData(policy=run.policy, trial=run.trial, seed=run.seed, summary=run.summary,
                          series=run.series, dist=run.dist, label=label or run.policy)
+
+
+def result_json(run: Run) -> bytes:
+    """The full stored result of a run (JSON bytes)."""
+    return gzip.decompress(bytes(run.result_gz)) if run.result_gz else b""

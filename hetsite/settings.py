@@ -201,6 +201,7 @@ HETSITE_SUBMIT_RATE = env.str("HETSITE_SUBMIT_RATE", default="30/min")  # per cl
 HETSITE_MAX_TRIALS = env.int("HETSITE_MAX_TRIALS", default=100)
 HETSITE_MAX_POLICIES = env.int("HETSITE_MAX_POLICIES", default=40)
 HETSITE_MAX_RUNS = env.int("HETSITE_MAX_RUNS", default=1000)
+HETSITE_MAX_POINTS = env.int("HETSITE_MAX_POINTS", default=100)  # sweep points per experiment
 # A running run's worker touches its heartbeat every HEARTBEAT seconds; after STALE seconds of
 # silence the reaper (a thread in every worker, every REAP seconds) requeues it, and fails it
 # after MAX_ATTEMPTS lost workers.

@@ -17,6 +17,6 @@ def run_simulation(run_id: int) -> str:
 
     Results go to the database, so the task stores nothing in Celery's result backend.
     """
-    from .services import execute_run
+    from .services.execution import execute_run
 
     return execute_run(run_id)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from django import forms
+
 import scheduling.engine as engine
 from hetsite.compact import downsample, quantiles
-from hetsite.kinds import ChartSpec, KindUI, Limit, Metric, register
+from hetsite.kinds import PARAM_PREFIX, ChartSpec, LabKind, Limit, Metric, register
+from simcore import charts as shared
+from simcore import traces
+from simcore.errors import ScenarioError
 
-from .charts import common, parallel, replay
+from .charts import parallel, replay, serial
 
 
 def _waits_min(tasks) -> list:
@@ -21,10 +26,10 @@ def compact_with_waits(result) -> dict:
 
 
 def _bars(key, title, unit=""):
-    return lambda groups: common.metric_bars(groups, key, title, unit)
+    return lambda groups: shared.metric_bars(groups, key, title, unit)
 
 
-register(KindUI(
+register(LabKind(
     kind="parallel-energy",
     title="Parallel jobs with utility and an energy budget (ch. 3)",
     engine=engine,
@@ -42,11 +47,11 @@ register(KindUI(
         ChartSpec("pct-max-utility", "% of maximum utility",
                   _bars("pct_max_utility", "% of maximum utility", "%"), facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
-                  lambda g: common.mean_series(g, "utility_cum", "Cumulative utility earned",
+                  lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
                                                "utility")),
         ChartSpec("energy", "Energy against the budget", parallel.energy_vs_budget),
         ChartSpec("wait-time", "Wait time distribution",
-                  lambda g: common.ecdf(g, "wait_min", "Wait time (ECDF)", "wait (min)")),
+                  lambda g: shared.ecdf(g, "wait_min", "Wait time (ECDF)", "wait (min)")),
         ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
         ChartSpec("metaheuristic", "Metaheuristic choice", parallel.metaheuristic_choice,
                   applies=parallel.has_choices),
@@ -77,7 +82,43 @@ def _first_runs(groups):
     return [(label, {"series": runs[0].series}) for label, runs in groups.items()]
 
 
-register(KindUI(
+class TraceChoice:
+    """swf-replay: pick a trace from the shipped library or upload an SWF file."""
+
+    def customize(self, form) -> None:
+        name = PARAM_PREFIX + "trace"
+        old = form.fields[name]
+        choices = [(t["name"], f"{t['name']} — {t['description']}")
+                   for t in traces.list_traces()]
+        current = form.initial.get(name) or (form.data.get(name) if form.is_bound else None)
+        if current and traces.upload_sha(current):
+            choices.append((current, f"uploaded trace {current[7:19]}…"))
+        field = forms.ChoiceField(choices=choices, label="trace (library)",
+                                  help_text="or upload your own file below", required=False)
+        for attr in ("unit", "advanced", "param", "json_type", "optional"):
+            setattr(field, attr, getattr(old, attr))
+        form.fields[name] = field
+        form.fields["trace_file"] = forms.FileField(
+            required=False, label="upload an SWF trace",
+            help_text="Standard Workload Format, plain or .gz; replaces the library choice")
+        form.fields["trace_file"].json_type = "file"
+        form.extra_names.append("trace_file")
+
+    def clean(self, form, data: dict) -> None:
+        upload = data.get("trace_file")
+        if not upload:
+            if not data.get(PARAM_PREFIX + "trace"):
+                form.add_error(PARAM_PREFIX + "trace", "choose a library trace or upload one")
+            return
+        from hetsite.uploads import store_trace_upload
+
+        try:
+            data[PARAM_PREFIX + "trace"] = store_trace_upload(upload)
+        except ScenarioError as err:
+            form.add_error("trace_file", err.message)
+
+
+register(LabKind(
     kind="swf-replay",
     title="Trace replay with backfilling (SWF)",
     engine=engine,
@@ -95,9 +136,9 @@ register(KindUI(
         ChartSpec("wait-mean", "Mean wait", _bars("wait_mean_s", "Mean wait", "s"),
                   facetable=False),
         ChartSpec("wait-time", "Wait time distribution",
-                  lambda g: common.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)")),
+                  lambda g: shared.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)")),
         ChartSpec("bsld", "Bounded slowdown",
-                  lambda g: common.quantile_box(g, "bsld", "Bounded slowdown (tau = 10 s)",
+                  lambda g: shared.quantile_box(g, "bsld", "Bounded slowdown (tau = 10 s)",
                                                 "bounded slowdown", log_y=True),
                   facetable=False),
         ChartSpec("utilization", "Utilization over time",
@@ -107,6 +148,8 @@ register(KindUI(
     ],
     default_policies=["fcfs", "easy", "conservative"],
     default_preset="swf-small",
+    form_hook=TraceChoice(),
+    deterministic=True,
     limits=[
         Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
         Limit("trace_jobs", "job_limit",
@@ -117,22 +160,12 @@ register(KindUI(
 
 def _trace_jobs(trace: str) -> int:
     """Job lines of a library trace (uploads were counted against the limit when stored)."""
-    if trace.startswith("upload:"):
+    if traces.upload_sha(trace) is not None:
         return 0
-    from scheduling.engine.replay.traces import load
-
-    return len(load(trace).columns["job_id"])
+    return len(traces.TraceLibrary().load(trace).columns["job_id"])
 
 
-def _serial_run_charts():
-    try:
-        from .charts import serial
-    except ImportError:  # the ch4 charts module is optional for the lab
-        return []
-    return [ChartSpec("preemptions", "Preemption timeline", serial.preemption_timeline)]
-
-
-register(KindUI(
+register(LabKind(
     kind="serial-preemption",
     title="Preemptive scheduling of urgent serial tasks (ch. 4)",
     engine=engine,
@@ -153,17 +186,17 @@ register(KindUI(
                   _bars("pct_critical_completed", "Critical tasks completed", "%"),
                   facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
-                  lambda g: common.mean_series(g, "utility_cum", "Cumulative utility earned",
+                  lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
                                                "utility")),
         ChartSpec("preemptions-per-minute", "Preemptions per minute",
-                  lambda g: common.mean_series(g, "preemptions", "Preemptions per minute",
+                  lambda g: shared.mean_series(g, "preemptions", "Preemptions per minute",
                                                "preemptions / min")),
         ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
-                  lambda g: common.ecdf(g, "wait_min", "Wait until first start (ECDF)",
+                  lambda g: shared.ecdf(g, "wait_min", "Wait until first start (ECDF)",
                                         "wait (min)")),
     ],
-    run_charts=_serial_run_charts(),
+    run_charts=[ChartSpec("preemptions", "Preemption timeline", serial.preemption_timeline)],
     default_policies=["fcfs", "max-util", "max-util-greedy", "max-upt-diff"],
     default_preset="ch4-small",
     limits=[

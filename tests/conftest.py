@@ -51,6 +51,13 @@ def poll_until(predicate, timeout: float, what: str, interval: float = 0.1):
 
 
 @pytest.fixture(scope="session")
+def lublin_path():
+    """The shared Lublin trace: ../shared/traces (as in CI), else the library copy."""
+    shared = ROOT.parent / "shared" / "traces" / "lublin_256.swf.gz"
+    return shared if shared.is_file() else ROOT / "simcore" / "traces" / "lublin_256.swf.gz"
+
+
+@pytest.fixture(scope="session")
 def wait_for():
     return poll_until
 

@@ -1,5 +1,5 @@
 from django.apps import AppConfig
 
 
-class UavConfig(AppConfig):
+class UavAppConfig(AppConfig):
     name = "uav"

@@ -1,9 +1,9 @@
 """Charts of UAV mission results: pure functions from results to Plotly figure dicts.
 
-No Django. Every function accepts a :class:`~scheduling.engine.result.Result` (or the dict of
+No Django. Every function accepts a :class:`~simcore.result.Result` (or the dict of
 ``Result.to_dict()``), returns ``{"data": [...], "layout": {...}}`` of plain JSON types, and
 keeps each trace to about 2,000 points so pages stay light. Comparisons across policies (bars
-with CIs, value over time) use the shared ``scheduling.charts.common`` functions.
+with CIs, value over time) use the shared ``simcore.charts`` functions.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from scheduling.charts.common import color, layout
+from simcore.charts import color, layout
 
 MAX_POINTS = 2000  # per trace
 TOTAL_POINTS = 60000  # per figure, for many-UAV line charts

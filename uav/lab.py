@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import uav.engine as engine
 from hetsite.compact import downsample
-from hetsite.kinds import ChartSpec, KindUI, Limit, Metric, register
-from scheduling.charts import common
+from hetsite.kinds import ChartSpec, LabKind, Limit, Metric, register
+from simcore import charts as shared
+
+from . import charts
 
 
 def compact_uav(result) -> dict:
@@ -13,19 +15,10 @@ def compact_uav(result) -> dict:
 
 
 def _bars(key, title, unit=""):
-    return lambda groups: common.metric_bars(groups, key, title, unit)
+    return lambda groups: shared.metric_bars(groups, key, title, unit)
 
 
-def _run_charts():
-    try:
-        from . import charts
-    except ImportError:
-        return []
-    return [ChartSpec("timeline", "Mission timeline", charts.mission_timeline),
-            ChartSpec("energy", "Energy remaining per UAV", charts.energy_remaining)]
-
-
-register(KindUI(
+register(LabKind(
     kind="uav",
     title="UAV surveillance missions (ch. 5)",
     engine=engine,
@@ -44,13 +37,14 @@ register(KindUI(
         ChartSpec("value-over-random", "Value over Random",
                   _bars("value_pct_over_random", "Value over Random", "%"), facetable=False),
         ChartSpec("value-over-time", "Surveillance value over time",
-                  lambda g: common.mean_series(g, "value_cum", "Surveillance value earned",
+                  lambda g: shared.mean_series(g, "value_cum", "Surveillance value earned",
                                                "value")),
         ChartSpec("active", "Active surveils",
-                  lambda g: common.mean_series(g, "active_surveils", "Active surveils",
+                  lambda g: shared.mean_series(g, "active_surveils", "Active surveils",
                                                "surveils")),
     ],
-    run_charts=_run_charts(),
+    run_charts=[ChartSpec("timeline", "Mission timeline", charts.mission_timeline),
+                ChartSpec("energy", "Energy remaining per UAV", charts.energy_remaining)],
     default_policies=["random", "max-vpe", "meta+pf"],
     default_preset="small-baseline",
     limits=[

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from scheduling.engine.errors import ScenarioError
+from simcore.errors import ScenarioError
 
-from .. import services
 from ..models import Experiment, Run, Scenario
+from ..services import submission
 
 TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "name", "policy",
-             "seed"}
+             "seed", "axes"}
 
 
 def scenario_error(err: ScenarioError) -> serializers.ValidationError:
@@ -24,9 +24,9 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "experiment", "policy", "trial", "seed", "status", "progress", "error",
-                  "summary", "timing", "attempts", "code_version", "created", "started",
-                  "finished"]
+        fields = ["id", "experiment", "point", "overrides", "policy", "trial", "seed", "status",
+                  "progress", "error", "summary", "timing", "attempts", "code_version",
+                  "created", "started", "finished"]
         read_only_fields = fields
 
 
@@ -49,7 +49,7 @@ class ScenarioCreateSerializer(serializers.Serializer):
 
     def validate(self, data):
         try:
-            sub = services.validate_scenario(kind=data["kind"], params=data.get("params"),
+            sub = submission.validate_scenario(kind=data["kind"], params=data.get("params"),
                                              preset=data.get("preset", ""))
         except ScenarioError as err:
             raise scenario_error(err) from None
@@ -59,15 +59,24 @@ class ScenarioCreateSerializer(serializers.Serializer):
 class ExperimentSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     scenario = ScenarioSerializer(read_only=True)
+    summary = serializers.SerializerMethodField()
+    points = serializers.JSONField(source="summary", read_only=True)
     runs = serializers.SerializerMethodField()
     share_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Experiment
         fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "base_seed",
-                  "code_version", "created", "finished", "scenario", "summary", "runs",
-                  "share_url"]
+                  "axes", "code_version", "created", "finished", "scenario", "summary",
+                  "points", "runs", "share_url"]
         read_only_fields = fields
+
+    def get_summary(self, obj) -> dict:
+        """Per policy, the mean and 95% CI of every headline metric (experiments without
+        axes; a sweep's rows are in ``points``)."""
+        return {} if obj.axes else {p: {k: v for k, v in row.items()
+                                        if k not in ("point", "setting", "policy")}
+                                    for p, row in obj.summary_by_policy().items()}
 
     def get_runs(self, obj) -> list[dict]:
         from ..selectors import runs_of
@@ -101,13 +110,17 @@ class ExperimentCreateSerializer(serializers.Serializer):
     trials = serializers.IntegerField(min_value=1, default=1)
     base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, default=0)
     name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    axes = serializers.ListField(child=serializers.DictField(), required=False, max_length=4,
+                                 help_text="swept parameters [{param, values}]; their product "
+                                           "gives the points")
 
     def validate(self, data):
         try:
-            return services.validate_submission(
+            return submission.validate_submission(
                 kind=data["kind"], params=data.get("params"), preset=data.get("preset", ""),
                 policies=data["policies"], trials=data["trials"],
-                base_seed=data.get("base_seed", 0), name=data.get("name", ""))
+                base_seed=data.get("base_seed", 0), name=data.get("name", ""),
+                axes=data.get("axes"))
         except ScenarioError as err:
             raise scenario_error(err) from None
 

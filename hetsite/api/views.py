@@ -9,10 +9,12 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from scheduling.engine.params import describe
+from simcore.params import describe
 
-from .. import exports, figures, kinds, selectors, services
-from ..models import Experiment, Scenario, Status
+from .. import exports, figures, kinds, selectors
+from ..models import Scenario, Status
+from ..permissions import can_edit
+from ..services import submission
 from ..throttles import SubmitThrottle
 from . import serializers as S
 
@@ -70,7 +72,7 @@ class ScenarioListCreate(generics.ListCreateAPIView):
         ser = S.ScenarioCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         data = ser.validated_data
-        scenario = services.create_scenario(kind=data["kind"], name=data["name"],
+        scenario = submission.create_scenario(kind=data["kind"], name=data["name"],
                                             params=data["params"],
                                             description=data.get("description", ""),
                                             preset=data.get("preset", ""))
@@ -83,12 +85,6 @@ class ScenarioDetail(generics.RetrieveAPIView):
     serializer_class = S.ScenarioSerializer
     lookup_field = "public_id"
     lookup_url_kwarg = "id"
-
-
-def can_edit(user, experiment: Experiment) -> bool:
-    if not user.is_authenticated:
-        return False
-    return user.is_staff or experiment.owner_id in (None, user.pk)
 
 
 class ExperimentListCreate(APIView):
@@ -109,8 +105,8 @@ class ExperimentListCreate(APIView):
         ser = S.ExperimentCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         try:
-            experiment = services.create_experiment(ser.validated_data, owner=request.user)
-        except services.BrokerUnavailable as exc:
+            experiment = submission.create_experiment(ser.validated_data, owner=request.user)
+        except submission.BrokerUnavailable as exc:
             return Response({"detail": str(exc), "failing": ["broker"]},
                             status=status.HTTP_503_SERVICE_UNAVAILABLE)
         body = S.ExperimentSerializer(experiment, context={"request": request}).data
@@ -129,7 +125,7 @@ class ExperimentDetail(APIView):
         experiment = selectors.experiment_by_public_id(id)
         if not can_edit(request.user, experiment):
             raise PermissionDenied("deleting an experiment needs its owner or staff")
-        services.delete_experiment(experiment)
+        submission.delete_experiment(experiment)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -139,7 +135,7 @@ class ExperimentCancel(APIView):
         experiment = selectors.experiment_by_public_id(id)
         if not can_edit(request.user, experiment):
             raise PermissionDenied("cancelling an experiment needs its owner or staff")
-        experiment = services.cancel_experiment(experiment)
+        experiment = submission.cancel_experiment(experiment)
         return Response(S.ExperimentSerializer(experiment, context={"request": request}).data)
 
 

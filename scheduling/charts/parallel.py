@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import _mean_curve, _round, color, layout, nanmean_columns
+from simcore.charts import color, layout, mean_curve, nanmean_columns, rounded
 
 MAX_GANTT_BARS = 12_000
 
@@ -14,23 +14,23 @@ def energy_vs_budget(groups: dict) -> dict:
     data = []
     goal = budget = None
     for i, (label, runs) in enumerate(groups.items()):
-        t, y = _mean_curve(runs, "energy_day_gj")
+        t, y = mean_curve(runs, "energy_day_gj")
         if t is None:
             continue
         data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
                      "line": {"color": color(i), "width": 1.6},
-                     "x": _round(t / 60.0), "y": _round(y)})
+                     "x": rounded(t / 60.0), "y": rounded(y)})
         if goal is None:
-            goal = _mean_curve(runs, "goal_energy_gj")
-            budget = _mean_curve(runs, "budget_gj")
+            goal = mean_curve(runs, "goal_energy_gj")
+            budget = mean_curve(runs, "budget_gj")
     if goal is not None and goal[0] is not None:
         data.append({"type": "scatter", "mode": "lines", "name": "goal energy",
                      "line": {"color": "#444", "dash": "dot", "width": 1.2},
-                     "x": _round(goal[0] / 60.0), "y": _round(goal[1])})
+                     "x": rounded(goal[0] / 60.0), "y": rounded(goal[1])})
     if budget is not None and budget[0] is not None and np.isfinite(budget[1]).any():
         data.append({"type": "scatter", "mode": "lines", "name": "budget",
                      "line": {"color": "#000", "dash": "dash", "width": 1.2},
-                     "x": _round(budget[0] / 60.0), "y": _round(budget[1])})
+                     "x": rounded(budget[0] / 60.0), "y": rounded(budget[1])})
     return {"data": data, "layout": layout("Energy used against the budget", "time (h)",
                                            "energy used this day (GJ)")}
 
@@ -41,13 +41,13 @@ def queue_over_time(groups: dict) -> dict:
     for i, (label, runs) in enumerate(groups.items()):
         for key, dash, suffix in (("mappable", "solid", "mappable"),
                                   ("running", "dot", "running")):
-            t, y = _mean_curve(runs, key)
+            t, y = mean_curve(runs, key)
             if t is None:
                 continue
             data.append({"type": "scatter", "mode": "lines", "name": f"{label} {suffix}",
                          "legendgroup": label,
                          "line": {"color": color(i), "dash": dash, "width": 1.4},
-                         "x": _round(t / 60.0), "y": _round(y)})
+                         "x": rounded(t / 60.0), "y": rounded(y)})
     return {"data": data, "layout": layout("Mappable and running tasks", "time (h)", "tasks")}
 
 
@@ -71,7 +71,7 @@ def metaheuristic_choice(groups: dict) -> dict:
         t = np.asarray(runs[0].series["t_min"][:n], dtype=float)
         data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
                      "line": {"color": color(i), "shape": "hv", "width": 1.4},
-                     "x": _round(t / 60.0), "y": _round(share, 3)})
+                     "x": rounded(t / 60.0), "y": rounded(share, 3)})
     lay = layout("Metaheuristic choice (share of trials running Max UPE)", "time (h)",
                  "share choosing Max UPE")
     lay["yaxis"]["range"] = [-0.05, 1.05]
@@ -125,10 +125,10 @@ def node_gantt(result) -> dict:
         if len(ys) >= MAX_GANTT_BARS:
             truncated = True
             break
-    trace = {"type": "bar", "orientation": "h", "y": _round(ys), "x": _round(lengths),
-             "base": _round(bases), "width": widths, "hovertext": hover,
+    trace = {"type": "bar", "orientation": "h", "y": rounded(ys), "x": rounded(lengths),
+             "base": rounded(bases), "width": widths, "hovertext": hover,
              "hoverinfo": "text", "name": "tasks",
-             "marker": {"color": _round(colors, 3), "colorscale": "Viridis", "cmin": 1,
+             "marker": {"color": rounded(colors, 3), "colorscale": "Viridis", "cmin": 1,
                         "cmax": 8, "line": {"width": 0},
                         "colorbar": {"title": {"text": "priority"}, "thickness": 12}}}
     title = "Node allocation"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .common import color, layout
+from simcore.charts import color, layout, rounded
 
 MAX_POINTS = 2000
 
@@ -28,10 +28,6 @@ def _column(result, part: str, key: str) -> np.ndarray:
         return np.zeros(0)
     arr = np.asarray([np.nan if v is None else v for v in values], dtype=float)
     return arr[np.isfinite(arr)]
-
-
-def _rounded(values, digits: int = 5) -> list:
-    return [float(f"{v:.{digits}g}") for v in np.asarray(values, dtype=float)]
 
 
 def downsample(t, y, max_points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +68,7 @@ def wait_ecdf(runs: Sequence[tuple[str, object]]) -> dict:
             continue
         x, p = _ecdf_points(wait_h)
         data.append({"type": "scatter", "mode": "lines", "name": label,
-                     "x": _rounded(x), "y": _rounded(p, 4), "line": {"color": color(i),
+                     "x": rounded(x), "y": rounded(p, 4), "line": {"color": color(i),
                                                                       "shape": "hv"},
                      "hovertemplate": f"{label}<br>wait ≤ %{{x:.3g}} h: %{{y:.1%}}<extra></extra>"})
     fig = {"data": data, "layout": layout("Wait time distribution", "wait (hours)",
@@ -91,9 +87,9 @@ def bsld_box(runs: Sequence[tuple[str, object]]) -> dict:
             continue
         q = np.percentile(b, [5, 25, 50, 75, 95])
         data.append({"type": "box", "name": label, "x": [label],
-                     "q1": _rounded([q[1]]), "median": _rounded([q[2]]),
-                     "q3": _rounded([q[3]]), "lowerfence": _rounded([q[0]]),
-                     "upperfence": _rounded([q[4]]), "mean": _rounded([b.mean()]),
+                     "q1": rounded([q[1]]), "median": rounded([q[2]]),
+                     "q3": rounded([q[3]]), "lowerfence": rounded([q[0]]),
+                     "upperfence": rounded([q[4]]), "mean": rounded([b.mean()]),
                      "boxpoints": False, "marker": {"color": color(i)},
                      "hoverinfo": "y+name"})
     fig = {"data": data, "layout": layout("Bounded slowdown", "",
@@ -110,7 +106,7 @@ def _series_chart(runs, key: str, title: str, ytitle: str, scale: float = 1.0) -
             continue
         t, y = downsample(series["t_min"], series[key])
         data.append({"type": "scatter", "mode": "lines", "name": label,
-                     "x": _rounded(t / 60.0), "y": _rounded(y * scale, 4),
+                     "x": rounded(t / 60.0), "y": rounded(y * scale, 4),
                      "line": {"color": color(i), "width": 1.5}})
     return {"data": data, "layout": layout(title, "time (hours since trace start)", ytitle)}
 

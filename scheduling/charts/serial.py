@@ -3,7 +3,7 @@
 * :func:`preemption_timeline`: one run; when and where tasks were suspended and resumed.
 
 Per-policy bars (critical completion) and lines (preemptions per minute) use the shared
-``scheduling.charts.common`` functions; see ``scheduling/lab.py``.
+``simcore.charts`` functions; see ``scheduling/lab.py``.
 
 Every figure stays under about :data:`MAX_POINTS` plotted points so pages stay light.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import _round, layout
+from simcore.charts import layout, rounded
 
 MAX_POINTS = 2000
 SUSPEND_COLOR = "#d62728"
@@ -80,13 +80,13 @@ def preemption_timeline(result, max_points: int = MAX_POINTS) -> dict:
             xs += [t[s] / 60.0, t[r] / 60.0, None]
             ys += [int(core[s]), int(core[s]), None]
         data.append({"type": "scatter", "mode": "lines", "name": "suspended period",
-                     "x": _round(xs), "y": ys, "hoverinfo": "skip",
+                     "x": rounded(xs), "y": ys, "hoverinfo": "skip",
                      "line": {"color": "#999", "width": 1, "dash": "dot"}})
     for flag, name, symbol, col in ((False, "suspend", "triangle-down", SUSPEND_COLOR),
                                     (True, "resume", "triangle-up", RESUME_COLOR)):
         idx = keep[resume[keep] == flag]
         data.append({"type": "scatter", "mode": "markers", "name": name,
-                     "x": _round(t[idx] / 60.0), "y": core[idx].tolist(),
+                     "x": rounded(t[idx] / 60.0), "y": core[idx].tolist(),
                      "text": [hover(int(i)) for i in idx],
                      "hovertemplate": "%{text}<extra></extra>",
                      "marker": {"symbol": symbol, "size": 6, "color": col, "opacity": 0.75}})

@@ -3,35 +3,40 @@
     from scheduling.engine import simulate, preset_scenario, list_policies
     result = simulate(preset_scenario("small"), policy="max-upe-ph", seed=7)
 
-Environments (scenario kinds) register themselves from the modules listed below; see
-``registry`` for the contract and ``docs/engine.md`` for the list.
+Each scenario kind is a package below, registered on ``ENGINE`` when it is first used; see
+``simcore.registry`` for the contract and ``docs/engine.md`` for the list.
 """
 
-from .errors import RunCancelled, ScenarioError
-from .registry import Engine, PolicyInfo, Preset, Scenario
-from .result import Result
+from simcore.errors import RunCancelled, ScenarioError
+from simcore.registry import Engine, PolicyInfo, Preset, ScenarioSpec
+from simcore.result import Result
 
 ENGINE = Engine(
-    "scheduling",
-    [
-        "scheduling.engine.parallel",  # ch. 3: parallel jobs, utility, P-states, energy budget
-        "scheduling.engine.replay",  # SWF trace replay: FCFS, EASY, conservative backfilling
-        "scheduling.engine.serial",  # ch. 4: preemptive scheduling of urgent serial tasks
-    ],
+    "scheduling", "scheduling.engine",
+    kinds={
+        "parallel-energy": "scheduling.engine.parallel",  # ch. 3: utility, P-states, energy
+        "swf-replay": "scheduling.engine.replay",  # SWF traces: FCFS, EASY, conservative
+        "serial-preemption": "scheduling.engine.serial",  # ch. 4: preemptive serial tasks
+    },
+    commands={"replay": "swf-replay"},
+    # The chapters' own sweep commands of earlier releases, kept for users' scripts.
+    sweep_aliases={"ch3-sweep": {"seeds": "1-3"},
+                   "ch4-sweep": {"preset": "ch4-baseline", "trials": 4}},
 )
 
 simulate = ENGINE.simulate
 scenario = ENGINE.scenario
 scenario_from_dict = ENGINE.scenario_from_dict
 preset_scenario = ENGINE.preset_scenario
-list_environments = ENGINE.list_environments
+list_kinds = ENGINE.list_kinds
+get_kind = ENGINE.get_kind
 list_policies = ENGINE.list_policies
 get_policy = ENGINE.get_policy
 list_presets = ENGINE.list_presets
 get_preset = ENGINE.get_preset
 
 __all__ = [
-    "ENGINE", "Engine", "PolicyInfo", "Preset", "Result", "RunCancelled", "Scenario",
-    "ScenarioError", "get_policy", "get_preset", "list_environments", "list_policies",
+    "ENGINE", "Engine", "PolicyInfo", "Preset", "Result", "RunCancelled", "ScenarioError",
+    "ScenarioSpec", "get_kind", "get_policy", "get_preset", "list_kinds", "list_policies",
     "list_presets", "preset_scenario", "scenario", "scenario_from_dict", "simulate",
 ]

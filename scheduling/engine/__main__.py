@@ -1,6 +1,7 @@
 import sys
 
+from simcore.cli import main
+
 from . import ENGINE
-from .cli import main
 
 sys.exit(main(ENGINE, sys.argv[1:], prog="python -m scheduling.engine"))

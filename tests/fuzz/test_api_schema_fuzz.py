@@ -29,10 +29,10 @@ OPERATIONS = operations()
 @pytest.fixture(autouse=True)
 def stored_not_run(settings, monkeypatch):
     """Fuzzing checks the API layer: experiments are stored, never simulated."""
-    from hetsite import services
+    from hetsite.services import submission
 
     settings.HETSITE_SUBMIT_RATE = "1000000/min"
-    monkeypatch.setattr(services, "dispatch_experiment", lambda experiment: None)
+    monkeypatch.setattr(submission, "dispatch_experiment", lambda experiment: None)
     # Like Django's test client: keep the test's database connection open across requests.
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)

@@ -6,11 +6,11 @@ from hypothesis import strategies as st
 
 import scheduling.engine as scheduling_engine
 import uav.engine as uav_engine
-from scheduling.engine.errors import ScenarioError
-from scheduling.engine.params import describe, set_dotted, to_dict
+from simcore.errors import ScenarioError
+from simcore.params import describe, set_dotted, to_dict
 
-ENGINES = [(e, env.kind) for e in (scheduling_engine, uav_engine)
-           for env in e.list_environments()]
+ENGINES = [(e, kind.name) for e in (scheduling_engine, uav_engine)
+           for kind in e.list_kinds()]
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**9, 10**9)
@@ -22,7 +22,7 @@ json_values = st.recursive(
 
 @pytest.mark.parametrize("engine, kind", ENGINES, ids=[k for _, k in ENGINES])
 def test_validation_accepts_or_names_a_parameter(engine, kind):
-    config_cls = engine.ENGINE.get_environment(kind).config_cls
+    config_cls = engine.ENGINE.get_kind(kind).config_cls
     names = [d["name"] for d in describe(config_cls)] + ["not_a_parameter"]
     preset = next(p for p in engine.list_presets(kind))
     base = to_dict(engine.scenario(kind, preset.params).params)

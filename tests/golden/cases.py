@@ -64,8 +64,11 @@ def case_id(case) -> str:
 def digest(case) -> str:
     import importlib
 
+    from simcore.result import code_version
+
     package, preset, overrides, policy, seed = case
     os.environ["HETSITE_CODE_VERSION"] = PINNED_VERSION
+    code_version.cache_clear()  # cached per process: another caller may have read git's
     engine = importlib.import_module(package)
     result = engine.simulate(engine.preset_scenario(preset, overrides), policy=policy, seed=seed)
     return hashlib.sha256(result.to_json().encode()).hexdigest()

@@ -17,7 +17,11 @@ EXPECTED = json.loads(cases.DIGESTS.read_text())
 
 @pytest.fixture(autouse=True)
 def pinned_code_version(monkeypatch):
+    from simcore.result import code_version
+
     monkeypatch.setenv("HETSITE_CODE_VERSION", cases.PINNED_VERSION)
+    yield
+    code_version.cache_clear()  # later tests in this process see the real version again
 
 
 def test_every_case_has_a_digest():

@@ -9,17 +9,18 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite import services
 from hetsite.models import Experiment, Status
+from hetsite.services import execution, submission
 
-pytestmark = pytest.mark.django_db
+# Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
+pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
 UAV = {"kind": "uav", "preset": "small-baseline", "policies": ["random", "meta+pf"]}
 
 
 @pytest.fixture
 def experiment():
-    return services.create_experiment(services.validate_submission(**UAV, trials=1))
+    return submission.create_experiment(submission.validate_submission(**UAV, trials=1))
 
 
 def test_share_link_is_uuid4_and_read_only(experiment):
@@ -95,7 +96,7 @@ def test_page_shows_partial_results_when_a_run_failed(experiment):
     run.status = Status.FAILED
     run.error = "engine error: ValueError: synthetic"
     run.save()
-    services.refresh_experiment(experiment.pk)
+    execution.refresh_experiment(experiment.pk)
     html = Client().get(f"/e/{experiment.public_id}/").content.decode()
     assert 'id="failures"' in html and "synthetic" in html
     assert 'id="summary-table"' in html and "figures-data" in html

@@ -7,7 +7,8 @@ from rest_framework.test import APIClient
 
 from hetsite.models import Experiment, Run, Status
 
-pytestmark = pytest.mark.django_db
+# Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

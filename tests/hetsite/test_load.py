@@ -66,6 +66,6 @@ def test_twenty_concurrent_experiments_match_one_by_one(live_server, live_celery
 
 
 def run_json(run):
-    from hetsite.services import result_json
+    from hetsite.selectors import result_json
 
     return result_json(Run.objects.get(pk=run.pk)).decode()

@@ -7,10 +7,12 @@ import json
 import pytest
 from django.test import Client
 
-from hetsite import kinds, services
+from hetsite import kinds
 from hetsite.models import Experiment, Run, Status
+from hetsite.services import submission
 
-pytestmark = pytest.mark.django_db
+# Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
@@ -42,7 +44,7 @@ def form_data(client, small, **changes):
 
 
 def test_home_lists_experiments_and_presets(client, small):
-    services.create_experiment(services.validate_submission(
+    submission.create_experiment(submission.validate_submission(
         kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1,
         name="first one"))
     html = client.get("/").content.decode()
@@ -100,7 +102,7 @@ def test_engine_rule_errors_land_on_the_named_parameter(client, small):
 
 
 def test_clone_prefills_the_form(client, small):
-    experiment = services.create_experiment(services.validate_submission(
+    experiment = submission.create_experiment(submission.validate_submission(
         kind=small["kind"], preset=small["preset"], policies=small["policies"][:1],
         trials=2, base_seed=42, name="orig"))
     page = client.get(f"/new/{small['kind']}/?clone={experiment.public_id}")
@@ -111,7 +113,7 @@ def test_clone_prefills_the_form(client, small):
 
 
 def test_exports(client, small):
-    experiment = services.create_experiment(services.validate_submission(
+    experiment = submission.create_experiment(submission.validate_submission(
         kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
     rows = list(csv.reader(io.StringIO(
         client.get(f"/e/{experiment.public_id}/runs.csv").content.decode())))
@@ -126,7 +128,7 @@ def test_exports(client, small):
 
 
 def test_compare_pages(client, small):
-    experiment = services.create_experiment(services.validate_submission(
+    experiment = submission.create_experiment(submission.validate_submission(
         kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
     page = client.get(f"/e/{experiment.public_id}/compare/?"
                       + "&".join(f"p={p}" for p in small["policies"]))
@@ -138,7 +140,7 @@ def test_compare_pages(client, small):
 
 
 def test_cancel_and_delete_pages_need_login(client, small):
-    experiment = services.create_experiment(services.validate_submission(
+    experiment = submission.create_experiment(submission.validate_submission(
         kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
     response = client.post(f"/e/{experiment.public_id}/delete/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]

@@ -25,4 +25,4 @@ def test_small_experiment_from_api_call_to_all_runs_done(small, live_celery, sta
     assert [r.status for r in runs] == [Status.DONE] * len(runs), [r.error for r in runs]
     assert all(r.worker and r.attempts == 1 and r.result_bytes > 0 for r in runs)
     assert experiment.progress == 100.0
-    assert set(experiment.summary) == set(small["policies"])
+    assert set(experiment.summary_by_policy()) == set(small["policies"])

@@ -7,18 +7,20 @@ import time
 import pytest
 from django.utils import timezone
 
-from hetsite import kinds, selectors, services
+from hetsite import kinds, selectors
 from hetsite.models import Experiment, Run, Scenario, Status
-from scheduling.engine.errors import RunCancelled, ScenarioError
+from hetsite.services import execution, submission
+from simcore.errors import RunCancelled, ScenarioError
 
-pytestmark = pytest.mark.django_db
+# Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def submit(small, **overrides):
     args = {"kind": small["kind"], "preset": small["preset"], "policies": small["policies"],
             "trials": 2, "base_seed": 5}
     args.update(overrides)
-    return services.validate_submission(**args)
+    return submission.validate_submission(**args)
 
 
 @pytest.mark.parametrize("overrides, field", [
@@ -44,7 +46,7 @@ def test_bad_scenario_parameter_is_named(small):
 
 
 def test_experiment_runs_to_completion_with_summary_and_results(small):
-    experiment = services.create_experiment(submit(small))  # eager: runs execute inline
+    experiment = submission.create_experiment(submit(small))  # eager: runs execute inline
     experiment.refresh_from_db()
     runs = selectors.runs_of(experiment)
     assert [r.policy for r in runs] == [p for p in small["policies"] for _ in range(2)]
@@ -55,7 +57,7 @@ def test_experiment_runs_to_completion_with_summary_and_results(small):
     ui = kinds.get_kind(small["kind"])
     primary = ui.primary_metric
     for policy in small["policies"]:
-        cell = experiment.summary[policy][primary]
+        cell = experiment.summary_by_policy()[policy][primary]
         values = [r.summary[primary] for r in runs if r.policy == policy]
         assert cell["n"] == 2
         assert cell["mean"] == pytest.approx(sum(values) / 2)
@@ -71,14 +73,14 @@ def test_experiment_runs_to_completion_with_summary_and_results(small):
 
 
 def test_preset_scenario_row_is_reused_when_unchanged(small):
-    services.load_presets()
+    submission.load_presets()
     preset_row = Scenario.objects.get(is_preset=True, preset=small["preset"])
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
     assert experiment.scenario_id == preset_row.pk
-    same = services.create_experiment(submit(small, trials=1, params=preset_row.params),
+    same = submission.create_experiment(submit(small, trials=1, params=preset_row.params),
                                       dispatch=False)
     assert same.scenario_id == preset_row.pk
-    defaults = services.create_experiment(submit(small, trials=1, params={}), dispatch=False)
+    defaults = submission.create_experiment(submit(small, trials=1, params={}), dispatch=False)
     if defaults.scenario.params != preset_row.params:
         assert defaults.scenario_id != preset_row.pk
         assert defaults.scenario.name == f"{small['preset']} (edited)"
@@ -93,13 +95,13 @@ def test_engine_error_fails_one_run_and_keeps_the_others(small, monkeypatch):
     bad = small["policies"][0]
     real = ui.engine.simulate
 
-    def flaky(scenario, policy, seed, progress=None):
+    def flaky(scenario, policy, seed, progress=None, traces=None):
         if policy == bad and seed == 5:
             raise ZeroDivisionError("boom")
-        return real(scenario, policy=policy, seed=seed, progress=progress)
+        return real(scenario, policy=policy, seed=seed, progress=progress, traces=traces)
 
     monkeypatch.setattr(ui.engine, "simulate", flaky)
-    experiment = services.create_experiment(submit(small))
+    experiment = submission.create_experiment(submit(small))
     experiment.refresh_from_db()
     failed = Run.objects.get(experiment=experiment, policy=bad, seed=5)
     assert failed.status == Status.FAILED
@@ -107,110 +109,110 @@ def test_engine_error_fails_one_run_and_keeps_the_others(small, monkeypatch):
     others = Run.objects.filter(experiment=experiment).exclude(pk=failed.pk)
     assert {r.status for r in others} == {Status.DONE}
     assert experiment.status == Status.FAILED
-    assert experiment.summary[bad]["runs"] == 1  # partial results are kept
+    assert experiment.summary_by_policy()[bad]["runs"] == 1  # partial results are kept
 
 
 def test_claim_is_idempotent_and_finished_runs_never_rerun(small):
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
     run = experiment.runs.first()
-    assert services.claim_run(run.pk) is not None
-    assert services.claim_run(run.pk) is None  # a duplicate message finds it running
-    assert services.execute_run(run.pk) == "skipped"
+    assert execution.claim_run(run.pk) is not None
+    assert execution.claim_run(run.pk) is None  # a duplicate message finds it running
+    assert execution.execute_run(run.pk) == "skipped"
     Run.objects.filter(pk=run.pk).update(status=Status.DONE)
-    assert services.execute_run(run.pk) == "skipped"
-    assert services.reap_stale_runs() == {"requeued": 0, "failed": 0, "dispatched": 0}
+    assert execution.execute_run(run.pk) == "skipped"
+    assert execution.reap_stale_runs() == {"requeued": 0, "failed": 0, "dispatched": 0}
     assert Run.objects.get(pk=run.pk).attempts == 1
 
 
 def test_reaper_requeues_runs_of_dead_workers_then_fails_them(small, settings):
     settings.HETSITE_MAX_ATTEMPTS = 2
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
     run = experiment.runs.first()
-    services.claim_run(run.pk)
-    assert services.reap_stale_runs()["requeued"] == 0  # heartbeat is fresh
+    execution.claim_run(run.pk)
+    assert execution.reap_stale_runs()["requeued"] == 0  # heartbeat is fresh
     long_ago = timezone.now() - timezone.timedelta(hours=1)
     Run.objects.filter(pk=run.pk).update(heartbeat=long_ago)
-    counts = services.reap_stale_runs()  # eager Celery: the requeued run executes at once
+    counts = execution.reap_stale_runs()  # eager Celery: the requeued run executes at once
     assert counts["requeued"] == 1
     done = Run.objects.get(pk=run.pk)
     assert done.status == Status.DONE and done.attempts == 2
     assert "requeued after its worker was lost" in done.error or done.error == ""
     other = experiment.runs.exclude(pk=run.pk).first()
-    services.claim_run(other.pk)
+    execution.claim_run(other.pk)
     Run.objects.filter(pk=other.pk).update(heartbeat=long_ago, attempts=2)
-    assert services.reap_stale_runs()["failed"] == 1
+    assert execution.reap_stale_runs()["failed"] == 1
     failed = Run.objects.get(pk=other.pk)
     assert failed.status == Status.FAILED and "worker was lost 2 times" in failed.error
 
 
 @pytest.mark.django_db(transaction=True)
 def test_heartbeat_thread_touches_the_run(small):
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
-    run = services.claim_run(experiment.runs.first().pk)
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
+    run = execution.claim_run(experiment.runs.first().pk)
     Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timezone.timedelta(hours=1))
     before = Run.objects.get(pk=run.pk).heartbeat
     deadline = time.monotonic() + 5
-    with services.Heartbeat(run, interval=0.05):
+    with execution.Heartbeat(run, interval=0.05):
         while Run.objects.get(pk=run.pk).heartbeat == before and time.monotonic() < deadline:
             time.sleep(0.02)
     assert Run.objects.get(pk=run.pk).heartbeat > before
 
 
 def test_cancel_revokes_queued_and_stops_running_at_next_event(small):
-    experiment = services.create_experiment(submit(small), dispatch=False)
-    running = services.claim_run(experiment.runs.first().pk)
-    reporter = services.ProgressReporter(running, min_interval=0.0)
+    experiment = submission.create_experiment(submit(small), dispatch=False)
+    running = execution.claim_run(experiment.runs.first().pk)
+    reporter = execution.ProgressReporter(running, min_interval=0.0)
     reporter(0.25)
     assert Run.objects.get(pk=running.pk).progress == 25.0
-    services.cancel_experiment(experiment)
+    submission.cancel_experiment(experiment)
     assert set(experiment.runs.exclude(pk=running.pk).values_list("status", flat=True)) == {
         Status.CANCELLED}
     with pytest.raises(RunCancelled):
         reporter(0.5)
-    assert services.execute_run(running.pk) == "skipped"
+    assert execution.execute_run(running.pk) == "skipped"
 
 
 def test_cancelled_run_is_marked_by_execute(small, monkeypatch):
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
     run = experiment.runs.first()
     ui = kinds.get_kind(small["kind"])
 
-    def cancel_midway(scenario, policy, seed, progress=None):
+    def cancel_midway(scenario, policy, seed, progress=None, traces=None):
         Experiment.objects.filter(pk=experiment.pk).update(cancel_requested=True)
         progress(0.5)
         raise AssertionError("progress should have raised RunCancelled")
 
     monkeypatch.setattr(ui.engine, "simulate", cancel_midway)
-    assert services.execute_run(run.pk) == Status.CANCELLED
+    assert execution.execute_run(run.pk) == Status.CANCELLED
     assert Run.objects.get(pk=run.pk).status == Status.CANCELLED
 
 
 def test_broker_down_leaves_nothing_behind(small, dead_redis_url, celery_config):
     celery_config(broker_url=dead_redis_url, task_always_eager=False,
                   broker_connection_retry=False, broker_connection_max_retries=0)
-    with pytest.raises(services.BrokerUnavailable, match="broker"):
+    with pytest.raises(submission.BrokerUnavailable, match="broker"):
         # No preset: the experiment gets a scenario row of its own, which must go too.
-        params = services.validate_scenario(kind=small["kind"], preset=small["preset"])
-        services.create_experiment(submit(small, preset="", params=params))
+        params = submission.validate_scenario(kind=small["kind"], preset=small["preset"])
+        submission.create_experiment(submit(small, preset="", params=params))
     assert Experiment.objects.count() == 0 and Run.objects.count() == 0
     assert not Scenario.objects.filter(is_preset=False).exists()
 
 
 def test_rerun_and_delete(small):
-    experiment = services.create_experiment(submit(small, trials=1))
-    again = services.rerun_experiment(experiment)
+    experiment = submission.create_experiment(submit(small, trials=1))
+    again = submission.rerun_experiment(experiment)
     again.refresh_from_db()
     assert again.pk != experiment.pk and again.status == Status.DONE
     a = {r.policy: r.summary for r in experiment.runs.all()}
     b = {r.policy: r.summary for r in again.runs.all()}
     assert a == b  # same scenario and seeds give the same results
-    services.delete_experiment(experiment)
+    submission.delete_experiment(experiment)
     assert not Experiment.objects.filter(pk=experiment.pk).exists()
     assert not Run.objects.filter(experiment_id=experiment.pk).exists()
 
 
 def test_progress_selector_lists_runs_in_policy_order(small):
-    experiment = services.create_experiment(submit(small), dispatch=False)
+    experiment = submission.create_experiment(submit(small), dispatch=False)
     progress = selectors.progress_of(experiment)
     assert progress["status"] == Status.QUEUED
     assert [r["policy"] for r in progress["runs"]] == [
@@ -220,35 +222,35 @@ def test_progress_selector_lists_runs_in_policy_order(small):
 def test_soft_time_limit_fails_the_run_with_the_limit(small, monkeypatch, settings):
     from celery.exceptions import SoftTimeLimitExceeded
 
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
     run = experiment.runs.first()
     ui = kinds.get_kind(small["kind"])
 
-    def too_slow(scenario, policy, seed, progress=None):
+    def too_slow(scenario, policy, seed, progress=None, traces=None):
         raise SoftTimeLimitExceeded()
 
     monkeypatch.setattr(ui.engine, "simulate", too_slow)
     settings.CELERY_TASK_SOFT_TIME_LIMIT = 42
-    assert services.execute_run(run.pk) == Status.FAILED
+    assert execution.execute_run(run.pk) == Status.FAILED
     assert Run.objects.get(pk=run.pk).error == "time limit of 42 s exceeded"
 
 
 def test_store_failure_never_leaves_a_run_running(small, monkeypatch):
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
     run = experiment.runs.first()
 
     def broken_store(run, ui, result):
         raise OSError("disk full")
 
-    monkeypatch.setattr(services, "finish_run", broken_store)
-    assert services.execute_run(run.pk) == Status.FAILED
+    monkeypatch.setattr(execution, "finish_run", broken_store)
+    assert execution.execute_run(run.pk) == Status.FAILED
     assert Run.objects.get(pk=run.pk).error == "could not store the result: OSError: disk full"
 
 
 def test_reaper_dispatches_queued_runs_that_never_reached_the_broker(small):
-    experiment = services.create_experiment(submit(small, trials=1), dispatch=False)
-    assert services.reap_stale_runs()["dispatched"] == 0  # too recent: maybe still in flight
+    experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
+    assert execution.reap_stale_runs()["dispatched"] == 0  # too recent: maybe still in flight
     Run.objects.filter(experiment=experiment).update(
         created=timezone.now() - timezone.timedelta(minutes=5))
-    assert services.reap_stale_runs()["dispatched"] == len(small["policies"])
+    assert execution.reap_stale_runs()["dispatched"] == len(small["policies"])
     assert {r.status for r in experiment.runs.all()} == {Status.DONE}  # eager Celery

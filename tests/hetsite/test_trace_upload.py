@@ -7,9 +7,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from hetsite.models import Experiment, Status
-from scheduling.engine import replay
 
-pytestmark = pytest.mark.django_db
+# Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 GOOD = b"""; MaxNodes: 4
 ; MaxProcs: 4
@@ -20,9 +20,8 @@ GOOD = b"""; MaxNodes: 4
 
 
 @pytest.fixture
-def uploads(settings, tmp_path, monkeypatch):
+def uploads(settings, tmp_path):
     settings.HETSITE_TRACE_UPLOAD_DIR = tmp_path / "traces"
-    monkeypatch.setattr(replay, "UPLOAD_DIR", str(tmp_path / "traces"))
     return tmp_path / "traces"
 
 

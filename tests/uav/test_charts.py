@@ -6,8 +6,8 @@ import plotly.graph_objects as go
 import pytest
 
 from hetsite.kinds import RunData
-from scheduling.charts.common import mean_series
-from scheduling.engine.result import Result
+from simcore.charts import mean_series
+from simcore.result import Result
 from uav.charts import PRIORITY_COLORS, energy_remaining, mission_timeline
 from uav.engine import preset_scenario, simulate
 

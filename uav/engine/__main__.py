@@ -1,6 +1,6 @@
 import sys
 
-from scheduling.engine.cli import main
+from simcore.cli import main
 
 from . import ENGINE
 from .policies import with_flag

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scheduling.engine.errors import ScenarioError
-from scheduling.engine.params import group, param
+from simcore.errors import ScenarioError
+from simcore.params import group, param
 
 from .model import EVENT_TYPES, SENSORS
+
+KIND = "uav"
 
 
 def beta_params(mean: float, sd: float) -> tuple[float, float]:

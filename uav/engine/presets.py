@@ -3,6 +3,8 @@ hand-made example of Tables 9/10, and a geometry demo."""
 
 from __future__ import annotations
 
+from .config import KIND
+
 SMALL = "spec ch5 §6.6"
 LARGE = "spec ch5 §6.7"
 
@@ -55,7 +57,8 @@ def large_params() -> dict:
     return {"uavs_mean": 90.0, "targets_mean": 140.0, "event_multiplier": 10.0}
 
 
-def register(engine, kind: str) -> None:
+def register(engine) -> None:
+    kind = KIND
     engine.preset("small-baseline", kind, params={}, source=SMALL,
                   description="baseline small scenario: λ_U 9, λ_T 14, μ_e 0.05, events x1, "
                               "priority CV 0.6, Δ 5 min")

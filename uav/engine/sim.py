@@ -17,9 +17,10 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from collections.abc import Callable
 
 import numpy as np
+
+from simcore.clock import RunClock
 
 from .config import UavConfig
 from .model import N_SENSORS, Mission
@@ -61,14 +62,12 @@ class Surveil:
 class Simulator:
     """Runs one policy over one mission; ``run()`` returns the raw record for ``report``."""
 
-    def __init__(self, mission: Mission, cfg: UavConfig, policy, progress: Callable | None = None,
-                 progress_span: tuple[float, float] = (0.0, 1.0)):
+    def __init__(self, mission: Mission, cfg: UavConfig, policy, clock: RunClock | None = None):
         self.m = mission
         self.cfg = cfg
         self.policy = policy
         self.H = mission.horizon
-        self.progress = progress
-        self.span = progress_span
+        self.clock = clock or RunClock()
         self.one_per_window = cfg.one_surveil_per_window
         self.geo = cfg.geometry if cfg.geometry.enabled else None
         U, T = len(mission.uavs), len(mission.targets)
@@ -143,7 +142,6 @@ class Simulator:
         # pieces for the per-minute series: (uav, start, end, value, energy)
         self.pieces: list[tuple[int, float, float, float, float]] = []
         self.map_records: list[dict] = []
-        self.event_seconds: list[float] = []
         self.event_cpu_seconds: list[float] = []  # CPU time: immune to other processes' load
         self.applied_events: list = []
 
@@ -395,18 +393,17 @@ class Simulator:
         events = self.m.events
         pos = [0]
         times = self.mapping_times()
-        lo, hi = self.span
         n = len(times)
+        clock = self.clock
         for k, now in enumerate(times):
             now = float(now)
             self._advance(now, events, pos)
             started, cpu = time.perf_counter(), time.thread_time()
             record = self.mapping(now)
-            self.event_seconds.append(time.perf_counter() - started)
+            clock.record(time.perf_counter() - started)
             self.event_cpu_seconds.append(time.thread_time() - cpu)
             self.map_records.append(record)
-            if self.progress is not None:
-                self.progress(lo + (hi - lo) * (k + 1) / n)
+            clock.report((k + 1) / n)
         self._advance(self.H, events, pos)
         for sv in self.surveils:  # nothing should be left; guard against float edge cases
             if sv.end is None:

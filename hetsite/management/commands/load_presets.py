@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from hetsite.services import load_presets
+from hetsite.services.submission import load_presets
 
 
 class Command(BaseCommand):

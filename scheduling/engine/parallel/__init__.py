@@ -1,26 +1,34 @@
-"""ch3: utility-based scheduling of parallel jobs on an oversubscribed, energy-constrained,
-heterogeneous HPC system (spec ``ch3-parallel-utility-energy.md``; docs/ch3.md).
+"""Kind ``parallel-energy`` (dissertation ch. 3): utility-based scheduling of parallel jobs on an
+oversubscribed, energy-constrained, heterogeneous HPC system (spec
+``ch3-parallel-utility-energy.md``; docs/ch3.md).
 
-Importing this package registers the ``parallel-energy`` environment, its policies and its
-presets on ``scheduling.engine.ENGINE``.
+Importing this package registers the kind, its policies and its presets on
+``scheduling.engine.ENGINE``.
 """
 
 from .. import ENGINE
-from . import policies  # noqa: F401  (registers the heuristics)
+from . import policies, presets
 from .config import KIND, ParallelEnergyConfig
-from .experiments import register as _register_commands
-from .presets import register as _register_presets
-from .simulator import run
+from .sim import run
 
-ENGINE.environment(
+
+def _cost(config: ParallelEnergyConfig, policy: str) -> float:
+    """Relative run time: arrivals x simulated hours, heavier for the Min-Min family."""
+    heavy = policy.startswith(("max-", "meta-"))
+    return config.workload.tasks_per_day * config.time.sim_h * (4.0 if heavy else 1.0)
+
+
+ENGINE.kind(
     KIND,
     title="Parallel jobs, utility and energy (ch. 3)",
     description="Parallel rigid jobs with utility functions on heterogeneous clusters with "
                 "P-states and a daily energy budget; mapping events every minute.",
     config_cls=ParallelEnergyConfig,
     spec="ch3-parallel-utility-energy.md",
+    headline=("pct_max_utility", "energy_gj"),
+    cost=_cost,
 )(run)
-_register_presets()
-_register_commands(ENGINE)
+policies.register(ENGINE)
+presets.register(ENGINE)
 
 __all__ = ["KIND", "ParallelEnergyConfig", "run"]

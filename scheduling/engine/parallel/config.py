@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import ScenarioError
-from ..params import group, param
+from simcore.errors import ScenarioError
+from simcore.params import group, param
 
 KIND = "parallel-energy"
 

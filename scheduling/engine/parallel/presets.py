@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import ENGINE
 from .config import KIND
 
 SPEC = "ch3-parallel-utility-energy.md"
@@ -51,28 +50,28 @@ TESTBED = {
 }
 
 
-def register() -> None:
-    ENGINE.preset("small", KIND, params=SMALL, source=f"{SPEC} §10.2 (smoke-test mode)",
+def register(engine) -> None:
+    engine.preset("small", KIND, params=SMALL, source=f"{SPEC} §10.2 (smoke-test mode)",
                   description="Scaled-down ch3 system (118 nodes, 20 types, ~500 tasks/day, "
                               "mapping every 5 min) with a binding energy budget; any policy in "
                               "about a second.")
-    ENGINE.preset("ch3-5k", KIND, params={"energy": {"budget_gj": 12.0}},
+    engine.preset("ch3-5k", KIND, params={"energy": {"budget_gj": 12.0}},
                   source=f"{SPEC} §6.1, Fig. 25",
                   description="Synthetic ch3 workload, 5,000 tasks/day, 12 GJ/day budget.")
-    ENGINE.preset("ch3-10k", KIND,
+    engine.preset("ch3-10k", KIND,
                   params={"workload": {"tasks_per_day": 10000.0},
                           "energy": {"budget_gj": 15.0}},
                   source=f"{SPEC} §6.1, Fig. 26",
                   description="Synthetic ch3 workload, 10,000 tasks/day, 15 GJ/day budget.")
-    ENGINE.preset("ch3-unconstrained", KIND, params={"energy": {"budget_gj": None}},
+    engine.preset("ch3-unconstrained", KIND, params={"energy": {"budget_gj": None}},
                   source=f"{SPEC} §10.4",
                   description="5,000 tasks/day without an energy budget (calibration run).")
-    ENGINE.preset("ch3-10k-unconstrained", KIND,
+    engine.preset("ch3-10k-unconstrained", KIND,
                   params={"workload": {"tasks_per_day": 10000.0},
                           "energy": {"budget_gj": None}},
                   source=f"{SPEC} §10.4",
                   description="10,000 tasks/day without an energy budget (calibration run).")
-    ENGINE.preset("ch3-trace", KIND,
+    engine.preset("ch3-trace", KIND,
                   params={"workload": {"source": "trace"},
                           "trace": {"file": "lublin_256", "size_fraction": 0.3,
                                     "cores_per_node": 1, "max_job_cores": 32, "day": 60},
@@ -81,7 +80,7 @@ def register() -> None:
                   description="Trace-driven arrivals: the busiest day (plus warm-up) of the "
                               "shipped Lublin 256-node trace on a six-cluster system of 30% of "
                               "its size (jobs up to 32 cores), no energy budget.")
-    ENGINE.preset("ch3-testbed", KIND, params=TESTBED, source=f"{SPEC} §8, Tables 5-7, Fig. 33",
+    engine.preset("ch3-testbed", KIND, params=TESTBED, source=f"{SPEC} §8, Tables 5-7, Fig. 33",
                   description="The 4-cluster testbed of §8 simulated: NAS benchmarks IS/MG/CG "
                               "from Tables 6-7, a task every 120 s for 3 h, 50 s mapping, "
                               "budget = simulated Max UPR energy (the 100% case).")

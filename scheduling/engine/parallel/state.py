@@ -6,9 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.traces import TraceLibrary
+
 from .config import ParallelEnergyConfig
 from .energy import EnergyLedger
-from .models import DecayUtility, Options, TaskUtility, build_options
+from .execution import DecayUtility, Options, TaskUtility, build_options
 from .system import System
 from .timeline import EPS, ClusterTimeline
 from .workload import (
@@ -43,11 +45,12 @@ class Trial:
     warmup: float
 
     @classmethod
-    def generate(cls, cfg: ParallelEnergyConfig, seed: int) -> Trial:
+    def generate(cls, cfg: ParallelEnergyConfig, seed: int,
+                 traces: TraceLibrary | None = None) -> Trial:
         system_cfg = cfg.system
         jobs = info = None
         if cfg.workload.source == "trace":
-            jobs, info = load_trace(cfg)
+            jobs, info = load_trace(cfg, traces or TraceLibrary())
             system_cfg = trace_system_config(cfg, info["machine_cores"])
         system = System.from_config(system_cfg)
         if cfg.workload.source == "testbed":

@@ -13,9 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ScenarioError
-from ..registry import rng as stream
-from ..value import Shape, UtilityTable
+from simcore.errors import ScenarioError
+from simcore.sampling import rng as stream
+from simcore.swf import read_swf_arrays
+from simcore.traces import TraceLibrary
+from simcore.value import Shape, UtilityTable
+
 from .config import (
     TESTBED_CORES,
     TESTBED_EEC_J,
@@ -294,25 +297,21 @@ def synthetic_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, seed: int) -> T
 
 # -- trace-driven arrivals (spec §3) ------------------------------------------------------------
 
-def trace_path(name: str) -> Path:
+def trace_path(name: str, traces: TraceLibrary) -> Path:
     """The file of the trace a scenario names: a library trace (``lublin_256``, with or without
     ``.swf``/``.swf.gz``) or an uploaded one (``upload:<sha256>``), never a path, so web input
     cannot reach the file system. Same lookup as the replay scenarios."""
-    from ..replay.traces import resolve
-
     base = name.removesuffix(".gz").removesuffix(".swf")
     try:
-        return resolve(base)
+        return traces.resolve(base)
     except ScenarioError as err:
         raise ScenarioError("trace.file", err.message) from None
 
 
-def load_trace(cfg: ParallelEnergyConfig) -> tuple[dict, dict]:
+def load_trace(cfg: ParallelEnergyConfig, traces: TraceLibrary) -> tuple[dict, dict]:
     """Jobs of the selected trace day (plus the warm-up before it) and header facts."""
-    from ..swf import read_swf_arrays
-
     t = cfg.trace
-    path = trace_path(t.file)
+    path = trace_path(t.file, traces)
     header, cols = read_swf_arrays(path)
     submit = cols["submit"].astype(float)
     run = cols["run_time"].astype(float) * t.time_scale

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 
+from simcore import traces
+from simcore.cli import print_summary, write_json
+from simcore.params import from_dict, to_dict
+from simcore.result import SCHEMA_VERSION, code_version
+
 from .. import ENGINE
-from ..cli import print_summary, write_json
-from ..params import from_dict, to_dict
-from ..result import SCHEMA_VERSION, code_version
-from . import traces
 from .config import KIND, ReplayConfig
-from .environment import replay
+from .sim import replay
 
 POLICIES = ("fcfs", "easy", "conservative")
 
@@ -46,14 +47,14 @@ def run(args) -> int:
     }
     # The shell user may name any file; scenarios (web input) only ever name library traces.
     if args.trace in traces.library():
-        trace = traces.load(args.trace)
+        trace = traces.TraceLibrary().load(args.trace)
         options["trace"] = args.trace
         config = from_dict(ReplayConfig, options)
     else:
         trace = traces.load_path(args.trace)
         config = from_dict(ReplayConfig, options)  # validated with the default library trace
     policy = ENGINE.get_policy(KIND, args.policy)
-    result = replay(trace, config, policy)
+    result = replay(trace, config, policy.factory)
     scenario = to_dict(config)
     scenario["trace"] = trace.name
     result.meta = {"engine": ENGINE.name, "kind": KIND, "policy": args.policy, "seed": 0,
@@ -67,6 +68,3 @@ def run(args) -> int:
           file=sys.stderr)
     return 0
 
-
-ENGINE.command("replay", help="replay an SWF trace with fcfs, easy or conservative",
-               add_arguments=add_arguments, run=run)

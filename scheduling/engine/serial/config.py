@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ScenarioError
-from ..params import group, param
+from simcore.errors import ScenarioError
+from simcore.params import group, param
+
+KIND = "serial-preemption"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sampling import gamma_mean_cov
+from simcore.sampling import gamma_mean_cov
 
 # Table 8 of the dissertation (Table I of the paper): minutes, task types 1-4 x clusters A-C.
 TABLE8 = np.array([[50.0, 56.0, 37.0],

@@ -7,8 +7,7 @@ classes, both preemption flags on every task, 28 h with a 4 h warm-up).
 
 from __future__ import annotations
 
-from .. import ENGINE
-from .environment import KIND
+from .config import KIND
 
 # 5 x 8 cores and 20 task types: the baseline's load per core and mix of critical tasks, with
 # bursts scaled down with the system (B = 8), so any policy runs in about a second.
@@ -19,11 +18,11 @@ SMALL = {
 }
 
 
-def _register() -> None:
-    ENGINE.preset("ch4-small", KIND, params=SMALL, source="§11.1 (scaled down)",
+def register(engine) -> None:
+    engine.preset("ch4-small", KIND, params=SMALL, source="§11.1 (scaled down)",
                   description="ch4 scaled down: 5 x 8 cores, 20 task types, bursts of ~8, "
                               "28 h; any policy in about a second.")
-    ENGINE.preset("ch4-baseline", KIND, params={}, source="§11.1",
+    engine.preset("ch4-baseline", KIND, params={}, source="§11.1",
                   description="ch4 baseline: 5 x 160 cores, 60,000 tasks/day in bursts of "
                               "~64, 20 utility classes, every task may preempt and be "
                               "preempted.")
@@ -31,29 +30,27 @@ def _register() -> None:
                 "decay": "decaying class (flat to E_k, 200-min decay at urgency 0.3)",
                 "classes": "20 utility classes"}
     for fam, text in families.items():
-        ENGINE.preset(f"ch4-family-{fam}", KIND, params={"utility": {"family": fam}},
+        engine.preset(f"ch4-family-{fam}", KIND, params={"utility": {"family": fam}},
                       source="§11.2 Fig. 36", description=f"ch4 utility family sweep: {text}.")
-    ENGINE.preset("ch4-decay-fast", KIND, source="§5.3 (A7 sensitivity)",
+    engine.preset("ch4-decay-fast", KIND, source="§5.3 (A7 sensitivity)",
                   params={"utility": {"family": "decay", "urgency_time_unit_min": 1.0}},
                   description="ch4 decaying class with urgency 0.3 per minute instead of per "
                               "10 minutes (sensitivity run of A7).")
     for b in (1, 16, 32, 64, 128):
-        ENGINE.preset(f"ch4-burst-{b}", KIND, params={"workload": {"burst_size": b}},
+        engine.preset(f"ch4-burst-{b}", KIND, params={"workload": {"burst_size": b}},
                       source="§11.2 Fig. 37",
                       description=f"ch4 burst size sweep: mean burst size B = {b}.")
     for pct in (0, 20, 40, 60, 80, 100):
         p = pct / 100
-        ENGINE.preset(f"ch4-flags-{pct}", KIND,
+        engine.preset(f"ch4-flags-{pct}", KIND,
                       params={"workload": {"p_can_preempt": p, "p_preemptible": p}},
                       source="§11.2 Fig. 38",
                       description=f"ch4 preemption flag sweep: each task may preempt / be "
                                   f"preempted with probability {pct}% (independently).")
     for minutes in (10, 30, 50):
-        ENGINE.preset(f"ch4-critical-{minutes}", KIND,
+        engine.preset(f"ch4-critical-{minutes}", KIND,
                       params={"etc": {"critical_mean_min": float(minutes)}},
                       source="§11.2 Figs. 39-40",
                       description=f"ch4 critical task length sweep: critical types take "
                                   f"{minutes} min on average.")
 
-
-_register()

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from simcore.clock import RunClock
 
 from .ufast import FastUtility
 from .workload import Workload
@@ -328,3 +331,46 @@ class SerialSim:
                 self.trace.append((task, core, float(self.seg_start[task]),
                                    float(self.c_end[core])))
             self._book(task, core, float(self.c_end[core]))
+
+
+@dataclass
+class RunRecord:
+    sim: SerialSim
+    policy: object
+    event_t: list[float] = field(default_factory=list)
+    mappable: list[int] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)
+    assigned: list[int] = field(default_factory=list)
+    preempted: list[int] = field(default_factory=list)
+    running: list[int] = field(default_factory=list)
+    critical_running: list[int] = field(default_factory=list)
+
+
+def run_simulation(wl: Workload, policy, *, warmup: float, duration: float,
+                   interval: float = 1.0, min_utility: float = 0.0, tie_break: str = "index",
+                   tie_rng: np.random.Generator | None = None,
+                   clock: RunClock | None = None, trace: bool = False) -> RunRecord:
+    """Simulate ``wl`` under ``policy`` (an object with ``map(sim, ctx)``)."""
+    clock = clock or RunClock()
+    sim = SerialSim(wl, warmup=warmup, duration=duration, interval=interval,
+                    min_utility=min_utility, tie_break=tie_break, tie_rng=tie_rng,
+                    trace=trace)
+    rec = RunRecord(sim, policy)
+    n_events = max(1, math.ceil(duration / interval - 1e-9))
+    perf = time.perf_counter
+    for e in range(n_events):
+        t0 = perf()
+        sim.advance(e * interval)
+        ctx = sim.begin_event()
+        rec.mappable.append(int(ctx.count.sum()))
+        policy.map(sim, ctx)
+        clock.record(perf() - t0)
+        rec.event_t.append(sim.now)
+        rec.dropped.append(sim.ev_dropped)
+        rec.assigned.append(sim.ev_assigned)
+        rec.preempted.append(sim.ev_preempted)
+        rec.running.append(sim.busy_cores())
+        rec.critical_running.append(sim.critical_running())
+        clock.report((e + 1) / n_events)
+    sim.finish()
+    return rec

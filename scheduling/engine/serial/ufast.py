@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..value import UtilityTable
+from simcore.value import UtilityTable
 
 
 class FastUtility:

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..registry import rng as make_rng
-from ..value import Shape, UtilityTable, step
+from simcore.sampling import rng as make_rng
+from simcore.value import Shape, UtilityTable, step
+
 from .config import UtilityParams
 
 

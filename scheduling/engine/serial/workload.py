@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..registry import rng as make_rng
-from ..sampling import gamma_mean_cov, integer_split, sinusoidal_nhpp, uniform_int_around
-from ..value import UtilityTable
+from simcore.sampling import gamma_mean_cov, integer_split, sinusoidal_nhpp, uniform_int_around
+from simcore.sampling import rng as make_rng
+from simcore.value import UtilityTable
+
 from .config import SerialConfig
 from .etc import generate_etc
 from .utility import UtilityClass, build_table

@@ -7,8 +7,9 @@ import pytest
 
 from hetsite.compact import downsample, quantiles
 from hetsite.kinds import RunData
-from scheduling.charts import common, parallel
-from scheduling.engine.result import Result
+from scheduling.charts import parallel
+from simcore import charts as common
+from simcore.result import Result
 
 
 def run(policy, trial, summary, series=None, dist=None):

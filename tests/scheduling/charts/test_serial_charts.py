@@ -5,10 +5,10 @@ import json
 import pytest
 
 from hetsite.kinds import RunData
-from scheduling.charts.common import mean_series
 from scheduling.charts.serial import preemption_timeline
 from scheduling.engine import preset_scenario, simulate
-from scheduling.engine.result import Result
+from simcore.charts import mean_series
+from simcore.result import Result
 
 
 @pytest.fixture(scope="module")

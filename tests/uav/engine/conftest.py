@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scheduling.engine.params import from_dict
+from simcore.params import from_dict
 from uav.engine.config import UavConfig
 from uav.engine.model import SENSOR_INDEX, DynamicEvent, Mission, TargetSpec, UavSpec
 from uav.engine.policies import make_policy

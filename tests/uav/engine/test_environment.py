@@ -9,7 +9,7 @@ import pytest
 
 import uav.engine as engine
 from scheduling.engine import __all__ as scheduling_names
-from scheduling.engine.cli import main
+from simcore.cli import main
 from uav.engine import (
     RunCancelled,
     ScenarioError,
@@ -19,14 +19,14 @@ from uav.engine import (
     scenario,
     simulate,
 )
-from uav.engine.report import UavResult
+from uav.engine.result import UavResult
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_same_public_names_as_scheduling_engine():
     assert set(scheduling_names) <= set(dir(engine))
-    assert [e.kind for e in engine.list_environments()] == ["uav"]
+    assert [k.name for k in engine.list_kinds()] == ["uav"]
 
 
 def test_presets_cover_baseline_large_and_every_sweep_point():
@@ -185,7 +185,7 @@ def test_cli_run_with_flags(tmp_path):
 
 
 def test_form_description_keeps_the_sweep_axes_up_front():
-    from scheduling.engine.params import describe
+    from simcore.params import describe
     from uav.engine.config import UavConfig
 
     fields = describe(UavConfig)

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from uav.engine import preset_scenario, simulate
-from uav.engine.generate import generate
 from uav.engine.model import SENSOR_INDEX
 from uav.engine.policies import make_policy
 from uav.engine.sim import Simulator
+from uav.engine.workload import generate
 
 # spec §2.4: UAV, sensor, target, V, VPT, Eproj, VPE for every valid triple
 TABLE = """

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from scipy.stats import beta as beta_dist
 
-from scheduling.engine.params import from_dict
-from scheduling.engine.registry import rng
+from simcore.params import from_dict
+from simcore.sampling import rng
 from uav.engine import preset_scenario
 from uav.engine.config import UavConfig, beta_params, gamma_params
-from uav.engine.generate import Draws, generate
 from uav.engine.model import EVENT_TYPES
+from uav.engine.workload import Draws, generate
 
 N = 20000
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from uav.engine import list_policies, preset_scenario, simulate
-from uav.engine.generate import generate
 from uav.engine.model import SENSOR_INDEX
 from uav.engine.policies import make_policy, policy_names, with_flag
 from uav.engine.policies.common import filter_threshold
 from uav.engine.sim import Simulator
+from uav.engine.workload import generate
 
 S = SENSOR_INDEX
 

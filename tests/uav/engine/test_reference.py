@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from uav.engine import preset_scenario
-from uav.engine.generate import generate
 from uav.engine.policies import make_policy
 from uav.engine.sim import Simulator
+from uav.engine.workload import generate
 
 
 class Reference:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+
+from ..config import KIND
 from .greedy import GreedyPolicy
 from .meta import MetaPolicy
 from .random_ import RandomPolicy
@@ -63,3 +66,16 @@ def with_flag(name: str, flag: str) -> str:
 
 __all__ = ["BASES", "SCORED", "VARIANTS", "make_policy", "policy_names", "split_name",
            "with_flag"]
+
+
+def register(engine) -> None:
+    """Register every base heuristic and its variants (factory: ``factory(rng) -> policy``)."""
+    vspec = {"": "", "p": ", §4.6", "f": ", §4.7", "pf": ", §4.6, §4.7"}
+    for name in policy_names():
+        base, p, f = split_name(name)
+        label, family, spec, desc = BASES[base]
+        variant = ("p" if p else "") + ("f" if f else "")
+        vlabel, vdesc = VARIANTS[variant]
+        engine.policy(KIND, name, label=label + vlabel, description=desc + vdesc,
+                      spec=spec + vspec[variant], family=family,
+                      base=base, preemption=p, filtering=f)(functools.partial(make_policy, name))

@@ -1,4 +1,4 @@
-"""Registers every ch3 heuristic by name on the scheduling engine.
+"""Every ch3 heuristic, registered by name (``register(engine)``).
 
 Names: the comparison heuristics (``random``, ``conservative``, ``easy``, ``fcfs-mq``), the
 Min-Min utility heuristics ``max-{util,upt,upr,upe}-{pr,ph}`` (permanent reservations or
@@ -9,7 +9,6 @@ the dropping threshold are scenario parameters.
 
 from __future__ import annotations
 
-from ... import ENGINE
 from ..config import KIND
 from .base import EventContext, Policy
 from .comparison import Conservative, Easy, MultiQueue, RandomPolicy
@@ -55,30 +54,31 @@ META = {
 }
 
 
-def _register(name, label, description, spec, family, build):
+def _register(engine, name, label, description, spec, family, build):
     for suffix, (filt, text) in FILTERS.items():
         spec_text = spec if filt is None else f"{spec}, {FILTER_SPEC[filt]}"
 
         def factory(cfg, gen, _filt=filt):
             return build(cfg, gen, _filt)
 
-        ENGINE.policy(KIND, name + suffix, label=label + text, description=description,
+        engine.policy(KIND, name + suffix, label=label + text, description=description,
                       spec=spec_text, family=family, energy_filter=filt)(factory)
 
 
-for _name, (_cls, _label, _spec, _desc) in COMPARISON.items():
-    _register(_name, _label, _desc, _spec, "comparison",
-              lambda cfg, gen, filt, _cls=_cls: _cls(cfg, gen, filt))
+def register(engine) -> None:
+    """Register every ch3 heuristic on ``engine``."""
+    for name, (cls, label, spec, desc) in COMPARISON.items():
+        _register(engine, name, label, desc, spec, "comparison",
+                  lambda cfg, gen, filt, cls=cls: cls(cfg, gen, filt))
+    for measure, (label, what) in MEASURES.items():
+        for variant, (permanent, vtext) in VARIANTS.items():
+            _register(engine, f"max-{measure}-{variant}", f"{label} ({variant.upper()})",
+                      f"Min-Min: repeatedly assign the task whose best option maximizes {what}; "
+                      f"future starts become {vtext}.", "§5.8", "utility",
+                      lambda cfg, gen, filt, m=measure, p=permanent: MinMin(cfg, gen, m, p, filt))
+    for name, (cls, label, desc) in META.items():
+        _register(engine, name, label, desc, "§5.9", "metaheuristic",
+                  lambda cfg, gen, filt, cls=cls: cls(cfg, gen, filt))
 
-for _m, (_label, _what) in MEASURES.items():
-    for _v, (_permanent, _vtext) in VARIANTS.items():
-        _register(f"max-{_m}-{_v}", f"{_label} ({_v.upper()})",
-                  f"Min-Min: repeatedly assign the task whose best option maximizes {_what}; "
-                  f"future starts become {_vtext}.", "§5.8", "utility",
-                  lambda cfg, gen, filt, _m=_m, _p=_permanent: MinMin(cfg, gen, _m, _p, filt))
-
-for _name, (_cls, _label, _desc) in META.items():
-    _register(_name, _label, _desc, "§5.9", "metaheuristic",
-              lambda cfg, gen, filt, _cls=_cls: _cls(cfg, gen, filt))
 
 __all__ = ["EventContext", "Policy"]

@@ -6,14 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduling.engine.parallel.config import UtilityConfig
-from scheduling.engine.parallel.models import (
-    _relative_time,
-    downey_speedup,
-    downey_time,
-    interpolate_table,
-)
+from scheduling.engine.parallel.execution import _relative_time, interpolate_table
 from scheduling.engine.parallel.workload import utility_classes
-from scheduling.engine.value import Shape, UtilityTable
+from simcore.speedup import downey_speedup, downey_time
+from simcore.value import Shape, UtilityTable
 
 
 def test_table2_interpolation_example():

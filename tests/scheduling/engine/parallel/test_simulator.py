@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from scheduling.engine import ENGINE, preset_scenario, scenario, simulate
-from scheduling.engine.cli import main
-from scheduling.engine.errors import ScenarioError
 from scheduling.engine.parallel.config import KIND
 from scheduling.engine.parallel.policies.minmin import MinMinRun
 from scheduling.engine.parallel.state import State
+from simcore.cli import main
+from simcore.errors import ScenarioError
 
 SHORT = {"time.sim_h": 10.0, "time.warmup_h": 2.0}
 

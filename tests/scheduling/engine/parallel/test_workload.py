@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 
 from scheduling.engine import preset_scenario
-from scheduling.engine.errors import ScenarioError
 from scheduling.engine.parallel.config import ParallelEnergyConfig, WorkloadConfig
-from scheduling.engine.parallel.models import build_options
+from scheduling.engine.parallel.execution import build_options
 from scheduling.engine.parallel.state import Trial
 from scheduling.engine.parallel.system import System
 from scheduling.engine.parallel.workload import (
@@ -18,6 +17,7 @@ from scheduling.engine.parallel.workload import (
     sample_priority,
     synthetic_tasks,
 )
+from simcore.errors import ScenarioError
 
 
 @pytest.mark.parametrize("mean, cov", [(133.0, 0.2), (1.0, 0.3), (5.0, 0.03)])
@@ -165,7 +165,8 @@ def test_trace_driven_arrivals():
     assert abs(int(trial.system.cores.sum()) - 0.3 * 256) <= 3
     # Reference cluster at P-state 0 runs for the trace run time; P-states scale it.
     from scheduling.engine.parallel.workload import load_trace
-    jobs, _ = load_trace(params)
+    from simcore.traces import TraceLibrary
+    jobs, _ = load_trace(params, TraceLibrary())
     runs = dict(zip(jobs["arrival"].tolist(), jobs["run_time"].tolist(), strict=False))
     o, ty = trial.options, trial.types
     for t in range(trial.tasks.n):

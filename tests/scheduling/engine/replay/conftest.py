@@ -3,24 +3,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scheduling.engine.replay.jobs import Jobs
-
-REPO = Path(__file__).resolve().parents[4]
-SHARED_LUBLIN = REPO.parent / "shared" / "traces" / "lublin_256.swf.gz"
+from scheduling.engine.replay.workload import Jobs
 
 
 @pytest.fixture(scope="session")
 def ref(load_sibling):
     """Literal slow schedulers, see _reference.py."""
     return load_sibling(Path(__file__).with_name("_reference.py"), "replay_reference")
-
-
-@pytest.fixture(scope="session")
-def lublin_path():
-    """The issue's trace: ../shared/traces (as in CI), else the library copy."""
-    if SHARED_LUBLIN.is_file():
-        return SHARED_LUBLIN
-    return REPO / "scheduling" / "traces" / "lublin_256.swf.gz"
 
 
 @pytest.fixture(scope="session")

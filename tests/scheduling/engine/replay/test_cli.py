@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from scheduling.engine import ENGINE
-from scheduling.engine.cli import main
-from scheduling.engine.replay import traces
+from simcore import traces
+from simcore.cli import main
 
 REPO = traces.LIBRARY_DIR.parents[1]
 SMALL = traces.LIBRARY_DIR / "lublin_256_small.swf"

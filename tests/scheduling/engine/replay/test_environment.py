@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from scheduling.engine import ENGINE, RunCancelled, list_policies, preset_scenario, simulate
-from scheduling.engine.errors import ScenarioError
-from scheduling.engine.params import describe
 from scheduling.engine.replay import ReplayConfig
-from scheduling.engine.replay.metrics import step_average
+from scheduling.engine.replay.result import step_average
+from simcore.errors import ScenarioError
+from simcore.params import describe
 
 KIND = "swf-replay"
 SUMMARY = {"jobs_total", "jobs_completed", "jobs_rejected", "jobs_dropped_status",

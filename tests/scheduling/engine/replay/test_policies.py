@@ -8,11 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from scheduling.engine.params import from_dict
-from scheduling.engine.replay import ReplayConfig, replay, traces
-from scheduling.engine.replay.conservative import Conservative
-from scheduling.engine.replay.easy import Easy
-from scheduling.engine.replay.fcfs import Fcfs
+from scheduling.engine.replay import ReplayConfig, replay
+from scheduling.engine.replay.policies.conservative import Conservative
+from scheduling.engine.replay.policies.easy import Easy
+from scheduling.engine.replay.policies.fcfs import Fcfs
+from simcore import traces
+from simcore.params import from_dict
 
 POLICIES = {"fcfs": Fcfs, "easy": Easy, "conservative": Conservative}
 
@@ -71,7 +72,7 @@ def test_shadow_extra_counts_every_job_ending_at_the_shadow_time(jobs_from):
 ])
 def test_example_8_trace(policy, expected):
     cfg = from_dict(ReplayConfig, {"trace": "example_8"})
-    result = replay(traces.load("example_8"), cfg, POLICIES[policy], check=True)
+    result = replay(traces.TraceLibrary().load("example_8"), cfg, POLICIES[policy], check=True)
     got = dict(zip(result.tasks["job_id"].tolist(), result.tasks["start"].tolist(), strict=True))
     assert got == expected
     s = result.summary
@@ -163,7 +164,7 @@ def test_guarantees_on_lublin_256(lublin, policy):
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
 @pytest.mark.parametrize("options", [{}, {"estimate_scale": 3.0}, {"nodes": 100}])
 def test_guarantees_and_internal_checks_on_the_small_trace(policy, options):
-    trace = traces.load("lublin_256_small")
+    trace = traces.TraceLibrary().load("lublin_256_small")
     cfg = from_dict(ReplayConfig, {"trace": "lublin_256_small", **options})
     result = replay(trace, cfg, POLICIES[policy], check=True)
     check_guarantees(result, policy, trace.columns["job_id"].tolist())

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from scheduling.engine import scenario
-from scheduling.engine.serial.sim import Context, SerialSim
-from scheduling.engine.serial.simulator import run_simulation
+from scheduling.engine.serial.sim import Context, SerialSim, run_simulation
 from scheduling.engine.serial.workload import generate
 
 

@@ -8,15 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduling.engine import list_policies, preset_scenario, simulate
-from scheduling.engine.registry import rng
-from scheduling.engine.serial.baseline import FcfsPolicy, RandomPolicy
-from scheduling.engine.serial.greedy import GreedyPolicy
-from scheduling.engine.serial.pair import PairPolicy
-from scheduling.engine.serial.report import max_utility
-from scheduling.engine.serial.sim import DONE, DROPPED, RUNNING
-from scheduling.engine.serial.simulator import run_simulation
+from scheduling.engine.serial.policies.baseline import FcfsPolicy, RandomPolicy
+from scheduling.engine.serial.policies.greedy import GreedyPolicy
+from scheduling.engine.serial.policies.pair import PairPolicy
+from scheduling.engine.serial.result import max_utility
+from scheduling.engine.serial.sim import DONE, DROPPED, RUNNING, run_simulation
 from scheduling.engine.serial.workload import Workload
-from scheduling.engine.value import UtilityTable, step
+from simcore.sampling import rng
+from simcore.value import UtilityTable, step
 
 EPS = 1e-7
 POLICIES = {

@@ -6,12 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduling.engine import preset_scenario, simulate
-from scheduling.engine.serial.greedy import GreedyPolicy
-from scheduling.engine.serial.pair import PairPolicy, pair_terms
-from scheduling.engine.serial.simulator import run_simulation
+from scheduling.engine.serial.policies.greedy import GreedyPolicy
+from scheduling.engine.serial.policies.pair import PairPolicy, pair_terms
+from scheduling.engine.serial.sim import run_simulation
 from scheduling.engine.serial.ufast import FastUtility
 from scheduling.engine.serial.workload import Workload
-from scheduling.engine.value import Shape, UtilityTable, step
+from simcore.value import Shape, UtilityTable, step
 
 
 def hand_workload(cores, etc, shapes, tasks):

@@ -1,5 +1,6 @@
 """Scenario parameters, presets, policies and the CLI of the serial-preemption kind."""
 
+import csv
 import json
 import subprocess
 import sys
@@ -16,8 +17,8 @@ from scheduling.engine import (
     scenario,
     simulate,
 )
-from scheduling.engine.params import describe
 from scheduling.engine.serial.config import SerialConfig
+from simcore.params import describe
 
 REPO = Path(__file__).resolve().parents[4]
 KIND = "serial-preemption"
@@ -69,7 +70,7 @@ def test_every_parameter_is_described_for_the_form():
     rows = describe(SerialConfig)
     assert len(rows) >= 40
     assert all(r["help"] for r in rows)
-    assert ENGINE.get_environment(KIND).config_cls is SerialConfig
+    assert ENGINE.get_kind(KIND).config_cls is SerialConfig
 
 
 @pytest.mark.parametrize("params,field", [
@@ -152,13 +153,19 @@ def test_sweep_command_writes_rows_and_ci(tmp_path):
          "--set", "system.cores_per_cluster=4", "--csv", str(out)],
         cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    rows = out.read_text().strip().splitlines()
-    assert len(rows) == 1 + 2 * 2 * 2
-    assert rows[0].startswith("preset,policy,seed,utility")
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("ch4-")]
+    with out.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 * 2 * 2
+    assert {(r["preset"], r["policy"], r["seed"]) for r in rows} == {
+        (p, q, s) for p in ("ch4-small", "ch4-flags-0") for q in ("max-util", "max-util-greedy")
+        for s in ("0", "1")}
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("-  ")]
     assert len(lines) == 4 and all("±" in line for line in lines)
     # At 0% flags Greedy equals Max Util (same seeds), so their rows agree.
-    flags0 = [r.split(",") for r in rows[1:] if r.startswith("ch4-flags-0")]
-    util = {r[2]: r[3:14] for r in flags0 if r[1] == "max-util"}
-    greedy = {r[2]: r[3:14] for r in flags0 if r[1] == "max-util-greedy"}
+    metrics = [k for k in rows[0] if k not in ("preset", "point", "policy", "seed", "wall_s",
+                                               "event_ms_mean")]
+    flags0 = [r for r in rows if r["preset"] == "ch4-flags-0"]
+    util = {r["seed"]: [r[k] for k in metrics] for r in flags0 if r["policy"] == "max-util"}
+    greedy = {r["seed"]: [r[k] for k in metrics] for r in flags0
+              if r["policy"] == "max-util-greedy"}
     assert util == greedy

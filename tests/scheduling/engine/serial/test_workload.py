@@ -6,7 +6,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduling.engine import preset_scenario
-from scheduling.engine.registry import rng
 from scheduling.engine.serial.etc import (
     TABLE8,
     fastest_cluster,
@@ -17,6 +16,7 @@ from scheduling.engine.serial.etc import (
 from scheduling.engine.serial.ufast import FastUtility
 from scheduling.engine.serial.utility import build_table, generate_classes
 from scheduling.engine.serial.workload import generate
+from simcore.sampling import rng
 
 
 def test_table8_is_inconsistent():

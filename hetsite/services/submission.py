@@ -1,0 +1,322 @@
+"""The request side: validate an experiment once, store it, dispatch its runs on commit.
+
+An experiment is a scenario x policies x trials, optionally swept over the product of one or
+more parameter axes; every (point, policy, trial) is one run with its own parameter overrides.
+Creation writes the scenario, the experiment and its runs in one transaction and enqueues one
+Celery task per run when that transaction commits. If the broker refuses the group, the
+experiment is deleted again and ``BrokerUnavailable`` raised: nothing half-made is left behind.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from simcore.errors import ScenarioError
+from simcore.params import describe, set_dotted, to_dict
+from simcore.result import code_version
+
+from .. import kinds
+from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status
+from .execution import refresh_experiment
+
+log = logging.getLogger(__name__)
+
+
+class BrokerUnavailable(Exception):
+    """The task broker could not take the experiment's runs."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A validated experiment request, ready to be stored."""
+
+    lab: kinds.LabKind
+    params: dict  # normalized by the engine (defaults filled in)
+    policies: list[str]
+    trials: int
+    base_seed: int
+    name: str
+    preset: str
+    # The preset's own normalized parameters, when a preset was named (reuses its row).
+    preset_params: dict | None = None
+    # Swept parameters: [{"param": dotted name, "values": [...]}, ...]; their product gives
+    # the points, each a dict of dotted overrides ({} for an experiment without axes).
+    axes: list[dict] = field(default_factory=list)
+    points: list[dict] = field(default_factory=lambda: [{}])
+
+
+def limits() -> dict:
+    return {"max_trials": settings.HETSITE_MAX_TRIALS,
+            "max_policies": settings.HETSITE_MAX_POLICIES,
+            "max_runs": settings.HETSITE_MAX_RUNS,
+            "max_points": settings.HETSITE_MAX_POINTS}
+
+
+def lab_kind(kind: str) -> kinds.LabKind:
+    lab = kinds.get_kind(kind)
+    if lab is None:
+        known = ", ".join(k.kind for k in kinds.all_kinds())
+        raise ScenarioError("kind", f"unknown scenario kind {kind!r}; known: {known}")
+    return lab
+
+
+def _preset_params(lab: kinds.LabKind, preset: str) -> dict:
+    info = lab.engine.get_preset(preset)
+    if info.kind != lab.kind:
+        raise ScenarioError("preset", f"preset {preset!r} is for {info.kind!r}, not {lab.kind!r}")
+    return to_dict(lab.engine.scenario(lab.kind, info.params).params)
+
+
+def validate_scenario(*, kind: str, params: dict | None = None, preset: str = "") -> dict:
+    """The engine-normalized parameters (defaults filled in); raises ScenarioError."""
+    return _normalize(lab_kind(kind), params, preset)[0]
+
+
+def _normalize(lab: kinds.LabKind, params: dict | None, preset: str) -> tuple[dict, dict | None]:
+    base = _preset_params(lab, preset) if preset else None
+    merged = merge(base, params or {}) if base is not None else (params or {})
+    return to_dict(lab.engine.scenario(lab.kind, merged).params), base
+
+
+def merge(base: dict, overlay: dict) -> dict:
+    """``overlay`` on top of ``base``, recursing into nested parameter groups."""
+    out = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def with_overrides(params: dict, overrides: dict) -> dict:
+    """A copy of ``params`` with dotted ``overrides`` applied (a sweep point's parameters)."""
+    out = merge({}, params)
+    for key, value in overrides.items():
+        set_dotted(out, key, value)
+    return out
+
+
+def validate_submission(*, kind: str, params: dict | None = None, preset: str = "",
+                        policies: list[str], trials: int, base_seed: int = 0,
+                        name: str = "", axes: list[dict] | None = None) -> Submission:
+    """Check an experiment request against the engine; raises ScenarioError naming the field."""
+    lab = lab_kind(kind)
+    normalized, preset_params = _normalize(lab, params, preset)
+    lim = limits()
+    if not policies:
+        raise ScenarioError("policies", "choose at least one policy")
+    if len(policies) > lim["max_policies"]:
+        raise ScenarioError("policies", f"at most {lim['max_policies']} policies per experiment")
+    if len(set(policies)) != len(policies):
+        raise ScenarioError("policies", "each policy may be chosen once")
+    for policy in policies:
+        try:
+            lab.engine.get_policy(kind, policy)
+        except ScenarioError as err:
+            raise ScenarioError("policies", err.message) from None
+    if isinstance(trials, bool) or not isinstance(trials, int) or not (
+            1 <= trials <= lim["max_trials"]):
+        raise ScenarioError("trials", f"must be an integer >= 1 and <= {lim['max_trials']}")
+    if isinstance(base_seed, bool) or not isinstance(base_seed, int) or not (
+            0 <= base_seed < 2**62):
+        raise ScenarioError("base_seed", "must be an integer >= 0 and < 2^62")
+    axes = _clean_axes(lab, axes or [])
+    points = [dict(combo) for combo in itertools.product(
+        *[[(a["param"], v) for v in a["values"]] for a in axes])] if axes else [{}]
+    if len(points) > lim["max_points"]:
+        raise ScenarioError("axes", f"{len(points)} sweep points; at most {lim['max_points']} "
+                                    "(HETSITE_MAX_POINTS)")
+    if len(points) * len(policies) * trials > lim["max_runs"]:
+        field_name = "axes" if axes else "trials"
+        raise ScenarioError(field_name, f"points x policies x trials must be <= "
+                                        f"{lim['max_runs']} runs; this asks for "
+                                        f"{len(points) * len(policies) * trials}")
+    for point in points:
+        point_params = normalized
+        if point:
+            try:
+                point_params = to_dict(lab.engine.scenario(
+                    kind, with_overrides(normalized, point)).params)
+            except ScenarioError as err:
+                raise ScenarioError("axes", f"{err.field}: {err.message}") from None
+        check_site_limits(lab, point_params)
+    name = (name or "").strip()[:200] or _default_name(lab, preset, policies, axes)
+    return Submission(lab, normalized, list(policies), trials, base_seed, name, preset,
+                      preset_params, axes, points)
+
+
+def _clean_axes(lab: kinds.LabKind, axes) -> list[dict]:
+    """Each axis names a declared scalar parameter once and gives a non-empty value list."""
+    if not isinstance(axes, list):
+        raise ScenarioError("axes", "must be a list of {param, values}")
+    declared = {d["name"]: d for d in describe(lab.environment.config_cls)}
+    out, seen = [], set()
+    for i, axis in enumerate(axes):
+        if not isinstance(axis, dict) or set(axis) != {"param", "values"}:
+            raise ScenarioError("axes", f"axis {i + 1}: expected {{param, values}}")
+        param, values = axis["param"], axis["values"]
+        info = declared.get(param)
+        if info is None or info["type"] not in ("int", "float", "bool", "str"):
+            raise ScenarioError("axes", f"axis {i + 1}: {param!r} is not a scalar parameter of "
+                                        f"{lab.kind!r}")
+        if param in seen:
+            raise ScenarioError("axes", f"axis {i + 1}: {param!r} is swept twice")
+        if not isinstance(values, list) or not values:
+            raise ScenarioError("axes", f"axis {i + 1} ({param}): give at least one value")
+        if len({repr(v) for v in values}) != len(values):
+            raise ScenarioError("axes", f"axis {i + 1} ({param}): values repeat")
+        seen.add(param)
+        out.append({"param": param, "values": list(values)})
+    return out
+
+
+def check_site_limits(lab: kinds.LabKind, params: dict) -> None:
+    """Refuse scenarios larger than this site allows (``HETSITE_LIMITS``)."""
+    configured = settings.HETSITE_LIMITS
+    for limit in lab.limits:
+        cap = configured.get(limit.name)
+        value = limit.measure(params)
+        if cap is not None and value > cap:
+            raise ScenarioError(limit.field, f"{limit.what} is {value:,.0f}, above this site's "
+                                             f"limit {limit.name} = {cap:,} "
+                                             f"(HETSITE_LIMIT_{limit.name.upper()})")
+
+
+def _default_name(lab, preset, policies, axes) -> str:
+    head = preset or lab.title
+    more = f" +{len(policies) - 2}" if len(policies) > 2 else ""
+    swept = f" vs {' x '.join(a['param'] for a in axes)}" if axes else ""
+    return f"{head}: {', '.join(policies[:2])}{more}{swept}"
+
+
+def _scenario_row(sub: Submission) -> Scenario:
+    """The preset's own row when the parameters are the preset's, else a new scenario."""
+    if sub.preset:
+        if sub.params == sub.preset_params:
+            row, _ = Scenario.objects.get_or_create(
+                is_preset=True, preset=sub.preset,
+                defaults={"kind": sub.lab.kind, "name": sub.preset, "params": sub.params,
+                          "description": sub.lab.engine.get_preset(sub.preset).description})
+            return row
+        name = f"{sub.preset} (edited)"
+    else:
+        name = sub.lab.title
+    return Scenario.objects.create(kind=sub.lab.kind, name=name, preset=sub.preset,
+                                   params=sub.params)
+
+
+def create_scenario(*, kind: str, name: str, params: dict, description: str = "",
+                    preset: str = "") -> Scenario:
+    """Save a named scenario; ``params`` must come from validate_scenario."""
+    return Scenario.objects.create(kind=kind, name=name, params=params, preset=preset,
+                                   description=description)
+
+
+def create_experiment(sub: Submission, owner=None, dispatch: bool = True) -> Experiment:
+    """Store the experiment and its runs; their tasks are sent once the rows are committed.
+
+    Raises BrokerUnavailable (with nothing kept) when the broker refuses the runs.
+    """
+    with transaction.atomic():
+        scenario = _scenario_row(sub)
+        experiment = Experiment.objects.create(
+            name=sub.name, kind=sub.lab.kind, scenario=scenario, policies=sub.policies,
+            trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes,
+            owner=owner if owner is not None and owner.is_authenticated else None,
+            code_version=code_version())
+        Run.objects.bulk_create([
+            Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
+                trial=trial, seed=sub.base_seed + trial)
+            for point, overrides in enumerate(sub.points)
+            for policy in sub.policies for trial in range(sub.trials)
+        ])
+        if dispatch:
+            transaction.on_commit(lambda: dispatch_experiment(experiment))
+    return experiment
+
+
+def dispatch_experiment(experiment: Experiment) -> None:
+    """Enqueue one task per queued run; on broker failure remove the experiment entirely."""
+    from celery import group
+
+    from ..tasks import run_simulation
+
+    runs = list(experiment.runs.filter(status=Status.QUEUED).only("id"))
+    if not runs:
+        return
+    try:
+        result = group(run_simulation.s(run.id) for run in runs).apply_async()
+    except Exception as exc:  # kombu raises transport-specific errors
+        log.warning("broker refused experiment %s: %s", experiment.public_id, exc)
+        # Tasks of a partly sent group find their rows gone and skip (claim_run).
+        if not experiment.runs.exclude(status=Status.QUEUED).exists():
+            _delete_with_scenario(experiment)
+        raise BrokerUnavailable(f"the task broker is unreachable ({type(exc).__name__}); "
+                                "nothing was saved, please try again shortly") from exc
+    for run, task in zip(runs, result.results, strict=True):
+        Run.objects.filter(pk=run.pk, status=Status.QUEUED).update(celery_id=task.id)
+
+
+def cancel_experiment(experiment: Experiment) -> Experiment:
+    """Queued runs are revoked now; running ones stop at their next mapping event."""
+    from ..celery import app
+
+    with transaction.atomic():
+        Experiment.objects.filter(pk=experiment.pk).update(cancel_requested=True)
+        queued = list(experiment.runs.filter(status=Status.QUEUED)
+                      .values_list("celery_id", flat=True))
+        experiment.runs.filter(status=Status.QUEUED).update(
+            status=Status.CANCELLED, error="cancelled before it started",
+            finished=timezone.now())
+    ids = [task_id for task_id in queued if task_id]
+    if ids:
+        try:
+            app.control.revoke(ids)
+        except Exception as exc:  # the run rows are already cancelled; revoke is an optimization
+            log.warning("could not revoke %d tasks: %s", len(ids), exc)
+    return refresh_experiment(experiment.pk)
+
+
+def rerun_experiment(experiment: Experiment, owner=None) -> Experiment:
+    """A new experiment with the same scenario, axes, policies, trials and seeds."""
+    sub = validate_submission(kind=experiment.kind, params=experiment.scenario.params,
+                              policies=list(experiment.policies), trials=experiment.trials,
+                              base_seed=experiment.base_seed, axes=experiment.axes,
+                              name=f"{experiment.name} (re-run)"[:200],
+                              preset=experiment.scenario.preset)
+    return create_experiment(sub, owner=owner)
+
+
+def delete_experiment(experiment: Experiment) -> None:
+    if experiment.status not in FINAL_STATUSES:
+        cancel_experiment(experiment)
+    _delete_with_scenario(experiment)
+
+
+def _delete_with_scenario(experiment: Experiment) -> None:
+    """Delete an experiment and its runs, and its scenario unless a preset or shared."""
+    scenario = experiment.scenario
+    experiment.delete()
+    if not scenario.is_preset and not scenario.experiments.exists():
+        scenario.delete()
+
+
+def load_presets() -> int:
+    """Create or update one Scenario row per engine preset; returns how many exist."""
+    count = 0
+    for lab in kinds.all_kinds():
+        for preset in lab.engine.list_presets(lab.kind):
+            Scenario.objects.update_or_create(
+                is_preset=True, preset=preset.name,
+                defaults={"kind": lab.kind, "name": preset.name,
+                          "params": _preset_params(lab, preset.name),
+                          "description": preset.description})
+            count += 1
+    return count

@@ -1,0 +1,126 @@
+"""The event loop (spec §5.1): periodic mapping events over the 28 h trial.
+
+Execution times are deterministic and nothing happens between mapping events except starts of
+reservations/place-holders and completions, which the node timelines already encode; so the
+loop just visits t = 0, Δ, 2Δ, ... and performs, at each:
+
+1. arrivals up to now; starts of reservations and (A17) place-holders whose time has come;
+2. removal of the remaining place-holders, whose tasks become mappable again;
+3. task dropping (§5.4); 4. energy filter masks (§5.10); 5. the heuristic.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from simcore.clock import RunClock
+from simcore.result import Result
+from simcore.sampling import rng
+from simcore.traces import TraceLibrary
+
+from .config import ParallelEnergyConfig
+from .energy import GJ, epr_mask, ept_mask, resources_remaining
+from .policies.base import EventContext, Policy
+from .policies.meta import MetaHeuristic, committed_energy, goal_energy
+from .result import build_result
+from .state import State, Trial
+
+
+def _filter_mask(st: State, policy: Policy, tasks: np.ndarray) -> np.ndarray | None:
+    """Allowed (task, cluster, P-state) options of this event (§5.10, computed once, A21)."""
+    if policy.energy_filter is None or len(tasks) == 0 or not st.ledger.constrained:
+        return None
+    sched = st.trial.cfg.scheduler
+    ledger = st.ledger
+    day = ledger.day_of(st.now)
+    e_rem = ledger.remaining(day)
+    if not math.isfinite(e_rem):
+        return None
+    day_end = ledger.day_bounds(day)[1]
+    r_rem = resources_remaining(st.timelines, st.options.cores_per_node, st.now, day_end)
+    opts = st.options
+    if policy.energy_filter == "epr":
+        return epr_mask(opts.node_power[tasks], opts.cores_per_node, sched.epr_leniency,
+                        e_rem, r_rem)
+    if sched.ept_average == "history" and st.history_resources[1] > 0:
+        avg = st.history_resources[0] / st.history_resources[1]
+    else:
+        res = opts.resources[tasks]
+        fin = np.isfinite(res)
+        per_task = np.where(fin, res, 0.0).sum(axis=(1, 2)) / np.maximum(fin.sum(axis=(1, 2)), 1)
+        avg = float(per_task.mean())
+    return ept_mask(opts.energy[tasks], avg, sched.ept_leniency, e_rem, r_rem)
+
+
+def _drop(st: State, threshold: float) -> int:
+    """Remove mappable tasks whose optimistic utility U(now + T_min) is below the threshold."""
+    if not st.mappable:
+        return 0
+    tasks = np.asarray(st.mappable, dtype=np.int64)
+    best = st.utility.value(tasks, st.now + st.options.t_min[tasks])
+    doomed = tasks[(best < threshold) | (best <= 0.0)]
+    st.drop(doomed.tolist())
+    return len(doomed)
+
+
+def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, seed: int,
+                   clock: RunClock | None = None, traces: TraceLibrary | None = None) -> Result:
+    clock = clock or RunClock()
+    trial = Trial.generate(cfg, seed, traces or TraceLibrary())
+    st = State(trial)
+    interval = cfg.time.mapping_interval_s
+    n_events = int(math.ceil(trial.sim_end / interval - 1e-9))
+    sched = cfg.scheduler
+    ev_t = np.zeros(n_events)
+    ev_mappable = np.zeros(n_events, dtype=np.int64)
+    ev_dropped = np.zeros(n_events, dtype=np.int64)
+    ev_assigned = np.zeros(n_events, dtype=np.int64)
+    ev_left = np.zeros(n_events, dtype=np.int64)
+    ev_reserved = np.zeros(n_events, dtype=np.int64)
+    ev_chosen: list[str | None] = [None] * n_events
+    ev_committed: list[float | None] = [None] * n_events
+    ev_goal: list[float | None] = [None] * n_events
+    is_meta = isinstance(policy, MetaHeuristic)
+    for k in range(n_events):
+        now = k * interval
+        t0 = time.perf_counter()
+        if is_meta and not sched.committed_after_removal:
+            st.now = now
+            policy.pre_removal_committed = committed_energy(st)
+        st.advance(now, sched.honor_placeholders)
+        dropped = _drop(st, sched.dropping_threshold) if policy.drops else 0
+        if st.ledger.constrained:
+            ev_committed[k] = committed_energy(st) / GJ
+            goal = goal_energy(st, sched.goal_at)
+            ev_goal[k] = goal / GJ if math.isfinite(goal) else None
+        tasks = np.asarray(st.mappable, dtype=np.int64)
+        ctx = EventContext(tasks, _filter_mask(st, policy, tasks))
+        policy.map(st, ctx)
+        st.finish_mapping(ctx.assigned)
+        clock.record(time.perf_counter() - t0)
+        ev_t[k] = now / 60.0
+        ev_mappable[k] = len(tasks)
+        ev_dropped[k] = dropped
+        ev_assigned[k] = len(ctx.assigned)
+        ev_left[k] = len(st.mappable)
+        ev_reserved[k] = st.n_reserved
+        ev_chosen[k] = ctx.chosen
+        clock.report((k + 1) / n_events)
+    # Final bookkeeping at the end of W: reservations and place-holders before it start.
+    st.advance(trial.sim_end, sched.honor_placeholders)
+    events = {"t_min": ev_t, "mappable": ev_mappable, "dropped": ev_dropped,
+              "assigned": ev_assigned, "unassigned": ev_left, "reserved": ev_reserved,
+              "chosen": ev_chosen, "committed_gj": ev_committed, "goal_gj": ev_goal}
+    result = build_result(st, events, is_meta)
+    result.timing = clock.timing()
+    result.meta = {"policy_family": policy.family, "energy_filter": policy.energy_filter,
+                   "policy_label": policy_name}
+    return result
+
+
+def run(config: ParallelEnergyConfig, policy_info, seed: int, ctx) -> Result:
+    policy = policy_info.factory(config, rng(seed, "policy"))
+    return simulate_trial(config, policy, policy_info.label, seed, ctx.clock, ctx.traces)

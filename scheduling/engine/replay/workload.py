@@ -1,0 +1,92 @@
+"""From SWF columns to the replayed job set: filtering, nodes, estimates, queue order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.errors import ScenarioError
+from simcore.swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
+
+from .config import ReplayConfig
+
+#: Estimates of zero are raised to this (s), the SWF time resolution, so that every job holds
+#: its nodes for a positive time in a reservation profile.
+MIN_ESTIMATE_S = 1.0
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """Replayed jobs in queue order (submit time, then trace order), plus the bookkeeping."""
+
+    job_id: np.ndarray  # SWF job number
+    submit: np.ndarray  # s
+    run: np.ndarray  # actual run time, s
+    estimate: np.ndarray  # s, >= run
+    procs: np.ndarray
+    nodes: np.ndarray
+    machine_nodes: int
+    total: int  # job lines considered (after job_limit)
+    dropped_status: np.ndarray  # SWF ids of jobs dropped for their status
+    dropped_invalid: np.ndarray  # SWF ids with unknown processors or run time
+    rejected: np.ndarray  # SWF ids of jobs needing more nodes than the machine has
+    estimates_raised: int  # estimates below the run time, raised to it
+
+    def __len__(self) -> int:
+        return len(self.submit)
+
+
+def machine_nodes(header: SwfHeader, nodes: int | None, cores_per_node: int) -> int:
+    """``nodes`` if given, else the header's MaxNodes, else MaxProcs // cores_per_node."""
+    if nodes is not None:
+        return int(nodes)
+    if header.max_nodes:
+        return int(header.max_nodes)
+    if header.max_procs and header.max_procs // cores_per_node >= 1:
+        return header.max_procs // cores_per_node
+    raise ScenarioError("nodes", "the trace header gives neither MaxNodes nor MaxProcs; "
+                                 "set nodes (>= 1)")
+
+
+def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: ReplayConfig) -> Jobs:
+    if config.job_limit:
+        cols = {k: v[: config.job_limit] for k, v in cols.items()}
+    total = len(cols["job_id"])
+    n_machine = machine_nodes(header, config.nodes, config.cores_per_node)
+    ids = cols["job_id"]
+    status = cols["status"]
+    run = cols["run_time"]
+    procs = np.where(cols["allocated_procs"] != UNKNOWN, cols["allocated_procs"],
+                     cols["requested_procs"])
+
+    # Status -1 means "not recorded" (models such as Lublin's): treated as completed.
+    ok_status = (status == STATUS_COMPLETED) | (status == UNKNOWN)
+    if config.keep_failed:
+        ok_status = np.ones(total, dtype=bool)
+    valid = ok_status & (procs > 0) & (run >= 0)
+    nodes = -(-np.maximum(procs, 1) // config.cores_per_node)
+    fits = valid & (nodes <= n_machine)
+
+    keep = np.flatnonzero(fits)
+    order = keep[np.argsort(cols["submit"][keep], kind="stable")]
+    run_k = run[order].astype(np.float64)
+    requested = cols["requested_time"][order]
+    base = np.where(config.use_requested_time & (requested > 0), requested, run_k)
+    est = base * config.estimate_scale
+    raised = est < run_k
+    est = np.maximum(np.maximum(est, run_k), MIN_ESTIMATE_S)
+    return Jobs(
+        job_id=ids[order].astype(np.int64),
+        submit=cols["submit"][order].astype(np.float64),
+        run=run_k,
+        estimate=est,
+        procs=procs[order].astype(np.int64),
+        nodes=nodes[order].astype(np.int64),
+        machine_nodes=n_machine,
+        total=total,
+        dropped_status=ids[~ok_status].astype(np.int64),
+        dropped_invalid=ids[ok_status & ~valid].astype(np.int64),
+        rejected=ids[valid & ~fits].astype(np.int64),
+        estimates_raised=int(raised.sum()),
+    )

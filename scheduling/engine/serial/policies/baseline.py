@@ -1,0 +1,85 @@
+"""The comparison heuristics Random and FCFS (spec §9.1, §9.2); neither ever preempts."""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from ..sim import Context, SerialSim
+
+
+def _pick_cluster(rng: np.random.Generator | None, feasible: np.ndarray,
+                  idle_n: np.ndarray) -> int:
+    """The cluster of a uniformly random feasible idle core (``rng=None``: the lowest index).
+
+    Cores of a cluster are interchangeable, so the caller uses the cluster's lowest idle core.
+    """
+    clusters = np.flatnonzero(feasible)
+    if rng is None:
+        return int(clusters[0])
+    cum = np.cumsum(idle_n[clusters])
+    x = rng.random() * cum[-1]
+    return int(clusters[min(int(np.searchsorted(cum, x, side="right")), clusters.size - 1)])
+
+
+def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool) -> None:
+    """Try the rows of ``order`` in turn, starting their tasks on feasible idle cores, until no
+    idle core is left. ``whole_group``: an entry starts as many of its group's tasks as fit
+    (FCFS); otherwise one task per entry (Random lists a group once per task). Tasks with no
+    feasible idle core stay mappable; there is no head-of-line blocking."""
+    idle_n = np.array([len(h) for h in sim.idle], dtype=np.int64)
+    remaining = ctx.count.copy()
+    valid, util, gidx = ctx.valid, ctx.util, ctx.gidx
+    pos = 0
+    while pos < order.size and idle_n.sum() > 0:
+        open_ = idle_n > 0
+        feasible_row = (valid & open_).any(axis=1)
+        positions = np.flatnonzero(feasible_row[order[pos:]]) + pos
+        closed_at = -1
+        for p in positions.tolist():
+            row = int(order[p])
+            while remaining[row] > 0:
+                j = _pick_cluster(rng, valid[row] & open_, idle_n)
+                core = heapq.heappop(sim.idle[j])
+                sim.start(sim.take(int(gidx[row])), core, float(util[row, j]))
+                remaining[row] -= 1
+                idle_n[j] -= 1
+                if idle_n[j] == 0:
+                    closed_at = p
+                    break
+                if not whole_group:
+                    break
+            if closed_at >= 0:
+                break
+        if closed_at < 0:
+            return
+        # A cluster filled up: recompute feasibility and go on (same group if it has tasks left).
+        row = int(order[closed_at])
+        pos = closed_at if (whole_group and remaining[row] > 0) else closed_at + 1
+
+
+class RandomPolicy:
+    """Tasks in random order, each on a uniformly random feasible idle core (spec §9.1)."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+
+    def map(self, sim: SerialSim, ctx: Context) -> None:
+        if not any(sim.idle) or ctx.gidx.size == 0:
+            return
+        slots = np.repeat(np.arange(ctx.gidx.size), ctx.count)
+        walk(sim, ctx, self.rng.permutation(slots), self.rng, whole_group=False)
+
+
+class FcfsPolicy:
+    """Tasks by arrival (then id), each on an arbitrary feasible idle core (spec §9.2)."""
+
+    def __init__(self, rng: np.random.Generator | None):
+        self.rng = rng  # None: lowest feasible core index instead of a random one
+
+    def map(self, sim: SerialSim, ctx: Context) -> None:
+        if not any(sim.idle) or ctx.gidx.size == 0:
+            return
+        order = np.lexsort((ctx.lead, ctx.arrival))
+        walk(sim, ctx, order, self.rng, whole_group=True)

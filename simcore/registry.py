@@ -1,0 +1,299 @@
+"""Scenario kinds, policies and presets of an engine, registered by name in one place.
+
+A *kind* is a scenario type: a config dataclass (see ``params``) plus a ``run`` function
+``run(config, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result``. *Policies* belong to
+one kind and are listed with a one-line description and the spec section they implement, so the
+form, the API, the CLI and the docs all read the same list. *Presets* are named scenarios.
+
+An :class:`Engine` is built with the module of each of its kinds and imports a kind's module
+only when that kind (or everything) is asked for, so a command that runs one kind loads only
+that kind. Loading fails loudly: a module that cannot be imported raises, and a module that
+does not register the kind it was declared for raises too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import params as P
+from .clock import Progress, RunClock
+from .errors import ScenarioError
+from .result import SCHEMA_VERSION, Result, code_version
+from .traces import TraceLibrary
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    title: str
+    description: str
+    config_cls: type
+    run: Callable[..., Result]
+    spec: str = ""
+    # Summary keys a sweep table shows by default (the lab describes them with labels/units).
+    headline: tuple[str, ...] = ()
+    # Optional relative cost of one run, ``cost(config, policy_name) -> float``; sweeps start
+    # the costliest runs first so they do not end on one straggler.
+    cost: Callable[[Any, str], float] | None = None
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    name: str
+    kind: str
+    label: str
+    description: str
+    spec: str
+    factory: Callable[..., Any]
+    family: str = ""
+    options: dict = field(default_factory=dict)
+
+    def public(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "label": self.label,
+                "description": self.description, "spec": self.spec, "family": self.family}
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    kind: str
+    description: str
+    params: dict
+    source: str = ""
+
+    def public(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "description": self.description,
+                "source": self.source, "params": self.params}
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """A validated scenario: its kind and an instance of the kind's config dataclass."""
+
+    kind: str
+    params: Any
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": P.to_dict(self.params)}
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a kind's run function gets besides its config, policy and seed."""
+
+    clock: RunClock
+    traces: TraceLibrary
+
+
+@dataclass(frozen=True)
+class Command:
+    """An extra CLI subcommand of one kind: ``add_arguments(parser)``, ``run(args) -> code``."""
+
+    name: str
+    kind: str
+    help: str
+    add_arguments: Callable
+    run: Callable
+
+
+class Engine:
+    """The kinds of one engine package, each loaded from its module on first use.
+
+    ``kinds`` maps a kind name to the module that registers it; ``commands`` maps an extra CLI
+    subcommand to the kind that provides it, so the CLI can load just that kind. ``name`` is
+    recorded in every result's ``meta.engine``; ``package`` is the module holding the engine
+    (worker processes of a sweep import it).
+    """
+
+    def __init__(self, name: str, package: str, kinds: dict[str, str],
+                 commands: dict[str, str] | None = None,
+                 sweep_aliases: dict[str, dict] | None = None):
+        self.name = name
+        self.package = package  # the module whose ``ENGINE`` this is (for worker processes)
+        self.modules = dict(kinds)
+        self.command_kinds = dict(commands or {})
+        self._lock = threading.RLock()
+        self._loaded: set[str] = set()
+        self.kinds: dict[str, Kind] = {}
+        self.policies: dict[tuple[str, str], PolicyInfo] = {}
+        self.presets: dict[str, Preset] = {}
+        self.commands: dict[str, Command] = {}
+        # ``run`` flags such as ``--preemption`` that map the policy name to a variant.
+        self.policy_flags: dict[str, tuple] = {}
+        # Older names of the ``sweep`` command, each with its argument defaults.
+        self.sweep_aliases = dict(sweep_aliases or {})
+        # (add_arguments, translate): a kind's shorthand options for ``sweep``.
+        self.sweep_shorthand: tuple | None = None
+
+    # -- registration (called by the kind modules at import time) ---------------------------------
+    def kind(self, name, *, title, description, config_cls, spec="", headline=(), cost=None):
+        def decorate(run):
+            self._check_owner(name)
+            if name in self.kinds:
+                raise RuntimeError(f"kind {name!r} registered twice")
+            self.kinds[name] = Kind(name, title, description, config_cls, run, spec,
+                                    tuple(headline), cost)
+            return run
+        return decorate
+
+    def policy(self, kind, name, *, label, description, spec, family="", **options):
+        def decorate(factory):
+            self._check_owner(kind)
+            key = (kind, name)
+            if key in self.policies:
+                raise RuntimeError(f"policy {name!r} registered twice for {kind!r}")
+            self.policies[key] = PolicyInfo(name, kind, label, description, spec, factory, family,
+                                            options)
+            return factory
+        return decorate
+
+    def preset(self, name, kind, *, description, params, source=""):
+        self._check_owner(kind)
+        if name in self.presets:
+            raise RuntimeError(f"preset {name!r} registered twice")
+        self.presets[name] = Preset(name, kind, description, params, source)
+
+    def command(self, name, kind, *, help, add_arguments, run):
+        self._check_owner(kind)
+        if self.command_kinds.get(name) != kind:
+            raise RuntimeError(f"command {name!r} is not declared for kind {kind!r} in the "
+                               f"{self.name} engine's commands")
+        self.commands[name] = Command(name, kind, help, add_arguments, run)
+
+    def policy_flag(self, flag, *, help, transform):
+        self.policy_flags[flag] = (help, transform)
+
+    def sweep_options(self, *, add_arguments, translate):
+        """Shorthand options for the ``sweep`` command: ``translate(args)`` turns them into the
+        generic ones (``preset``, ``vary``, ``seeds``, ``baseline``, ...) in place."""
+        self.sweep_shorthand = (add_arguments, translate)
+
+    def _check_owner(self, kind: str) -> None:
+        if kind not in self.modules:
+            raise RuntimeError(f"kind {kind!r} is not declared in the {self.name} engine "
+                               f"(declared: {', '.join(self.modules)})")
+
+    # -- loading -----------------------------------------------------------------------------------
+    def load(self, kind: str | None = None) -> None:
+        """Import the module of ``kind`` (or of every kind) once; errors propagate."""
+        names = list(self.modules) if kind is None else [kind]
+        for name in names:
+            if name in self._loaded:
+                continue
+            with self._lock:  # concurrent first requests wait until the kind is in
+                if name in self._loaded:
+                    continue
+                if name not in self.kinds:  # not yet registered by its module's import
+                    importlib.import_module(self.modules[name])
+                if name not in self.kinds:
+                    raise RuntimeError(f"module {self.modules[name]!r} did not register kind "
+                                       f"{name!r}")
+                self._loaded.add(name)
+
+    def _known(self, kind: str) -> None:
+        if kind not in self.modules:
+            raise ScenarioError("kind", f"unknown scenario kind {kind!r}; known: "
+                                        f"{', '.join(sorted(self.modules))}")
+        self.load(kind)
+
+    # -- queries -----------------------------------------------------------------------------------
+    def list_kinds(self) -> list[Kind]:
+        self.load()
+        return [self.kinds[k] for k in self.modules]
+
+    def get_kind(self, kind: str) -> Kind:
+        self._known(kind)
+        return self.kinds[kind]
+
+    def list_policies(self, kind: str | None = None) -> list[PolicyInfo]:
+        self.load(kind) if kind in self.modules else self.load()
+        return [p for p in self.policies.values() if kind is None or p.kind == kind]
+
+    def get_policy(self, kind: str, name: str) -> PolicyInfo:
+        self._known(kind)
+        info = self.policies.get((kind, name))
+        if info is None:
+            known = ", ".join(p.name for p in self.list_policies(kind))
+            raise ScenarioError("policy", f"unknown policy {name!r} for {kind!r}; known: {known}")
+        return info
+
+    def list_presets(self, kind: str | None = None) -> list[Preset]:
+        self.load(kind) if kind in self.modules else self.load()
+        return [p for p in self.presets.values() if kind is None or p.kind == kind]
+
+    def get_preset(self, name: str) -> Preset:
+        for kind in self.modules:  # load kinds one by one until one has it
+            if name in self.presets:
+                break
+            self.load(kind)
+        if name not in self.presets:
+            raise ScenarioError("preset", f"unknown preset {name!r}; known: "
+                                          f"{', '.join(sorted(self.presets))}")
+        return self.presets[name]
+
+    # -- scenarios ---------------------------------------------------------------------------------
+    def scenario(self, kind: str, params: dict | None = None) -> ScenarioSpec:
+        spec = self.get_kind(kind)
+        return ScenarioSpec(kind, P.from_dict(spec.config_cls, params or {}, prefix=""))
+
+    def scenario_from_dict(self, data: dict) -> ScenarioSpec:
+        if not isinstance(data, dict) or "kind" not in data:
+            raise ScenarioError("kind", "is required")
+        unknown = sorted(set(data) - {"kind", "params"})
+        if unknown:
+            raise ScenarioError(unknown[0], "is not a scenario field (expected kind, params)")
+        return self.scenario(data["kind"], data.get("params") or {})
+
+    def preset_scenario(self, name: str, overrides: dict[str, Any] | None = None) -> ScenarioSpec:
+        """A preset with dotted ``overrides`` (``{"energy.budget_gj": 10}``) applied."""
+        preset = self.get_preset(name)
+        spec = self.get_kind(preset.kind)
+        data = P.to_dict(P.from_dict(spec.config_cls, preset.params))
+        for key, value in (overrides or {}).items():
+            P.set_dotted(data, key, value)
+        return self.scenario(preset.kind, data)
+
+    # -- running -----------------------------------------------------------------------------------
+    def simulate(self, scenario: ScenarioSpec | dict, policy: str, seed: int = 0,
+                 progress: Progress | None = None, traces: TraceLibrary | None = None) -> Result:
+        """Run one (scenario, policy, seed); deterministic apart from ``result.timing``.
+
+        ``traces`` says where uploaded traces are found (default: the shipped library only).
+        """
+        if isinstance(scenario, dict):
+            scenario = self.scenario_from_dict(scenario)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+                0 <= int(seed) < 2**63):
+            raise ScenarioError("seed", f"must be an integer >= 0 and < 2^63; got {seed!r}")
+        spec = self.get_kind(scenario.kind)
+        info = self.get_policy(scenario.kind, policy)
+        clock = RunClock(progress)
+        ctx = RunContext(clock, traces or TraceLibrary())
+        started = time.perf_counter()
+        result = spec.run(scenario.params, info, int(seed), ctx)
+        wall = time.perf_counter() - started
+        clock.finish()
+        result.meta = {
+            "engine": self.name,
+            "kind": scenario.kind,
+            "policy": policy,
+            "seed": int(seed),
+            "scenario": scenario.to_dict(),
+            "code_version": code_version(),
+            "schema": SCHEMA_VERSION,
+            **result.meta,
+        }
+        result.timing.setdefault("wall_s", wall)
+        return result
+
+    def cost(self, scenario: ScenarioSpec, policy: str) -> float:
+        """The kind's relative cost estimate of one run (1.0 when the kind gives none)."""
+        spec = self.get_kind(scenario.kind)
+        return float(spec.cost(scenario.params, policy)) if spec.cost else 1.0
