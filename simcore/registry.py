@@ -74,6 +74,46 @@ class Preset:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """A published comparison made runnable: a preset swept over ``axes`` (empty: one point)
+    with ``policies`` x ``trials`` seeds, scaled to finish in minutes on two cores.
+
+    ``claim`` is the published finding in words with its figure/table reference; ``ranking``
+    lists (better, worse) policy pairs the paper reports on ``metrics[0]`` (compared on the
+    mean over all points, or at every point with ``per_point``), so reproductions can be
+    checked automatically; ``scale`` says how this run differs from the paper's.
+    """
+
+    name: str
+    kind: str
+    title: str
+    preset: str
+    policies: tuple[str, ...]
+    metrics: tuple[str, ...]
+    claim: str
+    source: str
+    overrides: dict = field(default_factory=dict)  # dotted overrides on the preset
+    axes: tuple[tuple[str, tuple], ...] = ()
+    trials: int = 3
+    baseline: str | None = None
+    ranking: tuple[tuple[str, str], ...] = ()
+    per_point: bool = False
+    lower_is_better: bool = False
+    scale: str = ""
+
+    def public(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "title": self.title,
+                "preset": self.preset, "overrides": self.overrides,
+                "axes": [{"param": p, "values": list(v)} for p, v in self.axes],
+                "policies": list(self.policies), "trials": self.trials,
+                "metrics": list(self.metrics), "baseline": self.baseline,
+                "claim": self.claim, "source": self.source,
+                "ranking": [list(pair) for pair in self.ranking],
+                "per_point": self.per_point, "lower_is_better": self.lower_is_better,
+                "scale": self.scale}
+
+
+@dataclass(frozen=True)
 class ScenarioSpec:
     """A validated scenario: its kind and an instance of the kind's config dataclass."""
 
@@ -124,6 +164,7 @@ class Engine:
         self.kinds: dict[str, Kind] = {}
         self.policies: dict[tuple[str, str], PolicyInfo] = {}
         self.presets: dict[str, Preset] = {}
+        self.figures: dict[str, Figure] = {}
         self.commands: dict[str, Command] = {}
         # ``run`` flags such as ``--preemption`` that map the policy name to a variant.
         self.policy_flags: dict[str, tuple] = {}
@@ -159,6 +200,24 @@ class Engine:
         if name in self.presets:
             raise RuntimeError(f"preset {name!r} registered twice")
         self.presets[name] = Preset(name, kind, description, params, source)
+
+    def figure(self, name, kind, **fields) -> Figure:
+        """Register a figure preset (see :class:`Figure`); its preset must be the kind's."""
+        self._check_owner(kind)
+        if name in self.figures:
+            raise RuntimeError(f"figure {name!r} registered twice")
+        fields["axes"] = tuple((p, tuple(v)) for p, v in fields.get("axes", ()))
+        for key in ("policies", "metrics", "ranking"):
+            if key in fields:
+                fields[key] = tuple(tuple(x) if isinstance(x, list) else x
+                                    for x in fields[key])
+        figure = Figure(name=name, kind=kind, **fields)
+        preset = self.presets.get(figure.preset)
+        if preset is None or preset.kind != kind:
+            raise RuntimeError(f"figure {name!r}: {figure.preset!r} is not a preset of {kind!r} "
+                               "(register presets first)")
+        self.figures[name] = figure
+        return figure
 
     def command(self, name, kind, *, help, add_arguments, run):
         self._check_owner(kind)
@@ -227,6 +286,17 @@ class Engine:
     def list_presets(self, kind: str | None = None) -> list[Preset]:
         self.load(kind) if kind in self.modules else self.load()
         return [p for p in self.presets.values() if kind is None or p.kind == kind]
+
+    def list_figures(self, kind: str | None = None) -> list[Figure]:
+        self.load(kind) if kind in self.modules else self.load()
+        return [f for f in self.figures.values() if kind is None or f.kind == kind]
+
+    def get_figure(self, name: str) -> Figure:
+        self.load()
+        if name not in self.figures:
+            raise ScenarioError("figure", f"unknown figure {name!r}; known: "
+                                          f"{', '.join(sorted(self.figures))}")
+        return self.figures[name]
 
     def get_preset(self, name: str) -> Preset:
         for kind in self.modules:  # load kinds one by one until one has it
