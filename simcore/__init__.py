@@ -11,7 +11,7 @@
 | ``value`` | monotone piecewise-exponential value functions (utility classes, step functions) |
 | ``speedup`` | Downey's speedup model |
 | ``accounting`` | window overlap, pro-rated credit, per-minute cumulative series |
-| ``stats`` | means with Student-t 95% CIs (no scipy), paired differences |
+| ``stats`` | means with Student-t 95% CIs (no scipy) |
 | ``swf``, ``traces`` | the SWF reader; the trace library and upload stores |
 | ``sweep`` | ``sweep(engine, scenario, axes, policies, seeds)`` on every core |
 | ``cli`` | ``presets``, ``policies``, ``run``, ``sweep`` and the kinds' commands |

@@ -1,4 +1,4 @@
-"""Means with Student-t confidence intervals, as the seeds report them, and paired differences.
+"""Means with Student-t confidence intervals, as the seeds report them.
 
 The t quantile is computed here (regularized incomplete beta by continued fraction, inverted by
 bisection) so that nothing at run time needs scipy, whose import alone costs about a second.
@@ -97,9 +97,3 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, floa
     sd = float(arr.std(ddof=1))
     half = t_quantile((1 + confidence) / 2, n - 1) * sd / math.sqrt(n)
     return {"n": n, "mean": mean, "half_width": half, "low": mean - half, "high": mean + half}
-
-
-def paired_differences(values: dict, baseline: dict) -> list[float]:
-    """``values[k] - baseline[k]`` for every key (seed) both have, in key order."""
-    return [float(values[k]) - float(baseline[k]) for k in sorted(values)
-            if k in baseline and values[k] is not None and baseline[k] is not None]
