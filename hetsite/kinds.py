@@ -136,3 +136,13 @@ def all_kinds() -> list[LabKind]:
 def get_kind(kind: str) -> LabKind | None:
     _load()
     return _KINDS.get(kind)
+
+
+def all_figures() -> list:
+    """Every figure preset of every kind the lab offers, kind by kind."""
+    return [f for lab in all_kinds() for f in lab.engine.ENGINE.list_figures(lab.kind)]
+
+
+def get_figure(name: str):
+    """The figure preset called ``name``, or None."""
+    return next((f for f in all_figures() if f.name == name), None)

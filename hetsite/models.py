@@ -54,6 +54,8 @@ class Experiment(models.Model):
     policies = models.JSONField(help_text="policy names, in the order chosen")
     trials = models.PositiveIntegerField()
     base_seed = models.PositiveBigIntegerField(default=0)
+    figure = models.CharField(max_length=80, blank=True,
+                              help_text="the figure preset this experiment reproduces")
     axes = models.JSONField(default=list, blank=True,
                             help_text="swept parameters [{param, values}]; their product gives "
                                       "the points (empty: one point)")

@@ -100,6 +100,8 @@ class Figure:
     per_point: bool = False
     lower_is_better: bool = False
     scale: str = ""
+    # Cheap and stable enough to check in the test suite (``reproduce --quick``).
+    quick: bool = False
 
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "title": self.title,
@@ -110,7 +112,7 @@ class Figure:
                 "claim": self.claim, "source": self.source,
                 "ranking": [list(pair) for pair in self.ranking],
                 "per_point": self.per_point, "lower_is_better": self.lower_is_better,
-                "scale": self.scale}
+                "scale": self.scale, "quick": self.quick}
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ experiment is deleted again and ``BrokerUnavailable`` raised: nothing half-made 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
+import math
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -18,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from simcore.errors import ScenarioError
-from simcore.params import describe, set_dotted, to_dict
+from simcore.params import describe, parse_value, set_dotted, to_dict
 from simcore.result import code_version
 
 from .. import kinds
@@ -49,6 +51,7 @@ class Submission:
     # the points, each a dict of dotted overrides ({} for an experiment without axes).
     axes: list[dict] = field(default_factory=list)
     points: list[dict] = field(default_factory=lambda: [{}])
+    figure: str = ""  # the figure preset reproduced, if any
 
 
 def limits() -> dict:
@@ -152,29 +155,101 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
                       preset_params, axes, points)
 
 
+def figure_submission(name: str, trials: int | None = None, base_seed: int = 0) -> Submission:
+    """The experiment that reproduces a figure preset (its trials unless ``trials`` is given)."""
+    figure = kinds.get_figure(name)
+    if figure is None:
+        known = ", ".join(f.name for f in kinds.all_figures())
+        raise ScenarioError("figure", f"unknown figure {name!r}; known: {known}")
+    lab = lab_kind(figure.kind)
+    params = with_overrides(_preset_params(lab, figure.preset), figure.overrides)
+    sub = validate_submission(
+        kind=figure.kind, params=params, preset=figure.preset, policies=list(figure.policies),
+        trials=figure.trials if trials is None else trials, base_seed=base_seed,
+        name=f"{figure.title} ({figure.source})",
+        axes=[{"param": p, "values": list(v)} for p, v in figure.axes])
+    return dataclasses.replace(sub, figure=figure.name)
+
+
 def _clean_axes(lab: kinds.LabKind, axes) -> list[dict]:
-    """Each axis names a declared scalar parameter once and gives a non-empty value list."""
+    """Each axis names a declared scalar parameter once and gives a non-empty value list,
+    either as ``values`` or as a range ``start``, ``stop`` and ``step`` (see axis_values)."""
     if not isinstance(axes, list):
         raise ScenarioError("axes", "must be a list of {param, values}")
     declared = {d["name"]: d for d in describe(lab.environment.config_cls)}
     out, seen = [], set()
     for i, axis in enumerate(axes):
-        if not isinstance(axis, dict) or set(axis) != {"param", "values"}:
-            raise ScenarioError("axes", f"axis {i + 1}: expected {{param, values}}")
-        param, values = axis["param"], axis["values"]
+        where = f"axis {i + 1}"
+        if not isinstance(axis, dict) or "param" not in axis:
+            raise ScenarioError("axes", f"{where}: expected {{param, values}} or "
+                                        "{param, start, stop, step}")
+        param = axis["param"]
         info = declared.get(param)
         if info is None or info["type"] not in ("int", "float", "bool", "str"):
-            raise ScenarioError("axes", f"axis {i + 1}: {param!r} is not a scalar parameter of "
-                                        f"{lab.kind!r}")
+            known = ", ".join(n for n, d in declared.items()
+                              if d["type"] in ("int", "float", "bool", "str"))
+            raise ScenarioError("axes", f"{where}: {param!r} is not a scalar parameter of "
+                                        f"{lab.kind!r} (scalar parameters: {known})")
         if param in seen:
-            raise ScenarioError("axes", f"axis {i + 1}: {param!r} is swept twice")
-        if not isinstance(values, list) or not values:
-            raise ScenarioError("axes", f"axis {i + 1} ({param}): give at least one value")
+            raise ScenarioError("axes", f"{where}: {param!r} is swept twice")
+        values = axis_values(axis, where)
         if len({repr(v) for v in values}) != len(values):
-            raise ScenarioError("axes", f"axis {i + 1} ({param}): values repeat")
+            raise ScenarioError("axes", f"{where} ({param}): values repeat")
         seen.add(param)
-        out.append({"param": param, "values": list(values)})
+        out.append({"param": param, "values": values})
     return out
+
+
+MAX_AXIS_VALUES = 1000
+
+
+def axis_values(axis: dict, where: str = "axis") -> list:
+    """The values of one axis: ``values`` as given, or ``start`` to ``stop`` (inclusive) by
+    ``step`` (added) or by ``factor`` (multiplied, for ranges that span decades)."""
+    keys = set(axis) - {"param"}
+    if keys == {"values"}:
+        values = axis["values"]
+        if not isinstance(values, list) or not values:
+            raise ScenarioError("axes", f"{where} ({axis['param']}): give at least one value")
+        return list(values)
+    if keys not in ({"start", "stop", "step"}, {"start", "stop", "factor"}):
+        raise ScenarioError("axes", f"{where}: expected values, or start, stop and step (or "
+                                    "factor)")
+    start, stop = axis["start"], axis["stop"]
+    by = axis.get("step", axis.get("factor"))
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+               for v in (start, stop, by)):
+        raise ScenarioError("axes", f"{where}: start, stop and step must be numbers")
+    geometric = "factor" in axis
+    if (geometric and (by <= 1 or start <= 0)) or (not geometric and by <= 0) or stop < start:
+        raise ScenarioError("axes", f"{where}: need start <= stop and a positive step (a "
+                                    "factor > 1 from a positive start)")
+    values, v = [], start
+    while v <= stop * (1 + 1e-9) + 1e-12:
+        values.append(v)
+        if len(values) > MAX_AXIS_VALUES:
+            raise ScenarioError("axes", f"{where}: more than {MAX_AXIS_VALUES} values")
+        v = v * by if geometric else start + len(values) * by
+    integral = all(isinstance(x, int) and not isinstance(x, bool) for x in (start, stop, by))
+    return [int(round(x)) if integral else round(x, 12) for x in values]
+
+
+def parse_axis_text(param: str, text: str) -> dict:
+    """An axis from what a user types: ``8, 10, 12``, ``8:16:2`` (start:stop:step) or
+    ``1:1000:*10`` (start:stop:*factor)."""
+    text = (text or "").strip()
+    if not text:
+        raise ScenarioError("axes", f"{param}: give values, e.g. 8, 10, 12 or 8:16:2")
+    if ":" in text:
+        parts = [p.strip() for p in text.split(":")]
+        if len(parts) != 3:
+            raise ScenarioError("axes", f"{param}: a range is start:stop:step, e.g. 8:16:2")
+        geometric = parts[2].startswith("*")
+        nums = [parse_value(p.lstrip("*")) for p in parts]
+        return {"param": param, "start": nums[0], "stop": nums[1],
+                "factor" if geometric else "step": nums[2]}
+    return {"param": param, "values": [parse_value(v.strip()) for v in text.split(",")
+                                       if v.strip()]}
 
 
 def check_site_limits(lab: kinds.LabKind, params: dict) -> None:
@@ -228,7 +303,7 @@ def create_experiment(sub: Submission, owner=None, dispatch: bool = True) -> Exp
         scenario = _scenario_row(sub)
         experiment = Experiment.objects.create(
             name=sub.name, kind=sub.lab.kind, scenario=scenario, policies=sub.policies,
-            trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes,
+            trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
             owner=owner if owner is not None and owner.is_authenticated else None,
             code_version=code_version())
         Run.objects.bulk_create([

@@ -1,0 +1,148 @@
+"""Charts of sweeps and paired comparisons. Pure functions: summary rows in, Plotly dict out.
+
+``rows`` are the sweep table rows of ``simcore.sweep.table`` or an experiment's stored summary:
+``{"point": k, "setting": {param: value}, "policy": name, <metric>: {"mean", "low", "high",
+"n", ...}}``. Every point carries its index in ``customdata`` so a page can open the point a
+user clicks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from .charts import layout, rounded
+
+ColorOf = Callable[[str], str]
+
+
+def spans_decades(values: Sequence) -> bool:
+    """Positive numeric values whose range covers at least two decades (a log axis reads them)."""
+    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return len(nums) == len(values) and len(nums) > 2 and min(nums) > 0 and \
+        max(nums) / min(nums) >= 100
+
+
+def _ci(row: dict, key: str) -> tuple:
+    ci = row.get(key) or {}
+    return ci.get("mean"), ci.get("low"), ci.get("high"), ci.get("n", 0)
+
+
+def _band(x, low, high, colour: str, group: str) -> dict | None:
+    """The 95% CI as a filled polygon around a line (points without a CI are skipped)."""
+    pts = [(a, lo, hi) for a, lo, hi in zip(x, low, high, strict=True)
+           if lo is not None and hi is not None]
+    if len(pts) < 2:
+        return None
+    xs = [p[0] for p in pts] + [p[0] for p in reversed(pts)]
+    ys = [p[2] for p in pts] + [p[1] for p in reversed(pts)]
+    return {"type": "scatter", "mode": "lines", "x": xs, "y": rounded(ys), "fill": "toself",
+            "fillcolor": _alpha(colour, 0.15), "line": {"width": 0, "color": colour},
+            "hoverinfo": "skip", "showlegend": False, "legendgroup": group}
+
+
+def _alpha(colour: str, alpha: float) -> str:
+    if colour.startswith("#") and len(colour) == 7:
+        r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        return f"rgba({r},{g},{b},{alpha})"
+    return colour
+
+
+def sweep_lines(rows: list[dict], axes: list[dict], key: str, title: str, unit: str,
+                policies: Sequence[str], colour_of: ColorOf,
+                labels: dict[str, str] | None = None) -> dict:
+    """A metric against the first swept parameter: one line per policy (and per value of a
+    second parameter, dashed), the 95% CI as a band, a log x axis when the values span decades.
+    Hover gives mean, CI and n; ``customdata`` holds each point's index."""
+    labels = labels or {}
+    param = axes[0]["param"]
+    values = list(axes[0]["values"])
+    second = axes[1] if len(axes) > 1 else None
+    dashes = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+    data = []
+    for policy in policies:
+        mine = [r for r in rows if r["policy"] == policy]
+        for j, other in enumerate(second["values"] if second else [None]):
+            chosen = [r for r in mine if second is None
+                      or r["setting"].get(second["param"]) == other]
+            chosen.sort(key=lambda r: values.index(r["setting"].get(param))
+                        if r["setting"].get(param) in values else 0)
+            if not chosen:
+                continue
+            x = [r["setting"].get(param) for r in chosen]
+            mean, low, high, n = zip(*(_ci(r, key) for r in chosen), strict=True)
+            name = labels.get(policy, policy)
+            if second is not None:
+                name = f"{name}, {second['param']}={other}"
+            colour = colour_of(policy)
+            band = _band(x, low, high, colour, name)
+            if band:
+                data.append(band)
+            data.append({
+                "type": "scatter", "mode": "lines+markers", "name": name, "legendgroup": name,
+                "x": x, "y": rounded([m if m is not None else math.nan for m in mean]),
+                "line": {"color": colour, "width": 2, "dash": dashes[j % len(dashes)]},
+                "customdata": [[r["point"], lo, hi, k] for r, lo, hi, k
+                               in zip(chosen, low, high, n, strict=True)],
+                "hovertemplate": (f"{name}<br>{param} = %{{x}}<br>mean %{{y:.4g}}"
+                                  "<br>95% CI [%{customdata[1]:.4g}, %{customdata[2]:.4g}]"
+                                  "<br>n = %{customdata[3]}<extra></extra>"),
+            })
+    lay = layout(title, param, f"{title} ({unit})" if unit else title)
+    if spans_decades(values):
+        lay["xaxis"]["type"] = "log"
+    return {"data": data, "layout": lay}
+
+
+def paired_bars(rows: list[dict], key: str, baseline: str, title: str, unit: str,
+                policies: Sequence[str], colour_of: ColorOf,
+                labels: dict[str, str] | None = None) -> dict:
+    """Each policy's mean per-trial difference to the baseline (same seed) with its 95% CI."""
+    labels = labels or {}
+    diff = f"{key}:diff"
+    shown = [r for p in policies if p != baseline for r in rows if r["policy"] == p]
+    names = [labels.get(r["policy"], r["policy"]) for r in shown]
+    mean, low, high, n = zip(*(_ci(r, diff) for r in shown), strict=True) if shown else \
+        ((), (), (), ())
+    trace = {
+        "type": "bar", "x": names, "y": rounded([m if m is not None else math.nan
+                                                 for m in mean]),
+        "marker": {"color": [colour_of(r["policy"]) for r in shown]},
+        "error_y": {"type": "data", "symmetric": False, "visible": True,
+                    "array": rounded([(h - m) if None not in (h, m) else 0.0
+                                      for h, m in zip(high, mean, strict=True)]),
+                    "arrayminus": rounded([(m - lo) if None not in (lo, m) else 0.0
+                                           for lo, m in zip(low, mean, strict=True)])},
+        "customdata": [[lo, hi, k] for lo, hi, k in zip(low, high, n, strict=True)],
+        "hovertemplate": ("%{x}<br>difference %{y:.4g}<br>95% CI [%{customdata[0]:.4g}, "
+                          "%{customdata[1]:.4g}]<br>n = %{customdata[2]} paired trials"
+                          "<extra></extra>"),
+    }
+    what = f"{title} minus {labels.get(baseline, baseline)}"
+    return {"data": [trace],
+            "layout": layout(f"{title}: difference to {labels.get(baseline, baseline)}", "",
+                             f"{what} ({unit})" if unit else what, showlegend=False)}
+
+
+def point_bars(rows: list[dict], key: str, title: str, unit: str, policies: Sequence[str],
+               colour_of: ColorOf, labels: dict[str, str] | None = None) -> dict:
+    """A metric per policy at one point (an experiment without axes): mean with its 95% CI."""
+    labels = labels or {}
+    shown = [r for p in policies for r in rows if r["policy"] == p]
+    mean, low, high, n = zip(*(_ci(r, key) for r in shown), strict=True) if shown else \
+        ((), (), (), ())
+    trace = {
+        "type": "bar", "x": [labels.get(r["policy"], r["policy"]) for r in shown],
+        "y": rounded([m if m is not None else math.nan for m in mean]),
+        "marker": {"color": [colour_of(r["policy"]) for r in shown]},
+        "error_y": {"type": "data", "symmetric": False, "visible": True,
+                    "array": rounded([(h - m) if None not in (h, m) else 0.0
+                                      for h, m in zip(high, mean, strict=True)]),
+                    "arrayminus": rounded([(m - lo) if None not in (lo, m) else 0.0
+                                           for lo, m in zip(low, mean, strict=True)])},
+        "customdata": [[lo, hi, k] for lo, hi, k in zip(low, high, n, strict=True)],
+        "hovertemplate": ("%{x}<br>mean %{y:.4g}<br>95% CI [%{customdata[0]:.4g}, "
+                          "%{customdata[1]:.4g}]<br>n = %{customdata[2]}<extra></extra>"),
+    }
+    return {"data": [trace], "layout": layout(title, "", f"{title} ({unit})" if unit else title,
+                                              showlegend=False)}

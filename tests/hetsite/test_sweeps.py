@@ -1,0 +1,164 @@
+"""Sweep experiments: validation naming the field, the fan-out of runs, per-point summaries
+and paired differences, figure presets run headless."""
+
+import gzip
+import json
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from hetsite import kinds, reproduce
+from hetsite.models import Experiment, Run, Status
+from hetsite.services import submission
+from simcore.errors import ScenarioError
+
+# Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
+pytestmark = pytest.mark.django_db(transaction=True)
+
+UAV = {"kind": "uav", "preset": "small-baseline", "policies": ["random", "max-vpe"]}
+SHORT = {"horizon_h": 3.0}
+
+
+def post(api, **extra):
+    body = {**UAV, "params": SHORT, "trials": 2, **extra}
+    return api.post("/api/experiments/", body, format="json")
+
+
+@pytest.mark.parametrize("axes, words", [
+    ([{"param": "no_such_param", "values": [1, 2]}], "not a scalar parameter"),
+    ([{"param": "uavs_mean", "values": []}], "at least one value"),
+    ([{"param": "uavs_mean"}], "expected values"),
+    ([{"param": "uavs_mean", "values": [4, 4]}], "values repeat"),
+    ([{"param": "uavs_mean", "values": [4]}, {"param": "uavs_mean", "values": [5]}],
+     "swept twice"),
+    ([{"param": "uavs_mean", "values": [4, -1]}], "uavs_mean"),
+    ([{"param": "uavs_mean", "start": 5, "stop": 1, "step": 1}], "start <= stop"),
+    ([{"param": "uavs_mean", "start": 1, "stop": 5000, "step": 1}], "more than"),
+    ("not a list", "list"),
+])
+def test_bad_axes_are_400_naming_axes(axes, words):
+    response = post(APIClient(), axes=axes)
+    assert response.status_code == 400, response.content
+    assert any(words in message for message in response.json()["axes"]), response.json()
+    assert Experiment.objects.count() == 0
+
+
+def test_too_many_points_or_runs_are_refused(settings):
+    settings.HETSITE_MAX_POINTS = 6
+    axes = [{"param": "uavs_mean", "values": [3, 4, 5]},
+            {"param": "targets_mean", "values": [6, 7, 8]}]
+    response = post(APIClient(), axes=axes)
+    assert response.status_code == 400 and "9 sweep points" in response.json()["axes"][0]
+    settings.HETSITE_MAX_POINTS = 100
+    settings.HETSITE_MAX_RUNS = 30
+    response = post(APIClient(), axes=axes)  # 9 points x 2 policies x 2 trials = 36 runs
+    assert response.status_code == 400 and "36" in response.json()["axes"][0]
+
+
+def test_a_sweep_fans_out_one_run_per_point_policy_and_trial_with_its_overrides():
+    axes = [{"param": "uavs_mean", "start": 3, "stop": 5, "step": 1},
+            {"param": "priority_cv", "values": [0.2, 1.0]}]
+    response = post(APIClient(), axes=axes)
+    assert response.status_code == 202, response.content
+    body = response.json()
+    assert body["axes"] == [{"param": "uavs_mean", "values": [3, 4, 5]},
+                            {"param": "priority_cv", "values": [0.2, 1.0]}]
+    experiment = Experiment.objects.get(public_id=body["id"])
+    runs = list(experiment.runs.all())
+    assert len(runs) == 3 * 2 * 2 * 2
+    points = {r.point: r.overrides for r in runs}
+    assert sorted(points) == list(range(6))
+    assert {(o["uavs_mean"], o["priority_cv"]) for o in points.values()} == {
+        (u, c) for u in (3, 4, 5) for c in (0.2, 1.0)}
+    assert all(r.status == Status.DONE for r in runs)
+    # Each run really ran with its point's parameters.
+    one = experiment.runs.filter(point=5, policy="random", trial=0).get()
+    stored = json.loads(gzip.decompress(bytes(one.result_gz)))
+    assert stored["meta"]["scenario"]["params"]["uavs_mean"] == one.overrides["uavs_mean"]
+    assert stored["meta"]["scenario"]["params"]["horizon_h"] == 3.0
+    # One summary row per (point, policy), each over its 2 trials; the API lists them as points.
+    detail = APIClient().get(f"/api/experiments/{body['id']}/").json()
+    assert len(detail["points"]) == 6 * 2 and detail["summary"] == {}
+    assert all(row["runs"] == 2 and row["value"]["n"] == 2 for row in detail["points"])
+    experiment.refresh_from_db()
+    assert experiment.summary_by_policy(point=3).keys() == {"random", "max-vpe"}
+
+
+def test_same_seed_pairs_policies_at_each_point():
+    sub = submission.validate_submission(**UAV, params=SHORT, trials=3,
+                                         axes=[{"param": "uavs_mean", "values": [3, 6]}])
+    experiment = submission.create_experiment(sub)
+    runs = reproduce.experiment_runs(experiment)
+    from simcore.sweep import table
+
+    rows = table(runs, ["value"], baseline="random")
+    for row in rows:
+        seeds = sorted(r.seed for r in runs if r.point == row["point"]
+                       and r.policy == row["policy"])
+        assert seeds == [0, 1, 2]
+        diffs = [next(x.summary["value"] for x in runs if x.point == row["point"]
+                      and x.policy == row["policy"] and x.seed == s)
+                 - next(x.summary["value"] for x in runs if x.point == row["point"]
+                        and x.policy == "random" and x.seed == s) for s in seeds]
+        assert row["value:diff"]["mean"] == pytest.approx(sum(diffs) / 3)
+
+
+def test_axes_from_text():
+    assert submission.parse_axis_text("x", "8, 10,12") == {"param": "x", "values": [8, 10, 12]}
+    assert submission.parse_axis_text("x", "8:16:4") == {"param": "x", "start": 8, "stop": 16,
+                                                         "step": 4}
+    axis = submission.parse_axis_text("x", "1:1000:*10")
+    assert submission.axis_values(axis) == [1, 10, 100, 1000]
+    assert submission.axis_values({"param": "x", "start": 0.1, "stop": 0.5, "step": 0.1}) == [
+        0.1, 0.2, 0.3, 0.4, 0.5]
+    with pytest.raises(ScenarioError):
+        submission.parse_axis_text("x", "1:2")
+
+
+def test_rerun_keeps_the_axes():
+    sub = submission.validate_submission(**UAV, params=SHORT, trials=1,
+                                         axes=[{"param": "uavs_mean", "values": [3, 6]}])
+    again = submission.rerun_experiment(submission.create_experiment(sub))
+    assert again.axes == [{"param": "uavs_mean", "values": [3, 6]}]
+    assert again.runs.count() == 4
+
+
+def test_a_figure_preset_becomes_an_experiment_with_its_axes_and_claim():
+    figure = kinds.get_figure("ch3-quick")
+    sub = submission.figure_submission("ch3-quick", trials=1)
+    assert sub.figure == "ch3-quick" and sub.policies == list(figure.policies)
+    assert sub.trials == 1 and sub.params["workload"]["tasks_per_day"] > 0
+    with pytest.raises(ScenarioError) as err:
+        submission.figure_submission("no-such-figure")
+    assert err.value.field == "figure"
+
+
+def test_reproduce_command_runs_a_tiny_figure_end_to_end(tmp_path, capsys):
+    call_command("reproduce", "ch3-quick", "--trials", "2", "--in-process", "--jobs", "1",
+                 "--out", str(tmp_path))
+    out = capsys.readouterr().out
+    assert "published (" in out and "ranking max-upe-ph > easy:" in out
+    lines = (tmp_path / "ch3-quick.csv").read_text().strip().splitlines()
+    assert lines[0].startswith("point,policy,n,pct_max_utility_mean")
+    assert len(lines) == 1 + 2 and all(",2," in line for line in lines[1:])
+    table = json.loads((tmp_path / "ch3-quick.json").read_text())
+    assert {r["policy"] for r in table["rows"]} == {"easy", "max-upe-ph"}
+    assert "plotly" in (tmp_path / "ch3-quick.html").read_text()[:200000].lower()
+    assert Run.objects.count() == 0  # in-process: nothing stored
+
+
+def test_reproduce_check_fails_when_a_recorded_ranking_flips(tmp_path, monkeypatch):
+    from hetsite.management.commands import reproduce as command
+
+    status = tmp_path / "status.json"
+    status.write_text(json.dumps({"ch3-quick": {"easy>max-upe-ph": True}}))
+    monkeypatch.setattr(command, "STATUS", status)
+    figure = kinds.get_figure("ch3-quick")
+    flipped = type(figure)(**{**figure.__dict__, "ranking": (("easy", "max-upe-ph"),)})
+    monkeypatch.setattr(kinds, "all_figures", lambda: [flipped])
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="easy > max-upe-ph"):
+        call_command("reproduce", "--check", "--trials", "2", "--in-process", "--jobs", "1",
+                     "--out", str(tmp_path))
