@@ -47,3 +47,26 @@ def result_json(run, attachment: bool) -> HttpResponse:
     kind = "attachment" if attachment else "inline"
     response["Content-Disposition"] = f'{kind}; filename="run-{run.public_id}.json"'
     return response
+
+
+def points_csv(experiment) -> HttpResponse:
+    """One row per (sweep point, policy): the point's setting, finished runs, and the mean and
+    95% CI bounds of every headline metric (units in the header)."""
+    from . import kinds
+
+    lab = kinds.get_kind(experiment.kind)
+    metrics = lab.metrics if lab else []
+    params = [a["param"] for a in experiment.axes]
+    response, writer = _csv_response(f"points-{experiment.public_id}.csv")
+    unit = {m.key: f" ({m.unit})" if m.unit else "" for m in metrics}
+    writer.writerow(["point", *params, "policy", "runs",
+                     *[f"{m.key} {part}{unit[m.key]}" for m in metrics
+                       for part in ("mean", "ci_low", "ci_high")]])
+    for row in experiment.summary:
+        cells = []
+        for m in metrics:
+            ci = row.get(m.key) or {}
+            cells += ["" if ci.get(k) is None else ci[k] for k in ("mean", "low", "high")]
+        writer.writerow([row["point"], *[row["setting"].get(p, "") for p in params],
+                         row["policy"], row["runs"], *cells])
+    return response

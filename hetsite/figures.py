@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from simcore import charts
 from simcore.charts import facet
 from simcore.result import Result
+from simcore.sweep import table
+from simcore.sweep_charts import paired_bars, sweep_lines
 
 from . import kinds, selectors
 from .models import Experiment, Run, Status
@@ -67,3 +70,52 @@ def compare_runs_figures(runs: list[Run]) -> list[dict]:
         label = f"{run.policy} · {run.experiment.name[:30]} #{run.trial}"
         groups[label] = [selectors.run_data(run, label)]
     return figures_for(runs[0].experiment.kind, groups, side_by_side=True)
+
+
+# --- sweeps and paired comparisons ----------------------------------------------------------------
+
+def _colour_order(experiment: Experiment):
+    order = list(experiment.policies)
+    return lambda policy: charts.color(order.index(policy) if policy in order else len(order))
+
+
+def _labels(kind: str) -> dict[str, str]:
+    lab = kinds.get_kind(kind)
+    return {p.name: p.label for p in lab.engine.ENGINE.list_policies(kind)} if lab else {}
+
+
+def sweep_figures(experiment: Experiment) -> list[dict]:
+    """A sweep's headline metrics against its (first) swept parameter, one line per policy with
+    its 95% CI band; every point carries its index for the page to open."""
+    lab = kinds.get_kind(experiment.kind)
+    if lab is None or not experiment.axes:
+        return []
+    colour_of, labels = _colour_order(experiment), _labels(experiment.kind)
+    return [{"id": f"sweep-{m.key}", "title": m.label,
+             "figure": sweep_lines(experiment.summary, experiment.axes, m.key, m.label, m.unit,
+                                   experiment.policies, colour_of, labels)}
+            for m in lab.metrics]
+
+
+def paired_figures(experiment: Experiment, baseline: str) -> list[dict]:
+    """Every headline metric as each policy's per-trial difference to ``baseline`` (same seed,
+    common random numbers): bars with 95% CIs, or lines against the swept parameter."""
+    lab = kinds.get_kind(experiment.kind)
+    if lab is None or baseline not in experiment.policies:
+        raise UnknownChart(f"paired:{baseline}")
+    runs = selectors.sweep_runs(experiment)
+    rows = table(runs, [m.key for m in lab.metrics], baseline=baseline)
+    colour_of, labels = _colour_order(experiment), _labels(experiment.kind)
+    others = [p for p in experiment.policies if p != baseline]
+    versus = labels.get(baseline, baseline)
+    out = []
+    for m in lab.metrics:
+        if experiment.axes:
+            fig = sweep_lines(rows, experiment.axes, f"{m.key}:diff",
+                              f"{m.label}: difference to {versus}", m.unit, others, colour_of,
+                              labels)
+        else:
+            fig = paired_bars(rows, m.key, baseline, m.label, m.unit, experiment.policies,
+                              colour_of, labels)
+        out.append({"id": f"paired-{m.key}", "title": f"{m.label} vs {versus}", "figure": fig})
+    return out

@@ -20,8 +20,8 @@ from simcore.registry import Figure
 from simcore.sweep import SweepRun, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
 
-from . import kinds
-from .models import FINAL_STATUSES, Experiment, Status
+from . import kinds, selectors
+from .models import FINAL_STATUSES, Experiment
 from .services import submission
 
 
@@ -65,14 +65,7 @@ def run_on_workers(figure: Figure, trials: int | None = None, progress=None,
         if experiment.status in FINAL_STATUSES:
             break
         time.sleep(poll)
-    return experiment, experiment_runs(experiment)
-
-
-def experiment_runs(experiment: Experiment) -> list[SweepRun]:
-    """The finished runs of an experiment as sweep runs (for tables and paired differences)."""
-    return [SweepRun(r.point, r.overrides, r.policy, r.seed, r.summary)
-            for r in experiment.runs.filter(status=Status.DONE).only(
-                "point", "overrides", "policy", "seed", "summary").order_by("point", "id")]
+    return experiment, selectors.sweep_runs(experiment)
 
 
 def rows_of(figure: Figure, runs: list[SweepRun]) -> list[dict]:

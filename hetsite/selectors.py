@@ -74,3 +74,13 @@ def run_data(run: Run, label: str = "") -> kinds.RunData:
 def result_json(run: Run) -> bytes:
     """The full stored result of a run (JSON bytes)."""
     return gzip.decompress(bytes(run.result_gz)) if run.result_gz else b""
+
+
+def sweep_runs(experiment: Experiment) -> list:
+    """The finished runs of an experiment as ``simcore.sweep.SweepRun`` (point, setting, policy,
+    seed, summary): the input of per-point tables and paired differences."""
+    from simcore.sweep import SweepRun
+
+    return [SweepRun(r.point, r.overrides, r.policy, r.seed, r.summary)
+            for r in experiment.runs.filter(status=Status.DONE).only(
+                "point", "overrides", "policy", "seed", "summary").order_by("point", "id")]

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from hetsite import kinds, reproduce
+from hetsite import figures, kinds, selectors
 from hetsite.models import Experiment, Run, Status
 from hetsite.services import submission
 from simcore.errors import ScenarioError
@@ -89,7 +89,7 @@ def test_same_seed_pairs_policies_at_each_point():
     sub = submission.validate_submission(**UAV, params=SHORT, trials=3,
                                          axes=[{"param": "uavs_mean", "values": [3, 6]}])
     experiment = submission.create_experiment(sub)
-    runs = reproduce.experiment_runs(experiment)
+    runs = selectors.sweep_runs(experiment)
     from simcore.sweep import table
 
     rows = table(runs, ["value"], baseline="random")
@@ -162,3 +162,30 @@ def test_reproduce_check_fails_when_a_recorded_ranking_flips(tmp_path, monkeypat
     with pytest.raises(CommandError, match="easy > max-upe-ph"):
         call_command("reproduce", "--check", "--trials", "2", "--in-process", "--jobs", "1",
                      "--out", str(tmp_path))
+
+
+def test_sweep_and_paired_figures_and_the_points_export():
+    sub = submission.validate_submission(**UAV, params=SHORT, trials=2,
+                                         axes=[{"param": "uavs_mean", "values": [3, 6]}])
+    experiment = submission.create_experiment(sub)
+    experiment.refresh_from_db()
+    sweep = {f["id"]: f["figure"] for f in figures.sweep_figures(experiment)}
+    lines = [t for t in sweep["sweep-value"]["data"] if t.get("mode") == "lines+markers"]
+    assert len(lines) == 2 and all(t["x"] == [3, 6] for t in lines)
+    means = {r["policy"]: r["value"]["mean"] for r in experiment.summary if r["point"] == 1}
+    assert lines[1]["y"][1] == pytest.approx(means["max-vpe"], rel=1e-4)
+    paired = {f["id"]: f["figure"] for f in figures.paired_figures(experiment, "random")}
+    (line,) = [t for t in paired["paired-value"]["data"] if t.get("mode") == "lines+markers"]
+    runs = selectors.sweep_runs(experiment)
+    diffs = [x.summary["value"] - y.summary["value"] for x in runs for y in runs
+             if x.point == y.point == 1 and x.seed == y.seed and x.policy == "max-vpe"
+             and y.policy == "random"]
+    assert line["y"][1] == pytest.approx(sum(diffs) / len(diffs), rel=1e-4, abs=1e-9)
+    with pytest.raises(figures.UnknownChart):
+        figures.paired_figures(experiment, "meta")
+    from hetsite import exports
+
+    text = exports.points_csv(experiment).content.decode()
+    header, *rows = text.strip().splitlines()
+    assert header.startswith("point,uavs_mean,policy,runs,value mean")
+    assert len(rows) == 4 and rows[0].startswith("0,3,random,2,")
