@@ -67,7 +67,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Experiment
         fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "base_seed",
-                  "axes", "code_version", "created", "finished", "scenario", "summary",
+                  "axes", "figure", "code_version", "created", "finished", "scenario", "summary",
                   "points", "runs", "share_url"]
         read_only_fields = fields
 
@@ -121,6 +121,20 @@ class ExperimentCreateSerializer(serializers.Serializer):
                 policies=data["policies"], trials=data["trials"],
                 base_seed=data.get("base_seed", 0), name=data.get("name", ""),
                 axes=data.get("axes"))
+        except ScenarioError as err:
+            raise scenario_error(err) from None
+
+
+class FigureRunSerializer(serializers.Serializer):
+    trials = serializers.IntegerField(min_value=1, required=False,
+                                      help_text="trials per point and policy (default: the "
+                                                "figure's)")
+    base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, default=0)
+
+    def validate(self, data):
+        try:
+            return submission.figure_submission(self.context["figure"], data.get("trials"),
+                                                data.get("base_seed", 0))
         except ScenarioError as err:
             raise scenario_error(err) from None
 

@@ -104,14 +104,48 @@ class ExperimentListCreate(APIView):
     def post(self, request):
         ser = S.ExperimentCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        try:
-            experiment = submission.create_experiment(ser.validated_data, owner=request.user)
-        except submission.BrokerUnavailable as exc:
-            return Response({"detail": str(exc), "failing": ["broker"]},
-                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
-        body = S.ExperimentSerializer(experiment, context={"request": request}).data
-        return Response(body, status=status.HTTP_202_ACCEPTED,
-                        headers={"Location": f"/api/experiments/{experiment.public_id}/"})
+        return _created(request, ser.validated_data)
+
+
+class FigureList(APIView):
+    """The figure presets: published comparisons of the seeds made runnable (claim, source,
+    scale, axes, policies, trials, expected ranking)."""
+
+    @extend_schema(parameters=[OpenApiParameter("kind", str, required=False)],
+                   responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        kind = request.query_params.get("kind")
+        return Response([f.public() for f in kinds.all_figures() if kind in (None, f.kind)])
+
+
+class FigureRun(APIView):
+    """Start the experiment that reproduces a figure preset (optionally with other trials)."""
+
+    def get_throttles(self):
+        return [SubmitThrottle()]
+
+    @extend_schema(request=S.FigureRunSerializer,
+                   responses={202: S.ExperimentSerializer,
+                              400: OpenApiResponse(description="invalid field (named)"),
+                              404: OpenApiResponse(description="unknown figure"),
+                              503: OpenApiResponse(description="broker unavailable")})
+    def post(self, request, name):
+        if kinds.get_figure(name) is None:
+            raise NotFound(f"no figure preset {name!r}")
+        ser = S.FigureRunSerializer(data=request.data, context={"figure": name})
+        ser.is_valid(raise_exception=True)
+        return _created(request, ser.validated_data)
+
+
+def _created(request, sub) -> Response:
+    try:
+        experiment = submission.create_experiment(sub, owner=request.user)
+    except submission.BrokerUnavailable as exc:
+        return Response({"detail": str(exc), "failing": ["broker"]},
+                        status=status.HTTP_503_SERVICE_UNAVAILABLE)
+    body = S.ExperimentSerializer(experiment, context={"request": request}).data
+    return Response(body, status=status.HTTP_202_ACCEPTED,
+                    headers={"Location": f"/api/experiments/{experiment.public_id}/"})
 
 
 class ExperimentDetail(APIView):

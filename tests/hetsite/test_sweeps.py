@@ -189,3 +189,17 @@ def test_sweep_and_paired_figures_and_the_points_export():
     header, *rows = text.strip().splitlines()
     assert header.startswith("point,uavs_mean,policy,runs,value mean")
     assert len(rows) == 4 and rows[0].startswith("0,3,random,2,")
+
+
+def test_figure_presets_through_the_api():
+    api = APIClient()
+    listed = {f["name"]: f for f in api.get("/api/figures/").json()}
+    assert "ch3-quick" in listed and listed["ch3-quick"]["claim"]
+    assert all(f["kind"] == "uav" for f in api.get("/api/figures/?kind=uav").json())
+    assert api.post("/api/figures/nope/run/", {}, format="json").status_code == 404
+    assert api.post("/api/figures/ch3-quick/run/", {"trials": 0},
+                    format="json").status_code == 400
+    response = api.post("/api/figures/ch3-quick/run/", {"trials": 1}, format="json")
+    assert response.status_code == 202, response.content
+    body = response.json()
+    assert body["figure"] == "ch3-quick" and len(body["runs"]) == 2
