@@ -177,8 +177,8 @@ def postgres_missing() -> str | None:
 class PostgresCluster:
     """A running throwaway server: trust authentication on 127.0.0.1, no durability."""
 
-    def __init__(self, port: int, folder: Path, proc: subprocess.Popen):
-        self.port, self.folder, self.proc = port, folder, proc
+    def __init__(self, port: int, folder: Path, proc: subprocess.Popen, bindir: Path):
+        self.port, self.folder, self.proc, self.bindir = port, folder, proc, bindir
 
     def settings(self, name: str) -> dict:
         """A Django DATABASES entry for one database of this server."""
@@ -214,7 +214,7 @@ def _start_postgres(folder: Path, prefix: list[str], bindir: Path) -> PostgresCl
              "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
              "-c", "max_connections=200"],
             cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    cluster = PostgresCluster(port, folder, proc)
+    cluster = PostgresCluster(port, folder, proc, bindir)
     deadline = time.monotonic() + 30
     while True:
         try:
