@@ -61,8 +61,8 @@ def test_finishing_workers_and_a_reaper_leave_every_experiment_as_its_runs_say(
         database, small, settings, monkeypatch):
     """Every run ends (here: fails) in its own thread while a reaper requeues the same runs as
     stale: each run is won by exactly one side, and the experiment row, refreshed by all of
-    them concurrently, equals a fresh recomputation from the final runs (a refresh from a stale
-    read, the race the crash test once found, would leave it behind)."""
+    them concurrently, equals a fresh recomputation from the final runs. (Whether a stale
+    refresh happens to land last here is up to the scheduler; the next test forces it.)"""
     settings.HETSITE_STALE_RUN_SECONDS = 0  # every running run looks lost to the reaper
     requeued = []
     # The reaper's dispatch goes to the broker, which this test does not need.
@@ -86,3 +86,70 @@ def test_finishing_workers_and_a_reaper_leave_every_experiment_as_its_runs_say(
         fresh = execution.refresh_experiment(experiment.pk)
         assert (stored.status, stored.progress, stored.finished is None, stored.summary) == (
             fresh.status, fresh.progress, fresh.finished is None, fresh.summary)
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+def test_a_refresh_never_writes_what_it_read_before_a_concurrent_finish(database, small):
+    """The interleaving that once put a finished experiment back to "running", forced step by
+    step: worker A's refresh has read the runs when worker B finishes the other run. B's
+    refresh must wait for A's lock on the experiment row and then write the final state; if it
+    could go first, A would write its earlier reading over it. (SQLite cannot interleave here:
+    A's transaction holds the database's write lock, so B's run update itself waits.)"""
+    import psycopg2
+
+    experiment = new_experiment(small, trials=1)
+    run_a, run_b = (execution.claim_run(r.pk) for r in experiment.runs.all())
+    db = connections["default"].settings_dict
+    observer = psycopg2.connect(host=db["HOST"], port=db["PORT"], user=db["USER"],
+                                dbname=db["NAME"])
+    observer.autocommit = True
+    a_has_read, b_ready, b_done = threading.Event(), threading.Event(), threading.Event()
+    b_pid, b_errors = [], []
+
+    def worker_b():
+        try:
+            with connections["default"].cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                b_pid.append(cursor.fetchone()[0])
+            b_ready.set()
+            a_has_read.wait(30)
+            execution.end_run(run_b, Status.FAILED, "engine error: b")
+        except Exception as exc:  # reported by the main thread
+            b_errors.append(exc)
+        finally:
+            b_done.set()
+            connections.close_all()
+
+    def b_waits_for_a_lock() -> bool:
+        with observer.cursor() as cursor:
+            cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                           b_pid)
+            row = cursor.fetchone()
+        return bool(row) and row[0] == "Lock"
+
+    def pause_after_reading_runs(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if (sql.startswith("SELECT") and 'FROM "hetsite_run"' in sql
+                and connections["default"].in_atomic_block and not a_has_read.is_set()):
+            a_has_read.set()  # B may go now; A goes on once B is done or waits for A
+            for _ in range(600):
+                if b_done.wait(0.05) or b_waits_for_a_lock():
+                    break
+            else:
+                raise AssertionError("worker B neither finished nor waited for a lock")
+        return result
+
+    b = threading.Thread(target=worker_b)
+    b.start()
+    assert b_ready.wait(30), b_errors
+    try:
+        with connections["default"].execute_wrapper(pause_after_reading_runs):
+            execution.end_run(run_a, Status.FAILED, "engine error: a")
+    finally:
+        b.join(60)
+        observer.close()
+    assert a_has_read.is_set() and not b_errors, b_errors
+    stored = Experiment.objects.get(pk=experiment.pk)
+    assert {r.status for r in stored.runs.all()} == {Status.FAILED}
+    assert (stored.status, stored.progress) == (Status.FAILED, 100.0)
+    assert stored.finished is not None
