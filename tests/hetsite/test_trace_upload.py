@@ -160,3 +160,17 @@ def test_path_like_trace_names_are_rejected(uploads):
     response = post(Client(), trace="../../etc/passwd")
     assert response.status_code == 400
     assert Experiment.objects.count() == 0
+
+
+def test_an_unknown_trace_store_is_refused_at_startup():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, HETSITE_TRACE_STORE="s3", DJANGO_SETTINGS_MODULE="hetsite.settings")
+    out = subprocess.run([sys.executable, "-c", "import django; django.setup()"],
+                         cwd=Path(__file__).resolve().parents[2], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "HETSITE_TRACE_STORE must be 'database' or 'folder', not 's3'" in out.stderr
