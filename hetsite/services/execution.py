@@ -133,7 +133,8 @@ def _dispatch_one(run_id: int) -> bool:
     except Exception as exc:
         log.warning("could not dispatch run %s: %s", run_id, exc)
         return False
-    Run.objects.filter(pk=run_id, status=Status.QUEUED, celery_id="").update(celery_id=task.id)
+    # Not only while queued: a worker may have claimed the run already.
+    Run.objects.filter(pk=run_id, celery_id="").update(celery_id=task.id)
     return True
 
 

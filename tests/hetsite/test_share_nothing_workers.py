@@ -94,6 +94,7 @@ def test_two_share_nothing_workers_split_an_experiment_and_match_one_worker(
 
     def ran_on(run):
         """The worker whose log names the run's task (each worker logs the tasks it ran)."""
+        assert run.celery_id
         found = [name for name, w in workers.items() if run.celery_id in w["log"].read_text()]
         assert len(found) == 1, (run, found)
         return found[0]
