@@ -12,7 +12,8 @@ ARG CODE_VERSION=unknown
 ENV HETSITE_CODE_VERSION=$CODE_VERSION
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 
-RUN useradd --create-home hetsite && mkdir -p /app/.run && chown -R hetsite /app/.run
+# The media volume is mounted below .run: created here, a new volume takes this owner.
+RUN useradd --create-home hetsite && mkdir -p /app/.run/media && chown -R hetsite /app/.run
 USER hetsite
 
 EXPOSE 8000

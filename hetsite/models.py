@@ -123,3 +123,24 @@ class Run(models.Model):
 
     def __str__(self):
         return f"{self.policy} #{self.trial} (seed {self.seed})"
+
+
+class TraceUpload(models.Model):
+    """An uploaded SWF trace, kept in the database so that every worker can read it.
+
+    Scenarios name it ``upload:<sha256>``; ``hetsite.uploads`` stores and materializes it.
+    """
+
+    sha256 = models.CharField(max_length=64, primary_key=True,
+                              help_text="SHA-256 of the file as uploaded")
+    data = models.BinaryField(editable=False,
+                              help_text="the file, gzip-compressed (as uploaded when it was)")
+    size = models.PositiveBigIntegerField(help_text="bytes as uploaded")
+    jobs = models.PositiveIntegerField(help_text="job lines")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return f"upload:{self.sha256}"

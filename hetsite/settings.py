@@ -8,6 +8,7 @@ import secrets
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"  # git-ignored: local broker data, generated secret key, uploads
@@ -209,8 +210,18 @@ HETSITE_HEARTBEAT_SECONDS = env.float("HETSITE_HEARTBEAT_SECONDS", default=10.0)
 HETSITE_STALE_RUN_SECONDS = env.float("HETSITE_STALE_RUN_SECONDS", default=60.0)
 HETSITE_REAP_SECONDS = env.float("HETSITE_REAP_SECONDS", default=15.0)
 HETSITE_MAX_ATTEMPTS = env.int("HETSITE_MAX_ATTEMPTS", default=3)
+# Uploaded traces (hetsite/uploads.py): "database" keeps them in the database, where every
+# worker reads them and writes each once into its local cache folder; "folder" keeps files in
+# HETSITE_TRACE_UPLOAD_DIR, which web and workers must then share. Files found in that folder
+# are imported into the database by migration 0003.
+HETSITE_TRACE_STORE = env.str("HETSITE_TRACE_STORE", default="database")
+if HETSITE_TRACE_STORE not in ("database", "folder"):
+    raise ImproperlyConfigured(f"HETSITE_TRACE_STORE must be 'database' or 'folder', "
+                               f"not {HETSITE_TRACE_STORE!r}")
 HETSITE_TRACE_UPLOAD_DIR = Path(env.str("HETSITE_TRACE_UPLOAD_DIR",
                                          default=str(MEDIA_ROOT / "traces")))
+HETSITE_TRACE_CACHE_DIR = Path(env.str("HETSITE_TRACE_CACHE_DIR",
+                                        default=str(RUN_DIR / "trace-cache")))
 HETSITE_MAX_TRACE_BYTES = env.int("HETSITE_MAX_TRACE_BYTES", default=50 * 1024 * 1024)
 HETSITE_MAX_TRACE_DECODED_BYTES = env.int("HETSITE_MAX_TRACE_DECODED_BYTES",
                                           default=500 * 1024 * 1024)

@@ -7,8 +7,16 @@ from celery import shared_task
 
 @shared_task(name="hetsite.ping")
 def ping(payload=None):
-    """Round-trip check used by tests and operators: echoes the payload and names the worker."""
-    return {"pong": payload, "worker": socket.gethostname()}
+    """Round-trip check used by tests and operators: echoes the payload, names the worker and
+    says whether it reaches its database (``{"ok": bool, "detail": vendor or error}``)."""
+    from django.db import connections
+
+    from .health import check_database
+
+    ok, detail = check_database()
+    connections.close_all()
+    return {"pong": payload, "worker": socket.gethostname(),
+            "database": {"ok": ok, "detail": detail}}
 
 
 @shared_task(name="hetsite.run_simulation", ignore_result=True)

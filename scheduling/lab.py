@@ -152,17 +152,21 @@ register(LabKind(
     deterministic=True,
     limits=[
         Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
-        Limit("trace_jobs", "job_limit",
-              lambda p: p["job_limit"] or _trace_jobs(p["trace"]), "the trace length (jobs)"),
+        Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),
+              "the trace length (jobs)"),
     ],
 ))
 
 
-def _trace_jobs(trace: str) -> int:
-    """Job lines of a library trace (uploads were counted against the limit when stored)."""
+def _trace_jobs(trace: str, job_limit: int) -> int:
+    """Jobs the scenario replays: its job limit, else the trace's job lines (an upload's were
+    counted when it was stored; naming an upload that does not exist is refused here)."""
     if traces.upload_sha(trace) is not None:
-        return 0
-    return len(traces.TraceLibrary().load(trace).columns["job_id"])
+        from hetsite.uploads import uploaded_trace_jobs
+
+        jobs = uploaded_trace_jobs(trace)
+        return job_limit or jobs
+    return job_limit or len(traces.TraceLibrary().load(trace).columns["job_id"])
 
 
 register(LabKind(

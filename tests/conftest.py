@@ -1,16 +1,21 @@
-"""Shared fixtures: a real redis-server, a real Celery worker process, headless Chromium.
+"""Shared fixtures: a real redis-server, a real PostgreSQL server, a real Celery worker process,
+headless Chromium.
 
-Tests that need redis-server or Chromium skip with the reason when the binary is absent;
-``.ci/run`` installs both, so nothing skips in CI.
+Tests that need redis-server, PostgreSQL or Chromium skip with the reason when the binary is
+absent; ``.ci/run`` installs all three, so nothing skips in CI.
 """
 
 import os
+import pwd
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -114,9 +119,224 @@ def redis_url(tmp_path_factory):
         stop_process(proc)
 
 
-def worker_env(broker_url: str, **extra) -> dict:
-    from django.conf import settings
+# --- PostgreSQL: one throwaway cluster per test session (per xdist worker) ---------------------
 
+PG_SUPERUSER = "postgres"
+
+
+def postgres_bindir() -> Path | None:
+    """Where initdb and postgres are: Debian's newest /usr/lib/postgresql/<v>/bin, else PATH."""
+    debian = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+                    key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0)
+    if debian:
+        return debian[-1].parent
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+def postgres_runner() -> tuple[list[str], int, int]:
+    """Command prefix, uid and gid to run the server with.
+
+    initdb and postgres refuse to run as root (CI runs the suite as root), so root runs them as
+    the unprivileged ``postgres`` user that Debian's package creates; anyone else as themselves.
+    Raises LookupError with the reason when that is impossible.
+    """
+    if os.geteuid() != 0:
+        return [], os.getuid(), os.getgid()
+    try:
+        user = pwd.getpwnam("postgres")
+    except KeyError:
+        raise LookupError("the tests run as root, which PostgreSQL refuses, and there is no "
+                          "'postgres' user to run it as (Debian's postgresql package creates "
+                          "it)") from None
+    if shutil.which("setpriv"):
+        return (["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
+                 "--clear-groups"], user.pw_uid, user.pw_gid)
+    if shutil.which("runuser"):
+        return ["runuser", "-u", "postgres", "--"], user.pw_uid, user.pw_gid
+    raise LookupError("the tests run as root and neither setpriv nor runuser is there to run "
+                      "PostgreSQL as the 'postgres' user")
+
+
+def postgres_missing() -> str | None:
+    """Why PostgreSQL tests cannot run here, or None."""
+    if postgres_bindir() is None:
+        return ("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; .ci/run "
+                "installs Debian's postgresql package)")
+    try:
+        import psycopg2  # noqa: F401
+    except ImportError:
+        return "psycopg2 is not installed (it is in requirements.txt)"
+    try:
+        postgres_runner()
+    except LookupError as err:
+        return str(err)
+    return None
+
+
+class PostgresCluster:
+    """A running throwaway server: trust authentication on 127.0.0.1, no durability."""
+
+    def __init__(self, port: int, folder: Path, proc: subprocess.Popen, bindir: Path):
+        self.port, self.folder, self.proc, self.bindir = port, folder, proc, bindir
+
+    def settings(self, name: str) -> dict:
+        """A Django DATABASES entry for one database of this server."""
+        return {"ENGINE": "django.db.backends.postgresql", "NAME": name, "USER": PG_SUPERUSER,
+                "PASSWORD": "", "HOST": "127.0.0.1", "PORT": str(self.port)}
+
+    def execute(self, sql: str) -> None:
+        """Run one statement outside a transaction (CREATE/DROP DATABASE need that)."""
+        import psycopg2
+
+        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user=PG_SUPERUSER,
+                                dbname="postgres")
+        try:
+            conn.autocommit = True
+            with conn.cursor() as cursor:
+                cursor.execute(sql)
+        finally:
+            conn.close()
+
+
+def _start_postgres(folder: Path, prefix: list[str], bindir: Path) -> PostgresCluster:
+    data = folder / "data"
+    init = subprocess.run(
+        [*prefix, str(bindir / "initdb"), "-D", str(data), "-U", PG_SUPERUSER, "--auth=trust",
+         "--no-sync", "-E", "UTF8", "--locale=C"], capture_output=True, text=True, cwd=folder)
+    if init.returncode != 0:
+        raise RuntimeError(f"initdb failed:\n{init.stdout}\n{init.stderr}")
+    port = free_port()
+    with open(folder / "server.log", "wb") as log:
+        proc = subprocess.Popen(
+            [*prefix, str(bindir / "postgres"), "-D", str(data), "-p", str(port),
+             "-k", str(folder), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+             "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+             "-c", "max_connections=200"],
+            cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    cluster = PostgresCluster(port, folder, proc, bindir)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            cluster.execute("SELECT 1")
+            return cluster
+        except Exception:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                _stop_postgres(proc)
+                raise RuntimeError("PostgreSQL did not start:\n"
+                                   + (folder / "server.log").read_text()) from None
+            time.sleep(0.1)
+
+
+def _stop_postgres(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)  # fast shutdown: ends sessions, no checkpoint wait
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A private PostgreSQL server on a free port in a temporary folder, for the session.
+
+    Started from the system binaries (as the ``postgres`` user when the tests run as root) and
+    removed with its folder at the end.
+    """
+    reason = postgres_missing()
+    if reason:
+        pytest.skip(reason)
+    prefix, uid, gid = postgres_runner()
+    # Not under pytest's basetemp: that folder is private to the user running the tests, and
+    # the server may run as another one.
+    folder = Path(tempfile.mkdtemp(prefix="hetsite-pg-"))
+    try:
+        os.chown(folder, uid, gid)
+        cluster = _start_postgres(folder, prefix, postgres_bindir())
+        try:
+            yield cluster
+        finally:
+            _stop_postgres(cluster.proc)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def default_database(settings_dict: dict):
+    """Point Django's default connection (this process and its live-server threads) at another
+    database for a while; the previous connection is put back afterwards."""
+    from django.contrib.contenttypes.models import ContentType
+    from django.db import connections
+    from django.db.utils import load_backend
+
+    full = connections.configure_settings({"default": dict(settings_dict)})["default"]
+    saved_settings, saved_connection = connections.settings["default"], connections["default"]
+    connection = load_backend(full["ENGINE"]).DatabaseWrapper(full, "default")
+    connections.settings["default"] = full  # read by threads that open their own connection
+    connections["default"] = connection
+    ContentType.objects.clear_cache()  # ids may differ between databases
+    try:
+        yield connection
+    finally:
+        connection.close()
+        connections.settings["default"] = saved_settings
+        connections["default"] = saved_connection
+        ContentType.objects.clear_cache()
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_cluster, django_db_setup, django_db_blocker):
+    """A migrated database that each test's database is copied from (faster than migrating)."""
+    name = "hetsite_template"
+    postgres_cluster.execute(f'CREATE DATABASE "{name}"')
+    from django.core.management import call_command
+
+    with django_db_blocker.unblock(), default_database(postgres_cluster.settings(name)):
+        call_command("migrate", interactive=False, verbosity=0)
+    return name
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, transactional_db):
+    """The test runs once on SQLite and once on PostgreSQL (the database deployments use).
+
+    On PostgreSQL it gets a fresh database copied from the migrated template; the test process,
+    its live server and the workers it starts all use it. Yields the vendor name.
+    """
+    if request.param == "sqlite":
+        from django.db import connection
+
+        if connection.vendor != "sqlite":  # the suite was pointed at another DATABASE_URL
+            pytest.skip(f"the suite's own database is {connection.vendor}, not SQLite")
+        yield "sqlite"
+        return
+    cluster = request.getfixturevalue("postgres_cluster")
+    template = request.getfixturevalue("postgres_template")
+    name = f"test_{uuid.uuid4().hex[:16]}"
+    cluster.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    try:
+        with default_database(cluster.settings(name)):
+            yield "postgresql"
+    finally:
+        # FORCE: a worker killed by the test may still hold a session for a moment.
+        cluster.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def database_url() -> str:
+    """DATABASE_URL of the database the test process uses now (for the processes it starts)."""
+    from django.db import connections
+
+    db = connections.settings["default"]
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"
+    if db["ENGINE"] == "django.db.backends.postgresql":
+        return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    raise NotImplementedError(db["ENGINE"])
+
+
+def worker_env(broker_url: str, **extra) -> dict:
     env = dict(os.environ)
     env.update(
         DJANGO_SETTINGS_MODULE="hetsite.settings_test",
@@ -125,7 +345,7 @@ def worker_env(broker_url: str, **extra) -> dict:
         REDIS_URL=broker_url,
         CELERY_TASK_ALWAYS_EAGER="0",
         # The worker must write to the database the test process reads.
-        DATABASE_URL=f"sqlite:///{settings.DATABASES['default']['NAME']}",
+        DATABASE_URL=database_url(),
         PYTHONUNBUFFERED="1",
     )
     env.update({k: str(v) for k, v in extra.items()})
@@ -134,16 +354,24 @@ def worker_env(broker_url: str, **extra) -> dict:
 
 @pytest.fixture
 def start_worker(redis_url, tmp_path):
-    """Factory: start a real ``celery worker`` process against the test redis-server."""
+    """Factory: start a real ``celery worker`` process against the test redis-server.
+
+    ``cwd`` runs it in another working directory (the code is found through PYTHONPATH).
+    """
     procs = []
 
-    def start(concurrency: int = 1, name: str = "w", **env_extra) -> subprocess.Popen:
+    def start(concurrency: int = 1, name: str = "w", cwd: Path | None = None,
+              **env_extra) -> subprocess.Popen:
         log = open(tmp_path / f"worker-{name}.log", "w")  # noqa: SIM115 - closed with the process
+        env = worker_env(redis_url, **env_extra)
+        if cwd is not None:
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "hetsite", "worker", "--loglevel", "INFO",
              "--concurrency", str(concurrency), "--hostname", f"{name}-{os.getpid()}@%h",
              "--without-gossip", "--without-mingle"],
-            cwd=ROOT, env=worker_env(redis_url, **env_extra), stdout=log,
+            cwd=cwd or ROOT, env=env, stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True)
         procs.append((proc, log))
         wait_until_ready(redis_url, proc, tmp_path / f"worker-{name}.log")

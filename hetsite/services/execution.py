@@ -19,7 +19,7 @@ import uuid
 
 from django.conf import settings
 from django.db import connections, transaction
-from django.db.models import Avg, F
+from django.db.models import Avg, Exists, F, OuterRef
 from django.utils import timezone
 
 from simcore.errors import RunCancelled, ScenarioError
@@ -41,15 +41,20 @@ def claim_run(run_id: int) -> Run | None:
     """
     now = timezone.now()
     token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"[:200]
-    claimed = (Run.objects.filter(pk=run_id, status=Status.QUEUED,
-                                  experiment__cancel_requested=False)
+    # The cancel flag is tested in an EXISTS, not through a join: Django turns an update
+    # filtered across a join into "WHERE id IN (subquery)", and PostgreSQL, after waiting for a
+    # concurrent claim's row lock, does not re-evaluate that subquery's "status = queued", so
+    # several workers would claim the same run (tests/hetsite/test_row_races.py).
+    cancelled = Experiment.objects.filter(pk=OuterRef("experiment_id"), cancel_requested=True)
+    claimed = (Run.objects.filter(~Exists(cancelled), pk=run_id, status=Status.QUEUED)
                .update(status=Status.RUNNING, started=now, heartbeat=now, progress=0.0,
                        attempts=F("attempts") + 1, worker=token))
     if not claimed:
         return None
-    Experiment.objects.filter(runs__pk=run_id, status=Status.QUEUED).update(
+    run = Run.objects.select_related("experiment__scenario").get(pk=run_id)
+    Experiment.objects.filter(pk=run.experiment_id, status=Status.QUEUED).update(
         status=Status.RUNNING)
-    return Run.objects.select_related("experiment__scenario").get(pk=run_id)
+    return run
 
 
 class Heartbeat:
@@ -128,7 +133,8 @@ def _dispatch_one(run_id: int) -> bool:
     except Exception as exc:
         log.warning("could not dispatch run %s: %s", run_id, exc)
         return False
-    Run.objects.filter(pk=run_id, status=Status.QUEUED, celery_id="").update(celery_id=task.id)
+    # Not only while queued: a worker may have claimed the run already.
+    Run.objects.filter(pk=run_id, celery_id="").update(celery_id=task.id)
     return True
 
 

@@ -335,8 +335,9 @@ def dispatch_experiment(experiment: Experiment) -> None:
             _delete_with_scenario(experiment)
         raise BrokerUnavailable(f"the task broker is unreachable ({type(exc).__name__}); "
                                 "nothing was saved, please try again shortly") from exc
+    # Not only while queued: a worker may have claimed (even finished) a run already.
     for run, task in zip(runs, result.results, strict=True):
-        Run.objects.filter(pk=run.pk, status=Status.QUEUED).update(celery_id=task.id)
+        Run.objects.filter(pk=run.pk, celery_id="").update(celery_id=task.id)
 
 
 def cancel_experiment(experiment: Experiment) -> Experiment:

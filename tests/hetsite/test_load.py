@@ -27,8 +27,8 @@ def post(url, body):
         return err.code, {"error": err.read().decode()[:500]}
 
 
-def test_twenty_concurrent_experiments_match_one_by_one(live_server, live_celery, start_worker,
-                                                        wait_for):
+def test_twenty_concurrent_experiments_match_one_by_one(database, live_server, live_celery,
+                                                        start_worker, wait_for):
     start_worker(concurrency=1, name="w1")
     start_worker(concurrency=1, name="w2")
     bodies = []

@@ -9,8 +9,8 @@ pytestmark = [pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 
 
 
-def test_small_experiment_from_api_call_to_all_runs_done(small, live_celery, start_worker,
-                                                         wait_for):
+def test_small_experiment_from_api_call_to_all_runs_done(database, small, live_celery,
+                                                         start_worker, wait_for):
     start_worker(concurrency=2)
     response = APIClient().post("/api/experiments/", {
         "kind": small["kind"], "preset": small["preset"], "policies": small["policies"],

@@ -112,6 +112,16 @@ def test_engine_error_fails_one_run_and_keeps_the_others(small, monkeypatch):
     assert experiment.summary_by_policy()[bad]["runs"] == 1  # partial results are kept
 
 
+def test_every_dispatched_run_records_its_task_id_even_if_a_worker_was_faster(small):
+    """Eager Celery runs each task inside apply_async, before the id is written back: the
+    race a fast worker wins against the dispatch loop (seen on PostgreSQL), every time."""
+    experiment = submission.create_experiment(submit(small))
+    runs = list(experiment.runs.all())
+    assert {r.status for r in runs} == {Status.DONE}
+    assert all(len(r.celery_id) == 36 for r in runs)
+    assert len({r.celery_id for r in runs}) == len(runs)
+
+
 def test_claim_is_idempotent_and_finished_runs_never_rerun(small):
     experiment = submission.create_experiment(submit(small, trials=1), dispatch=False)
     run = experiment.runs.first()

@@ -1,12 +1,16 @@
 """Trace replay from the web form: library traces and uploaded SWF files."""
 
 import gzip
+import hashlib
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.test import Client
+from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, Status
+from hetsite.models import Experiment, Status, TraceUpload
+from hetsite.uploads import DatabaseTraceStore
 
 # Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,7 +25,9 @@ GOOD = b"""; MaxNodes: 4
 
 @pytest.fixture
 def uploads(settings, tmp_path):
+    """The upload folder (used by the folder store only) and the database store's cache."""
     settings.HETSITE_TRACE_UPLOAD_DIR = tmp_path / "traces"
+    settings.HETSITE_TRACE_CACHE_DIR = tmp_path / "cache"
     return tmp_path / "traces"
 
 
@@ -43,17 +49,92 @@ def test_library_trace_runs(uploads):
 
 
 @pytest.mark.parametrize("compress", [False, True])
-def test_uploaded_trace_is_stored_by_content_and_replayed(uploads, compress):
+def test_uploaded_trace_is_stored_in_the_database_by_content_and_replayed(uploads, settings,
+                                                                         compress):
     payload = gzip.compress(GOOD) if compress else GOOD
     response = post(Client(), upload=SimpleUploadedFile("mine.swf", payload))
     assert response.status_code == 302, response.content.decode()[:2000]
     experiment = Experiment.objects.get()
     trace = experiment.scenario.params["trace"]
-    assert trace.startswith("upload:") and len(trace) == 7 + 64
-    stored = list(uploads.iterdir())
-    assert [p.name.split(".")[0] for p in stored] == [trace[7:]]
+    assert trace == "upload:" + hashlib.sha256(payload).hexdigest()
+    row = TraceUpload.objects.get()
+    assert row.sha256 == trace[7:] and row.size == len(payload) and row.jobs == 3
+    assert bytes(row.data)[:2] == b"\x1f\x8b"  # compressed, whatever was uploaded
+    assert gzip.decompress(bytes(row.data)) == GOOD
+    assert not uploads.exists()  # no folder is involved
     run = experiment.runs.get(policy="fcfs")
     assert run.status == Status.DONE and run.summary["jobs_total"] == 3
+    # The worker (eager here) wrote the trace into its own cache to read it.
+    assert [p.name for p in settings.HETSITE_TRACE_CACHE_DIR.iterdir()] == [
+        f"{row.sha256}.swf.gz"]
+
+
+def test_another_worker_materializes_an_upload_from_the_database_alone(uploads, tmp_path):
+    post(Client(), upload=SimpleUploadedFile("mine.swf", GOOD))
+    sha = hashlib.sha256(GOOD).hexdigest()
+    elsewhere = DatabaseTraceStore(tmp_path / "other-machine")
+    path = elsewhere.locate(sha)
+    assert path == tmp_path / "other-machine" / f"{sha}.swf.gz"
+    assert gzip.decompress(path.read_bytes()) == GOOD
+    assert elsewhere.locate("0" * 64) is None
+    assert not any(p.name.startswith(".fetch-") for p in path.parent.iterdir())
+
+
+def test_the_same_file_uploaded_twice_is_stored_once(uploads):
+    for name in ("a.swf", "b.swf"):
+        assert post(Client(), upload=SimpleUploadedFile(name, GOOD)).status_code == 302
+    assert TraceUpload.objects.count() == 1
+    assert Experiment.objects.count() == 2
+
+
+def test_folder_store_keeps_files_in_the_upload_folder(uploads, settings):
+    settings.HETSITE_TRACE_STORE = "folder"
+    response = post(Client(), upload=SimpleUploadedFile("mine.swf.gz", gzip.compress(GOOD)))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    trace = Experiment.objects.get().scenario.params["trace"]
+    assert [p.name for p in uploads.iterdir()] == [f"{trace[7:]}.swf.gz"]
+    assert TraceUpload.objects.count() == 0
+    assert Experiment.objects.get().runs.get(policy="fcfs").status == Status.DONE
+
+
+def test_submitting_an_upload_that_does_not_exist_is_refused_naming_the_trace(uploads):
+    missing = "upload:" + "c" * 64
+    response = APIClient().post("/api/experiments/", {
+        "kind": "swf-replay", "params": {"trace": missing}, "policies": ["fcfs"],
+        "trials": 1}, format="json")
+    assert response.status_code == 400
+    assert "upload the file first" in response.json()["params.trace"][0]
+    assert Experiment.objects.count() == 0
+
+
+def test_migration_imports_the_files_of_the_old_upload_folder(uploads, settings):
+    """Earlier versions kept uploads as files; migrating copies the valid ones into the
+    database and leaves everything else alone."""
+    uploads.mkdir()
+    plain, packed = GOOD, gzip.compress(GOOD.replace(b"100 2", b"101 2"))
+    good = {hashlib.sha256(plain).hexdigest() + ".swf": plain,
+            hashlib.sha256(packed).hexdigest() + ".swf.gz": packed}
+    for name, data in good.items():
+        (uploads / name).write_bytes(data)
+    (uploads / ("d" * 64 + ".swf")).write_bytes(GOOD)  # content does not match its name
+    bad = GOOD + b"4 7 -1 ten 1 -1 -1 1 10 -1 1 1 1 1 1 -1 -1 -1\n"
+    (uploads / (hashlib.sha256(bad).hexdigest() + ".swf")).write_bytes(bad)  # not a trace
+    (uploads / ".upload-x1y2").write_bytes(GOOD)  # a leftover temporary file
+    call_command("migrate", "hetsite", "0002", verbosity=0)
+    call_command("migrate", "hetsite", verbosity=0)
+    rows = {r.sha256: r for r in TraceUpload.objects.all()}
+    assert set(rows) == {name.split(".")[0] for name in good}
+    for name, data in good.items():
+        row = rows[name.split(".")[0]]
+        original = gzip.decompress(data) if name.endswith(".gz") else data
+        assert gzip.decompress(bytes(row.data)) == original
+        assert row.size == len(data) and row.jobs == 3
+    assert len(list(uploads.iterdir())) == 5  # nothing deleted
+    # An imported upload replays like a new one.
+    sha = hashlib.sha256(plain).hexdigest()
+    response = post(Client(), trace=f"upload:{sha}")
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Experiment.objects.get().runs.get(policy="fcfs").summary["jobs_total"] == 3
 
 
 def test_bad_upload_names_line_and_field_and_keeps_nothing(uploads):
@@ -64,6 +145,7 @@ def test_bad_upload_names_line_and_field_and_keeps_nothing(uploads):
     assert 'data-field="trace_file"' in html and "6:run_time" in html
     assert Experiment.objects.count() == 0
     assert not uploads.exists() or not any(uploads.iterdir())
+    assert TraceUpload.objects.count() == 0
 
 
 def test_oversized_upload_is_refused(uploads, settings):
@@ -78,3 +160,17 @@ def test_path_like_trace_names_are_rejected(uploads):
     response = post(Client(), trace="../../etc/passwd")
     assert response.status_code == 400
     assert Experiment.objects.count() == 0
+
+
+def test_an_unknown_trace_store_is_refused_at_startup():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, HETSITE_TRACE_STORE="s3", DJANGO_SETTINGS_MODULE="hetsite.settings")
+    out = subprocess.run([sys.executable, "-c", "import django; django.setup()"],
+                         cwd=Path(__file__).resolve().parents[2], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "HETSITE_TRACE_STORE must be 'database' or 'folder', not 's3'" in out.stderr

@@ -16,7 +16,8 @@ FAST = {"HETSITE_HEARTBEAT_SECONDS": 0.3, "HETSITE_STALE_RUN_SECONDS": 2,
 
 
 
-def test_killed_worker_run_is_requeued_and_finishes(live_celery, start_worker, wait_for):
+def test_killed_worker_run_is_requeued_and_finishes(database, live_celery, start_worker,
+                                                    wait_for):
     first = start_worker(concurrency=1, name="doomed", **FAST)
     response = APIClient().post("/api/experiments/", {
         "kind": "swf-replay", "preset": "lublin-256", "policies": ["conservative"],
