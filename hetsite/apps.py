@@ -14,4 +14,4 @@ class HetsiteConfig(AppConfig):
             if request is not None:
                 adopt(user, viewer(request).token)
 
-        user_logged_in.connect(adopt_on_login, dispatch_uid="hetsite-adopt-on-login")
+        user_logged_in.connect(adopt_on_login, dispatch_uid="hetsite-adopt-on-login", weak=False)
