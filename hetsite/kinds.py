@@ -137,7 +137,10 @@ class LabKind:
         """A policy's colour, keyed on its name (simcore.charts.policy_color)."""
         from simcore.charts import policy_color
 
-        return policy_color(policy, [p.name for p in self.engine.list_policies(self.kind)])
+        # The kind's default policies claim their colours first (they are the most used).
+        names = [p.name for p in self.engine.list_policies(self.kind)]
+        peers = [p for p in self.default_policies if p in names]
+        return policy_color(policy, peers + [p for p in names if p not in peers])
 
     def condition_for(self, name: str) -> Condition | None:
         return next((c for c in self.conditions if c.covers(name)), None)

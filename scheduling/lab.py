@@ -7,9 +7,11 @@ from django import forms
 import scheduling.engine as engine
 from hetsite.compact import downsample, quantiles
 from hetsite.kinds import PARAM_PREFIX, ChartSpec, Condition, LabKind, Limit, Metric, register
+from hetsite.presenters import column_for
 from simcore import charts as shared
 from simcore import traces
 from simcore.errors import ScenarioError
+from simcore.stats import mean_ci
 
 from .charts import parallel, replay, serial
 
@@ -34,9 +36,16 @@ def _bars(key, title, unit=""):
     range (the bounds come from the Metric declared under the same key)."""
     def build(groups):
         metric = _METRICS.get(key)
-        lower = metric.lower if metric else None
-        upper = metric.upper if metric else None
-        return shared.metric_bars(groups, key, title, unit, lower=lower, upper=upper)
+        if metric is None:
+            return shared.metric_bars(groups, key, title, unit)
+        # The same readable unit as the summary table (hours or days instead of seconds).
+        means = [m for runs in groups.values() for m in
+                 [mean_ci([r.summary.get(key) for r in runs
+                                  if isinstance(r.summary.get(key), (int, float))])["mean"]]
+                 if m is not None]
+        column = column_for(metric, means)
+        return shared.metric_bars(groups, key, title, column.unit, lower=metric.lower,
+                                  upper=metric.upper, scale=column.factor)
     return build
 
 
@@ -190,7 +199,8 @@ _register(LabKind(
         ChartSpec("wait-mean", "Mean wait", _bars("wait_mean_s", "Mean wait", "s"),
                   facetable=False),
         ChartSpec("wait-time", "Wait time distribution",
-                  lambda g: shared.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)")),
+                  lambda g: shared.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)",
+                                        total_key="jobs_total", what="jobs")),
         ChartSpec("bsld", "Bounded slowdown",
                   lambda g: shared.quantile_box(g, "bsld", "Bounded slowdown (tau = 10 s)",
                                                 "bounded slowdown", log_y=True),

@@ -22,14 +22,15 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
            "#e7969c", "#6baed6", "#fd8d3c"]
 
 
-def _darker(hex_color: str, by: float = 0.4) -> str:
-    h = hex_color.lstrip("#")
-    return "#" + "".join(f"{int(int(h[i:i + 2], 16) * (1 - by)):02x}" for i in (0, 2, 4))
+# Kinds with more policies than base colours (ch. 3 registers 42) continue with a second set
+# of distinct mid-tone colours (Plotly's "Alphabet" set without its pale members).
+PALETTE = PALETTE + ["#aa0dfe", "#3283fe", "#85660d", "#782ab6", "#565656", "#1c8356",
+                     "#c4451c", "#dea0fd", "#fe00fa", "#325a9b", "#feaf16", "#f8a19f",
+                     "#90ad1c", "#f6222e", "#2ed9ff", "#b10da1", "#c075a6", "#fc1cbf",
+                     "#b00068", "#1cbe4f", "#0e7c7b", "#6a3d9a", "#b15928", "#33a02c"]
 
 
-# Kinds with more policies than base colours (ch. 3 registers 42) take darker shades next, so
-# the policies of one kind stay distinct.
-PALETTE = PALETTE + [_darker(c) for c in PALETTE]
+TIERS = [(0, 10), (10, 24), (24, len(PALETTE))]
 
 
 def color(i: int) -> str:
@@ -41,18 +42,17 @@ def policy_color(name: str, peers: Sequence[str] = ()) -> str:
     ``peers`` (the kind's policies in registration order) a taken slot moves to the next free
     one, so the policies of one kind never share a colour while the palette lasts. A policy
     added later never changes the colour of an earlier one."""
-    base = len(PALETTE) // 2
     taken: set[int] = set()
     for peer in [*peers, name] if name not in peers else peers:
-        start = zlib.crc32(peer.encode()) % base
-        # Base colours first (from the name's own slot on), darker shades once they are used.
-        order = [(start + k) % base for k in range(base)]
-        order += [base + s for s in order]
-        slot = next((s for s in order if s not in taken), start)
+        code = zlib.crc32(peer.encode())
+        # The ten strongest colours first, then the rest of the base set, then the second set;
+        # within a tier, from the name's own slot on.
+        order = [lo + (code + k) % (hi - lo) for lo, hi in TIERS for k in range(hi - lo)]
+        slot = next((s for s in order if s not in taken), order[0])
         taken.add(slot)
         if peer == name:
             return PALETTE[slot]
-    return PALETTE[zlib.crc32(name.encode()) % base]
+    return PALETTE[zlib.crc32(name.encode()) % TIERS[0][1]]
 
 
 def group_color(label: str, runs=None) -> str:

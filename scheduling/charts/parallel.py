@@ -67,6 +67,7 @@ def queue_over_time(groups: dict) -> dict:
                                           "<extra></extra>",
                          "x": rounded(t / 60.0), "y": rounded(y)})
     lay = layout("Mappable and running tasks", "time (h)", "mappable (waiting)")
+    lay["xaxis"]["anchor"] = "y2"  # one time axis, under the lower panel
     lay["yaxis"]["domain"] = [0.55, 1.0]
     lay["yaxis2"] = {"domain": [0.0, 0.45], "title": {"text": "running"}, "zeroline": False,
                      "automargin": True, "anchor": "x"}
