@@ -159,7 +159,7 @@ class ExperimentForm(forms.Form):
     def _grouped(bound) -> list[tuple[str, list]]:
         groups: dict[str, list] = {}
         for b in bound:
-            groups.setdefault(b.field.group, []).append(b)
+            groups.setdefault(getattr(b.field, "group", ""), []).append(b)
         return list(groups.items())
 
     def basic_groups(self):

@@ -157,7 +157,7 @@ class TraceChoice:
             choices.append((current, f"uploaded trace {current[7:19]}…"))
         field = forms.ChoiceField(choices=choices, label="trace (library)",
                                   help_text="or upload your own file below", required=False)
-        for attr in ("unit", "advanced", "param", "json_type", "optional"):
+        for attr in ("unit", "advanced", "param", "json_type", "optional", "group"):
             setattr(field, attr, getattr(old, attr))
         form.fields[name] = field
         form.fields["trace_file"] = forms.FileField(

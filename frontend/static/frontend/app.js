@@ -157,7 +157,21 @@
 
   // --- the form ----------------------------------------------------------------------------------
   var summary = document.getElementById("error-summary");
-  if (summary) summary.focus();
+  if (summary) {
+    summary.focus();
+    // A link in the summary puts the cursor in the field it names (opening folded groups).
+    summary.addEventListener("click", function (ev) {
+      var link = ev.target.closest("a[href^='#']");
+      if (!link) return;
+      var target = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+      if (!target) return;
+      ev.preventDefault();
+      var folded = target.closest("details");
+      if (folded) folded.open = true;
+      target.scrollIntoView({block: "center"});
+      target.focus();
+    });
+  }
 
   // Fields that apply only under another field's value are hidden (and not required) otherwise.
   var conditional = document.querySelectorAll("[data-show-when]");
