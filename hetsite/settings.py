@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # WhiteNoise serves static files under runserver too (gzip, cache headers), as in production.
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
@@ -125,6 +127,8 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step in dev/tests
+# Versioned plotly.js and hashed (collectstatic) names are cached by browsers for a year.
+WHITENOISE_IMMUTABLE_FILE_TEST = r"(/plotly-\d+\.\d+\.\d+\.min\.js|\.[0-9a-f]{12}\.\w+)$"
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(RUN_DIR / "media")))
 
 # --- security: strict unless DEBUG ------------------------------------------------------------

@@ -39,3 +39,13 @@ def described(field):
     if field.errors:
         attrs["aria-invalid"] = "true"
     return field.as_widget(attrs=attrs)
+
+
+@register.simple_tag
+def plotly_js():
+    """The URL of the versioned, compressed, long-cached plotly.js (hetsite.staticfinders)."""
+    from django.templatetags.static import static
+
+    from hetsite.staticfinders import URL
+
+    return static(URL)
