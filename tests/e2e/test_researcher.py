@@ -416,3 +416,26 @@ def test_malformed_ids_unknown_names_and_the_favicon(live_server, page, admin_us
         assert page.goto(f"{base}/admin/hetsite/{model}/add/").status == 403
         page.goto(f"{base}/admin/hetsite/{model}/")
         assert page.locator(".object-tools .addlink").count() == 0
+
+
+def test_side_by_side_keeps_its_size_and_draws_budget_and_goal_in_every_panel(live_server,
+                                                                              browser):
+    experiment = make(kind="parallel-energy", preset="small", policies=("easy", "max-upe-ph"))
+    context = new_context(browser, viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/e/{experiment.public_id}/compare/?p=easy&p=max-upe-ph")
+    page.wait_for_selector("#chart-energy.js-plotly-plot")
+    panels = page.evaluate("""() => { const d = document.getElementById('chart-energy').data;
+        const by = {}; d.forEach(t => { (by[t.name] = by[t.name] || []).push(t.xaxis); });
+        return by; }""")
+    assert sorted(panels["budget"]) == ["x", "x2"] and sorted(panels["goal energy"]) == [
+        "x", "x2"]
+    height = page.locator("#chart-energy").bounding_box()["height"]
+    assert height > 360
+    for width in (700, 1300):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(400)  # Plotly's resize handler is debounced
+        assert page.locator("#chart-energy").bounding_box()["height"] == pytest.approx(height)
+        svg = page.locator("#chart-energy .main-svg").first.bounding_box()
+        assert svg["height"] == pytest.approx(height, abs=2)
+    context.close()
