@@ -90,10 +90,12 @@ class ExperimentForm(forms.Form):
                            help_text="optional; a name is made from the preset and policies")
     preset = forms.CharField(required=False, widget=forms.HiddenInput)
     policies = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple,
-                                         help_text="heuristics to compare")
+                                         help_text="heuristics to compare",
+                                         error_messages={"required": "choose at least one "
+                                                                     "policy"})
     trials = forms.IntegerField(min_value=1, initial=3,
                                 help_text="random instances (seeds) per policy")
-    base_seed = forms.IntegerField(min_value=0, initial=0, label="first seed",
+    base_seed = forms.IntegerField(min_value=0, initial=0, label="First seed",
                                    help_text="trial k uses seed first seed + k")
     visibility = forms.ChoiceField(choices=Visibility.choices, initial=Visibility.UNLISTED,
                                    help_text="who can find it; you can change this later")

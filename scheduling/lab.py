@@ -257,7 +257,7 @@ _register(LabKind(
                                                "utility", lower=0.0)),
         ChartSpec("preemptions-per-minute", "Preemptions per minute",
                   lambda g: shared.mean_series(g, "preemptions", "Preemptions per minute",
-                                               "preemptions / min", lower=0.0)),
+                                               "preemptions / min", band=False)),
         ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait until first start (ECDF)",

@@ -50,7 +50,7 @@ register(LabKind(
                                                "value", lower=0.0)),
         ChartSpec("active", "Active surveils",
                   lambda g: shared.mean_series(g, "active_surveils", "Active surveils",
-                                               "surveils", lower=0.0)),
+                                               "surveils", band=False)),
     ],
     run_charts=[ChartSpec("timeline", "Mission timeline", charts.mission_timeline),
                 ChartSpec("energy", "Energy remaining per UAV", charts.energy_remaining)],
