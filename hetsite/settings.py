@@ -128,7 +128,8 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step in dev/tests
 # Versioned plotly.js and hashed (collectstatic) names are cached by browsers for a year.
-WHITENOISE_IMMUTABLE_FILE_TEST = r"(/plotly-\d+\.\d+\.\d+\.min\.js|\.[0-9a-f]{12}\.\w+)$"
+WHITENOISE_IMMUTABLE_FILE_TEST = (r"(/plotly(-cartesian)?-\d+\.\d+\.\d+\.min\.js"
+                                  r"|\.[0-9a-f]{12}\.\w+)$")
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(RUN_DIR / "media")))
 
 # --- security: strict unless DEBUG ------------------------------------------------------------

@@ -1,11 +1,19 @@
-"""Serve plotly.js from the installed plotly package (no CDN: users run air-gapped clusters).
+"""Serve plotly.js locally (no CDN: users run air-gapped clusters), small, compressed, cached.
 
-plotly.js is 4.8 MB, most of a result page's weight. It is served under a versioned name
-(``plotly/plotly-<version>.min.js``), which WhiteNoise marks immutable (cached for a year, see
-``WHITENOISE_IMMUTABLE_FILE_TEST`` in the settings), and with a gzip copy beside it that WhiteNoise
-sends to every browser that accepts it (about 1.5 MB). Both files are written once per plotly
-version to ``RUN_DIR/static-cache``; where that folder cannot be written the package's own file
-is served as it is. ``collectstatic`` (production) compresses and hashes it as well.
+plotly.js is most of a result page's weight. Two bundles of the same version are served:
+
+* ``plotly/plotly-cartesian-<version>.min.js`` (1.5 MB, about 0.5 MB gzipped): the cartesian
+  trace types every lab chart uses, vendored from npm (``frontend/static/frontend/vendor``);
+  pages load this one;
+* ``plotly/plotly-<version>.min.js`` (4.8 MB): the full bundle shipped in the ``plotly``
+  Python package, which ``app.js`` loads only for a figure with another trace type (also
+  under its old name ``plotly/plotly.min.js``).
+
+Versioned names are immutable for WhiteNoise (cached for good, see
+``WHITENOISE_IMMUTABLE_FILE_TEST`` in the settings), and each file has a gzip copy beside it
+that WhiteNoise sends to browsers that accept it. The files are written once per version to
+``RUN_DIR/static-cache``; where that folder cannot be written the originals are served as they
+are. ``collectstatic`` (production) compresses and hashes them as well.
 """
 
 from __future__ import annotations
@@ -13,7 +21,6 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -24,39 +31,48 @@ from django.core.files.storage import FileSystemStorage
 
 PLOTLY_DIR = Path(plotly.__file__).resolve().parent / "package_data"
 PACKAGE_FILE = PLOTLY_DIR / "plotly.min.js"
-_VERSION_RE = re.compile(rb"plotly\.js v(\d+\.\d+\.\d+)")
+VENDOR_DIR = Path(__file__).resolve().parents[1] / "frontend" / "static" / "frontend" / "vendor"
+_VERSION_RE = re.compile(rb"plotly\.js (?:\(cartesian - minified\) )?v(\d+\.\d+\.\d+)")
+
+
+def bundle_version(path: Path) -> str:
+    with open(path, "rb") as fh:
+        found = _VERSION_RE.search(fh.read(400))
+    return found.group(1).decode() if found else ""
 
 
 def plotly_version() -> str:
-    with open(PACKAGE_FILE, "rb") as fh:
-        found = _VERSION_RE.search(fh.read(400))
-    return found.group(1).decode() if found else plotly.__version__
+    return bundle_version(PACKAGE_FILE) or plotly.__version__
 
 
-VERSIONED = f"plotly-{plotly_version()}.min.js"
-# Names under the "plotly/" prefix; the unversioned one stays for pages that ask for it.
-NAMES = [VERSIONED, "plotly.min.js"]
-URL = f"plotly/{VERSIONED}"
+VERSION = plotly_version()
+VERSIONED = f"plotly-{VERSION}.min.js"
+CARTESIAN = f"plotly-cartesian-{VERSION}.min.js"
+# Names under the "plotly/" prefix and the file each one serves.
+SOURCES = {VERSIONED: PACKAGE_FILE, "plotly.min.js": PACKAGE_FILE,
+           CARTESIAN: VENDOR_DIR / CARTESIAN}
+NAMES = [name for name, source in SOURCES.items() if source.is_file()]
+URL = f"plotly/{CARTESIAN}" if CARTESIAN in NAMES else f"plotly/{VERSIONED}"
+FULL_URL = f"plotly/{VERSIONED}"
 
 
 def _cache_dir() -> Path | None:
-    """A folder holding plotly.js and its gzip copy, made once per version; None if the run
-    folder is read-only (the package's file is served then)."""
-    target = Path(settings.RUN_DIR) / "static-cache" / f"plotly-{plotly_version()}"
-    if (target / "plotly.min.js.gz").is_file():
+    """A folder holding the bundles and their gzip copies, made once per version; None if the
+    run folder is read-only (the original files are served then)."""
+    target = Path(settings.RUN_DIR) / "static-cache" / f"plotly-{VERSION}"
+    if all((target / f"{name}.gz").is_file() for name in NAMES):
         return target
     try:
         target.mkdir(parents=True, exist_ok=True)
         for name in NAMES:
-            if not (target / name).is_file():
-                shutil.copyfile(PACKAGE_FILE, target / name)
-        data = PACKAGE_FILE.read_bytes()
-        packed = gzip.compress(data, compresslevel=9, mtime=0)
-        for name in NAMES:
-            fd, tmp = tempfile.mkstemp(dir=target)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(packed)
-            os.replace(tmp, target / f"{name}.gz")  # atomic: concurrent servers agree
+            data = SOURCES[name].read_bytes()
+            for variant, content in ((name, data),
+                                     (f"{name}.gz", gzip.compress(data, compresslevel=9,
+                                                                  mtime=0))):
+                fd, tmp = tempfile.mkstemp(dir=target)
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(content)
+                os.replace(tmp, target / variant)  # atomic: concurrent servers agree
     except OSError:
         return None
     return target
@@ -73,7 +89,7 @@ class PlotlyFinder(BaseFinder):
 
     def _path(self, name: str) -> str:
         found = self.directory / name
-        return str(found if found.is_file() else PACKAGE_FILE)
+        return str(found if found.is_file() else SOURCES[name.removesuffix(".gz")])
 
     def find(self, path, find_all=False, **kwargs):
         every = find_all or kwargs.get("all")

@@ -43,9 +43,20 @@ def described(field):
 
 @register.simple_tag
 def plotly_js():
-    """The URL of the versioned, compressed, long-cached plotly.js (hetsite.staticfinders)."""
+    """The URL of the versioned, compressed, long-cached plotly.js that pages load (the
+    cartesian bundle; hetsite.staticfinders)."""
     from django.templatetags.static import static
 
     from hetsite.staticfinders import URL
 
     return static(URL)
+
+
+@register.simple_tag
+def plotly_full_js():
+    """The full plotly.js, which app.js loads for a figure of another trace type."""
+    from django.templatetags.static import static
+
+    from hetsite.staticfinders import FULL_URL
+
+    return static(FULL_URL)

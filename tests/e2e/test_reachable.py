@@ -90,3 +90,16 @@ def test_axe_finds_no_serious_or_critical_violations(live_server, browser, exper
             problems[name] = bad
     assert problems == {}
     context.close()
+
+
+def test_a_figure_of_another_trace_type_loads_the_full_plotly(live_server, page, experiment):
+    page.goto(f"{live_server.url}/e/{experiment.public_id}/")
+    settle(page)
+    assert page.evaluate("Plotly.__full") is None  # the page started with the small bundle
+    page.evaluate("""() => { const el = document.createElement('div'); el.id = 'gl';
+        document.body.appendChild(el);
+        return hetsite.draw(el, {data: [{type: 'scattergl', x: [1, 2], y: [3, 4]}],
+                                 layout: {height: 300}}); }""")
+    page.wait_for_function("document.getElementById('gl').dataset.drawn === '1'")
+    assert page.evaluate("Plotly.__full") is True
+    assert page.evaluate("document.getElementById('gl')._fullData[0].type") == "scattergl"

@@ -18,8 +18,34 @@
     return out;
   }
 
+  // The page loads plotly.js's cartesian bundle; a figure with another trace type makes the
+  // full bundle load first (once).
+  var CARTESIAN = ["scatter", "bar", "box", "heatmap", "histogram", "histogram2d",
+                   "histogram2dcontour", "contour", "image", "pie", "violin", "scatterternary"];
+  var fullBundle = null;
+  function needsFull(figure) {
+    return (figure.data || []).some(function (t) { return CARTESIAN.indexOf(t.type || "scatter") < 0; });
+  }
+  function loadFull() {
+    if (!fullBundle) {
+      fullBundle = new Promise(function (resolve, reject) {
+        var tag = document.getElementById("plotly-script");
+        var script = document.createElement("script");
+        script.src = tag ? tag.dataset.full : "";
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.appendChild(script);
+      });
+    }
+    return fullBundle;
+  }
+
   function draw(el, figure) {
-    if (!window.Plotly || !el) return;
+    if (!el) return Promise.resolve();
+    if (needsFull(figure) && !(window.Plotly && window.Plotly.__full)) {
+      return loadFull().then(function () { window.Plotly.__full = true; return draw(el, figure); });
+    }
+    if (!window.Plotly) return Promise.resolve();
     var layout = Object.assign({autosize: true}, figure.layout || {});
     if (!layout.height) layout.height = 360;
     // The box keeps the figure's height, so a window resize never shrinks a tall figure.
@@ -30,6 +56,8 @@
       document.dispatchEvent(new CustomEvent("hetsite:drawn", {detail: el.id}));
     });
   }
+
+  window.hetsite = {draw: draw};  // for pages that add their own figures
 
   function drawAll(figures) {
     var pending = figures.map(function (f) {
