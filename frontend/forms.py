@@ -98,6 +98,7 @@ class ExperimentForm(forms.Form):
     base_seed = forms.IntegerField(min_value=0, initial=0, label="First seed",
                                    help_text="trial k uses seed first seed + k")
     visibility = forms.ChoiceField(choices=Visibility.choices, initial=Visibility.UNLISTED,
+                                   required=False,
                                    help_text="who can find it; you can change this later")
 
     def __init__(self, ui: LabKind, *args, **kwargs):
