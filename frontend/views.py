@@ -138,10 +138,9 @@ def experiment_page(request, public_id):
     who = permissions.viewer(request)
     experiment = selectors.experiment_by_public_id(public_id, who)
     ui = kinds.get_kind(experiment.kind)
-    runs = selectors.runs_of(experiment)
-    groups = selectors.run_groups(experiment, runs=runs)
-    figs = figures.experiment_figures(experiment, groups=groups) if groups else []
+    runs = selectors.runs_of(experiment, charts=False)
     done_runs = [r for r in runs if r.status == Status.DONE]
+    figs = figures.experiment_figures(experiment) if done_runs else []
     return render(request, "frontend/experiment.html", {
         "experiment": experiment, "ui": ui, "runs": runs, "done_runs": done_runs,
         "failed_runs": [r for r in runs if r.status == Status.FAILED],
@@ -200,7 +199,7 @@ def _run_picker(request, who):
     pages = Paginator(selectors.browse_experiments(who, browse).filter(
         runs__status=Status.DONE).distinct(), 10)
     page = pages.get_page(request.GET.get("page"))
-    rows = [(e, [r for r in selectors.runs_of(e) if r.status == Status.DONE])
+    rows = [(e, [r for r in selectors.runs_of(e, charts=False) if r.status == Status.DONE])
             for e in page.object_list]
     return render(request, "frontend/run_picker.html", {
         "page": page, "rows": rows, "browse": browse, "choices": selectors.browse_choices()})
@@ -245,7 +244,8 @@ def delete_experiment(request, public_id):
 
 def export_runs_csv(request, public_id):
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
-    return exports.runs_csv(selectors.runs_of(experiment), f"runs-{experiment.public_id}.csv")
+    return exports.runs_csv(selectors.runs_of(experiment, charts=False),
+                            f"runs-{experiment.public_id}.csv")
 
 
 def export_summary(request, public_id, fmt: str):

@@ -1,12 +1,23 @@
-"""Figures of experiments and runs, built from stored chart data by the kinds' chart functions."""
+"""Figures of experiments and runs, built from stored chart data by the kinds' chart functions.
+
+A finished experiment's figures never change, so they are computed once and kept in Django's
+cache (keyed on the experiment, its finish time and the code version): a result page then
+skips loading every run's chart data.
+"""
 
 from __future__ import annotations
 
+import functools
+
+from django.core.cache import cache
+
 from simcore.charts import facet
-from simcore.result import Result
+from simcore.result import Result, code_version
 
 from . import kinds, selectors
-from .models import Experiment, Run, Status
+from .models import FINAL_STATUSES, Experiment, Run, Status
+
+CACHE_SECONDS = 24 * 3600
 
 
 class UnknownChart(LookupError):
@@ -35,8 +46,29 @@ def figures_for(kind: str, groups: dict, side_by_side: bool = False) -> list[dic
 
 def experiment_figures(experiment: Experiment, policies: list[str] | None = None,
                        side_by_side: bool = False, groups: dict | None = None) -> list[dict]:
+    key = _cache_key(experiment, policies, side_by_side) if groups is None else None
+    if key is not None:
+        found = cache.get(key)
+        if found is not None:
+            return found
     groups = groups if groups is not None else selectors.run_groups(experiment, policies)
-    return figures_for(experiment.kind, groups, side_by_side)
+    figures = figures_for(experiment.kind, groups, side_by_side)
+    if key is not None:
+        cache.set(key, figures, CACHE_SECONDS)
+    return figures
+
+
+def _cache_key(experiment: Experiment, policies, side_by_side: bool) -> str | None:
+    if experiment.status not in FINAL_STATUSES or experiment.finished is None:
+        return None
+    chosen = ",".join(policies) if policies else "*"
+    return (f"figures:{experiment.public_id}:{experiment.finished.timestamp()}:"
+            f"{_code()}:{side_by_side}:{chosen}")
+
+
+@functools.cache
+def _code() -> str:
+    return code_version()  # asks git: once per process
 
 
 def experiment_figure(experiment: Experiment, chart_id: str, policies: list[str] | None = None,

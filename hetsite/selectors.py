@@ -111,9 +111,11 @@ def _in_policy_order(experiment: Experiment, runs) -> list[Run]:
     return sorted(runs, key=lambda r: (order.get(r.policy, len(order)), r.trial))
 
 
-def runs_of(experiment: Experiment) -> list[Run]:
-    """Runs in the experiment's policy order, then by trial."""
-    return _in_policy_order(experiment, experiment.runs.defer(*HEAVY))
+def runs_of(experiment: Experiment, charts: bool = True) -> list[Run]:
+    """Runs in the experiment's policy order, then by trial; without their chart data
+    (series, distributions) when ``charts`` is False."""
+    heavy = HEAVY if charts else (*HEAVY, "series", "dist")
+    return _in_policy_order(experiment, experiment.runs.defer(*heavy))
 
 
 def progress_of(experiment: Experiment) -> dict:

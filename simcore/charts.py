@@ -181,6 +181,9 @@ def curve_band(runs, key: str, axis: str = "t_min"):
     return t, mean, mean - half, mean + half
 
 
+BAND_POINTS = 150
+
+
 def band_traces(label: str, col: str, x, low, high, lower: float | None = None) -> list[dict]:
     """A shaded 95% CI band (two traces, legend-grouped with the line of ``label``)."""
     if low is None or not np.isfinite(low).any():
@@ -188,6 +191,9 @@ def band_traces(label: str, col: str, x, low, high, lower: float | None = None) 
     if lower is not None:
         low = np.maximum(low, lower)
     fill = _rgba(col, 0.15)
+    if len(x) > BAND_POINTS:  # a band needs far fewer points than its line
+        keep = np.unique(np.linspace(0, len(x) - 1, BAND_POINTS).round().astype(int))
+        x, low, high = [x[i] for i in keep], np.asarray(low)[keep], np.asarray(high)[keep]
     common = {"type": "scatter", "mode": "lines", "legendgroup": label, "showlegend": False,
               "hoverinfo": "skip", "line": {"width": 0, "color": col}, "x": x}
     return [{**common, "name": f"{label} 95% CI low", "y": rounded(low)},

@@ -60,22 +60,43 @@
   window.hetsite = {draw: draw};  // for pages that add their own figures
 
   function drawAll(figures) {
+    // Charts on screen first, one at a time so the page stays responsive between them; the
+    // others as they come near the viewport, or one per idle moment.
     var pending = figures.map(function (f) {
       return {el: document.getElementById("chart-" + f.id), figure: f.figure};
     }).filter(function (p) { return p.el; });
-    var drawOne = function (p) { if (p.el.dataset.drawn !== "1") draw(p.el, p.figure); };
-    if (!("IntersectionObserver" in window)) { pending.forEach(drawOne); return; }
-    // Charts on screen first; the others as they come near the viewport, or when idle.
+    var queue = [], busy = false;
+    var pump = function () {
+      if (busy) return;
+      var next = queue.shift();
+      if (!next) return;
+      busy = true;
+      var done = function () { busy = false; setTimeout(pump, 0); };
+      Promise.resolve(draw(next.el, next.figure)).then(done, done);
+    };
+    var enqueue = function (p, first) {
+      if (p.queued) return;
+      p.queued = true;
+      if (first) queue.unshift(p); else queue.push(p);
+      pump();
+    };
+    if (!("IntersectionObserver" in window)) { pending.forEach(function (p) { enqueue(p); }); return; }
     var observer = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {
         if (!entry.isIntersecting) return;
         observer.unobserve(entry.target);
-        pending.forEach(function (p) { if (p.el === entry.target) drawOne(p); });
+        pending.forEach(function (p) { if (p.el === entry.target) enqueue(p, true); });
       });
-    }, {rootMargin: "400px 0px"});
+    }, {rootMargin: "200px 0px"});
     pending.forEach(function (p) { observer.observe(p.el); });
-    var later = window.requestIdleCallback || function (fn) { return setTimeout(fn, 1500); };
-    later(function () { pending.forEach(drawOne); });
+    var idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 300); };
+    var later = function () {
+      var p = pending.filter(function (q) { return !q.queued; })[0];
+      if (!p) return;
+      enqueue(p);
+      idle(later, {timeout: 1000});
+    };
+    idle(later, {timeout: 1000});
   }
 
   function embeddedFigures(root) {
