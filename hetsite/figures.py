@@ -1,8 +1,8 @@
 """Figures of experiments and runs, built from stored chart data by the kinds' chart functions.
 
-A finished experiment's figures never change, so they are computed once and kept in Django's
-cache (keyed on the experiment, its finish time and the code version): a result page then
-skips loading every run's chart data.
+A finished experiment's figures and a finished run's figures never change, so they are
+computed once and kept in Django's cache (keyed on the experiment and its finish time, or the
+run, and the code version): a result page then skips loading every run's chart data.
 """
 
 from __future__ import annotations
@@ -87,7 +87,12 @@ def run_figure(run: Run, chart_id: str) -> dict:
         raise UnknownChart(chart_id)
     if run.status != Status.DONE:
         raise UnknownChart(f"{chart_id}: the run has not finished")
-    return spec.build(Result.from_json(selectors.result_json(run)))
+    key = f"run-figure:{run.public_id}:{chart_id}:{_code()}"  # a finished run never changes
+    figure = cache.get(key)
+    if figure is None:
+        figure = spec.build(Result.from_json(selectors.result_json(run)))
+        cache.set(key, figure, CACHE_SECONDS)
+    return figure
 
 
 def compare_runs_figures(runs: list[Run]) -> list[dict]:
