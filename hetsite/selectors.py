@@ -71,10 +71,6 @@ def browse_experiments(who: permissions.Viewer, f: Browse = Browse()) -> QuerySe
     return qs.order_by("-created", "-id")
 
 
-def experiments_newest_first(who: permissions.Viewer, limit: int = 100) -> QuerySet[Experiment]:
-    return browse_experiments(who)[:limit]
-
-
 def browse_choices() -> dict:
     """Values the browser's filters offer: the kinds and every policy name of every kind."""
     labs = kinds.all_kinds()
