@@ -105,9 +105,11 @@ CLIP_NOTE = "95% CI clipped to the metric's range"
 
 
 def _note(lay: dict, text: str) -> None:
-    lay.setdefault("annotations", []).append({
-        "text": text, "xref": "paper", "yref": "paper", "x": 1, "y": 1.0, "xanchor": "right",
-        "yanchor": "bottom", "showarrow": False, "font": {"size": 10, "color": "#666"}})
+    """A short note under the chart's title (a subtitle: it never covers a panel or legend)."""
+    title = lay.setdefault("title", {})
+    sub = title.get("subtitle", {}).get("text")
+    title["subtitle"] = {"text": f"{sub} · {text}" if sub else text,
+                         "font": {"size": 11, "color": "#666"}}
 
 
 def metric_bars(groups: dict, key: str, title: str, unit: str = "", lower: float | None = None,

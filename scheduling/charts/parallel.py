@@ -51,18 +51,18 @@ def energy_vs_budget(groups: dict) -> dict:
 
 
 def queue_over_time(groups: dict) -> dict:
-    """Mappable (waiting) tasks in the upper panel, running tasks in the lower one, on one time
-    axis, so the two families of lines never sit on each other."""
+    """Mappable (waiting) tasks in the upper panel, running tasks (dotted) in the lower one, on
+    one time axis, so the two families of lines never sit on each other."""
     data = []
     for label, runs in groups.items():
         col = group_color(label, runs)
-        for key, axis, first in (("mappable", "y", True), ("running", "y2", False)):
+        for key, axis, dash in (("mappable", "y", "solid"), ("running", "y2", "dot")):
             t, y = mean_curve(runs, key)
             if t is None:
                 continue
             data.append({"type": "scatter", "mode": "lines", "name": label,
-                         "legendgroup": label, "showlegend": first, "yaxis": axis,
-                         "line": {"color": col, "width": 1.4},
+                         "legendgroup": label, "showlegend": key == "mappable", "yaxis": axis,
+                         "line": {"color": col, "width": 1.4, "dash": dash},
                          "hovertemplate": f"{label} {key}: %{{y:.3g}} at %{{x:.2f}} h"
                                           "<extra></extra>",
                          "x": rounded(t / 60.0), "y": rounded(y)})

@@ -15,6 +15,10 @@
     Object.keys(out).forEach(function (k) {
       if (/^[xy]axis\d*$/.test(k)) out[k] = Object.assign({}, axis, out[k]);
     });
+    if (out.title && out.title.subtitle) {
+      out.title = Object.assign({}, out.title, {subtitle: Object.assign({}, out.title.subtitle,
+        {font: Object.assign({}, out.title.subtitle.font || {}, {color: "#a3acba"})})});
+    }
     return out;
   }
 

@@ -160,3 +160,5 @@ def test_mappable_and_running_have_their_own_panels_on_one_time_axis():
     for t in fig["data"]:
         colours[t["name"]].add(t["line"]["color"])
     assert all(len(c) == 1 for c in colours.values())
+    # Running lines are dotted, so they stay apart even when a side-by-side panel merges them.
+    assert {t["line"]["dash"] for t in fig["data"] if t["yaxis"] == "y2"} == {"dot"}
