@@ -155,13 +155,13 @@ class TraceChoice:
         current = form.initial.get(name) or (form.data.get(name) if form.is_bound else None)
         if current and traces.upload_sha(current):
             choices.append((current, f"uploaded trace {current[7:19]}…"))
-        field = forms.ChoiceField(choices=choices, label="trace (library)",
+        field = forms.ChoiceField(choices=choices, label="Trace (library)",
                                   help_text="or upload your own file below", required=False)
         for attr in ("unit", "advanced", "param", "json_type", "optional", "group"):
             setattr(field, attr, getattr(old, attr))
         form.fields[name] = field
         form.fields["trace_file"] = forms.FileField(
-            required=False, label="upload an SWF trace",
+            required=False, label="Upload an SWF trace",
             help_text="Standard Workload Format, plain or .gz; replaces the library choice")
         form.fields["trace_file"].json_type = "file"
         form.extra_names.append("trace_file")
