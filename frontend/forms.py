@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from django import forms
 
+from hetsite import labels
 from hetsite.kinds import PARAM_PREFIX as PREFIX
 from hetsite.kinds import LabKind
+from hetsite.models import Visibility
 from hetsite.services import submission
 from simcore.errors import ScenarioError
 from simcore.params import describe
@@ -38,12 +40,13 @@ def _flatten(params: dict, prefix: str = "") -> dict:
     return out
 
 
-def param_field(d: dict) -> forms.Field:
-    """One Django field from one ``describe()`` entry."""
+def param_field(d: dict, siblings=()) -> forms.Field:
+    """One Django field from one ``describe()`` entry, labelled in words (hetsite.labels)."""
     help_bits = [d["help"]] if d["help"] else []
     if d["range"]:
         help_bits.append(f"allowed: {d['range']}")
-    common = {"label": d["label"], "help_text": "; ".join(help_bits),
+    label = labels.param_label(d["name"], d["label"], d["unit"], siblings)
+    common = {"label": label, "help_text": "; ".join(help_bits),
               "required": not d["optional"] and d["type"] not in ("bool", "json")}
     kind = d["type"]
     if kind == "bool":
@@ -63,9 +66,18 @@ def param_field(d: dict) -> forms.Field:
     field.unit = d["unit"]
     field.advanced = d["advanced"]
     field.param = d["name"]
+    field.group = labels.group_title(d["name"])
     field.json_type = kind
     field.optional = d["optional"]
+    field.widget.attrs["title"] = d["name"]  # the dotted name, for API and CLI users
     return field
+
+
+def _js_value(v) -> str:
+    """A parameter value as the form's input reports it (checkboxes: 'true'/'false')."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
 
 
 def _lower(d):
@@ -78,25 +90,37 @@ class ExperimentForm(forms.Form):
                            help_text="optional; a name is made from the preset and policies")
     preset = forms.CharField(required=False, widget=forms.HiddenInput)
     policies = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple,
-                                         help_text="heuristics to compare")
+                                         help_text="heuristics to compare",
+                                         error_messages={"required": "choose at least one "
+                                                                     "policy"})
     trials = forms.IntegerField(min_value=1, initial=3,
                                 help_text="random instances (seeds) per policy")
-    base_seed = forms.IntegerField(min_value=0, initial=0, label="first seed",
+    base_seed = forms.IntegerField(min_value=0, initial=0, label="First seed",
                                    help_text="trial k uses seed first seed + k")
+    visibility = forms.ChoiceField(choices=Visibility.choices, initial=Visibility.UNLISTED,
+                                   required=False,
+                                   help_text="who can find it; you can change this later")
 
     def __init__(self, ui: LabKind, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.ui = ui
         self.fields["trials"] = forms.IntegerField(
-            min_value=1, max_value=submission.limits()["max_trials"], initial=3,
-            help_text="random instances (seeds) per policy")
+            min_value=1, max_value=submission.limits()["max_trials"],
+            initial=self.default_trials(ui), help_text=self.trials_help(ui))
         policies = ui.engine.list_policies(ui.kind)
         self.policy_info = {p.name: p for p in policies}
         self.fields["policies"].choices = [(p.name, p.label) for p in policies]
         self.param_names = []
-        for d in describe(ui.environment.config_cls):
+        described = describe(ui.environment.config_cls)
+        siblings = {d["name"] for d in described}
+        for d in described:
             name = PREFIX + d["name"]
-            self.fields[name] = param_field(d)
+            self.fields[name] = param_field(d, siblings)
+            cond = ui.condition_for(d["name"])
+            if cond is not None:
+                self.fields[name].widget.attrs.update({
+                    "data-show-when": PREFIX + cond.control,
+                    "data-show-values": "|".join(_js_value(v) for v in cond.values)})
             self.param_names.append(name)
         self.extra_names: list[str] = []
         self.hook = ui.form_hook
@@ -104,13 +128,25 @@ class ExperimentForm(forms.Form):
             self.hook.customize(self)
         self.submission = None
 
+    @staticmethod
+    def default_trials(ui: LabKind) -> int:
+        return 1 if ui.deterministic else 3
+
+    @staticmethod
+    def trials_help(ui: LabKind) -> str:
+        if ui.deterministic:
+            return ("this kind is deterministic: every trial of a policy gives the same result, "
+                    "so one trial is enough")
+        return "random instances (seeds) per policy"
+
     # -- prefill ---------------------------------------------------------------------------------
     @classmethod
     def initial_for(cls, ui: LabKind, params: dict, preset: str = "", policies=None,
-                    trials=None, base_seed=None, name="") -> dict:
+                    trials=None, base_seed=None, name="", visibility=None) -> dict:
         initial = {"preset": preset, "name": name,
                    "policies": policies or ui.default_policies,
-                   "trials": trials or 3, "base_seed": base_seed or 0}
+                   "trials": trials or cls.default_trials(ui), "base_seed": base_seed or 0,
+                   "visibility": visibility or Visibility.UNLISTED}
         for dotted, value in _flatten(params).items():
             initial[PREFIX + dotted] = value
         return initial
@@ -122,16 +158,62 @@ class ExperimentForm(forms.Form):
     def advanced_params(self):
         return [self[n] for n in self.param_names if self.fields[n].advanced]
 
+    @staticmethod
+    def _grouped(bound) -> list[tuple[str, list]]:
+        groups: dict[str, list] = {}
+        for b in bound:
+            groups.setdefault(getattr(b.field, "group", ""), []).append(b)
+        return list(groups.items())
+
+    def basic_groups(self):
+        return self._grouped(self.basic_params())
+
+    def advanced_groups(self):
+        return self._grouped(self.advanced_params())
+
+    def error_summary(self) -> list[dict]:
+        """Every error in form order, with the id of the input it belongs to."""
+        out = [{"id": "", "label": "", "message": e} for e in self.non_field_errors()]
+        for name in self.fields:
+            for message in self.errors.get(name, []):
+                bound = self[name]
+                target = bound.id_for_label or f"id_{name}"
+                if name == "policies":
+                    target = "policies"
+                out.append({"id": target, "label": bound.label, "message": message})
+        return out
+
     def extra_fields(self):
         return [self[n] for n in self.extra_names]
 
     # -- validation ------------------------------------------------------------------------------
     def clean(self):
         data = super().clean()
-        if self.hook is not None and not self.errors:
+        if self.hook is not None and not any(n in self.errors for n in self.param_names):
             self.hook.clean(self, data)
+        params_valid = not any(n in self.errors for n in (*self.param_names, *self.extra_names))
+        params = self._params(data) if params_valid else None
+        if params is not None:
+            # The scenario is checked even when other fields failed, so every error shows in
+            # one round (the engine's cross-field rules included).
+            try:
+                submission.validate_scenario(kind=self.ui.kind, params=params,
+                                             preset=data.get("preset") or "")
+            except ScenarioError as err:
+                self._attach(err)
         if self.errors:
             return data
+        try:
+            self.submission = submission.validate_submission(
+                kind=self.ui.kind, params=params, preset=data.get("preset") or "",
+                policies=list(data.get("policies") or []), trials=data.get("trials"),
+                base_seed=data.get("base_seed") or 0, name=data.get("name") or "",
+                visibility=data.get("visibility") or Visibility.UNLISTED)
+        except ScenarioError as err:
+            self._attach(err)
+        return data
+
+    def _params(self, data) -> dict:
         flat = {}
         for name in self.param_names:
             field = self.fields[name]
@@ -143,18 +225,12 @@ class ExperimentForm(forms.Form):
                     flat[field.param] = None
                 continue
             flat[field.param] = value
-        try:
-            self.submission = submission.validate_submission(
-                kind=self.ui.kind, params=_nest(flat), preset=data.get("preset") or "",
-                policies=list(data.get("policies") or []), trials=data.get("trials"),
-                base_seed=data.get("base_seed") or 0, name=data.get("name") or "")
-        except ScenarioError as err:
-            self._attach(err)
-        return data
+        return _nest(flat)
 
     def _attach(self, err: ScenarioError) -> None:
         field = err.field
-        if field in ("policies", "trials", "base_seed", "name", *self.extra_names):
+        if field in ("policies", "trials", "base_seed", "name", "visibility",
+                     *self.extra_names):
             self.add_error(field, err.message)
             return
         # The longest declared parameter that prefixes the error's field (json groups).

@@ -5,12 +5,16 @@ from . import views
 app_name = "frontend"
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon, name="favicon"),
+    path("new/", views.new_index, name="new-index"),
     path("new/<slug:kind>/", views.new_experiment, name="new"),
     path("e/<uuid:public_id>/", views.experiment_page, name="experiment"),
     path("e/<uuid:public_id>/compare/", views.compare_policies, name="compare"),
+    path("e/<uuid:public_id>/edit/", views.edit_experiment, name="edit"),
     path("e/<uuid:public_id>/cancel/", views.cancel_experiment, name="cancel"),
     path("e/<uuid:public_id>/delete/", views.delete_experiment, name="delete"),
     path("e/<uuid:public_id>/runs.csv", views.export_runs_csv, name="runs-csv"),
+    path("e/<uuid:public_id>/summary.<str:fmt>", views.export_summary, name="summary"),
     path("r/<uuid:public_id>/tasks.csv", views.export_tasks_csv, name="tasks-csv"),
     path("r/<uuid:public_id>/result.json", views.run_result_json, name="run-json"),
     path("compare/", views.compare_runs, name="compare-runs"),

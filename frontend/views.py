@@ -3,27 +3,51 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
-from hetsite import exports, figures, kinds, selectors
-from hetsite.models import FINAL_STATUSES, Run, Status
-from hetsite.permissions import can_edit
+from hetsite import exports, figures, kinds, permissions, presenters, selectors
+from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
 from hetsite.services import submission
 from hetsite.throttles import SubmitThrottle
+from simcore.errors import ScenarioError
 
 from .forms import ExperimentForm
 
+PAGE_SIZE = 25
+
 
 def home(request):
+    """"New experiment" first, then the experiment browser (search, filters, pages)."""
+    who = permissions.viewer(request)
+    browse = selectors.Browse.from_query(request.GET)
+    pages = Paginator(selectors.browse_experiments(who, browse), PAGE_SIZE)
+    page = pages.get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
     return render(request, "frontend/home.html", {
-        "experiments": selectors.experiments_newest_first(limit=50),
-        "kinds": [(ui, ui.engine.list_presets(ui.kind)) for ui in kinds.all_kinds()],
+        "page": page, "browse": browse, "query": query.urlencode(),
+        "choices": selectors.browse_choices(),
+        "kinds": kinds.all_kinds(),
+        "owned": {e.pk for e in page.object_list if permissions.is_owner(who, e)},
     })
+
+
+def new_index(request):
+    """Pick a scenario kind and a preset to start from."""
+    return render(request, "frontend/new_index.html", {
+        "kinds": [(ui, ui.engine.list_presets(ui.kind)) for ui in kinds.all_kinds()]})
+
+
+@cache_control(max_age=86400, public=True)
+def favicon(request):
+    return redirect(static("frontend/favicon.svg"), permanent=True)
 
 
 def _ui_or_404(kind: str) -> kinds.LabKind:
@@ -35,6 +59,7 @@ def _ui_or_404(kind: str) -> kinds.LabKind:
 
 def new_experiment(request, kind: str):
     ui = _ui_or_404(kind)
+    who = permissions.viewer(request)
     if request.method == "POST":
         form = ExperimentForm(ui, request.POST, request.FILES)
         throttle = SubmitThrottle()
@@ -44,8 +69,10 @@ def new_experiment(request, kind: str):
             return render(request, "frontend/new.html", _form_context(ui, form), status=429)
         status = 400
         if form.is_valid() and form.submission is not None:
+            fields = who.owner_fields()
             try:
-                experiment = submission.create_experiment(form.submission, owner=request.user)
+                experiment = submission.create_experiment(
+                    form.submission, owner=fields["owner"], owner_token=fields["owner_token"])
             except submission.BrokerUnavailable as exc:
                 form.add_error(None, str(exc))
                 status = 503
@@ -53,24 +80,48 @@ def new_experiment(request, kind: str):
                 return redirect("frontend:experiment", public_id=experiment.public_id)
         return render(request, "frontend/new.html", _form_context(ui, form), status=status)
 
-    preset_name = request.GET.get("preset") or ui.default_preset
+    notice = ""
+    presets = {p.name: p for p in ui.engine.list_presets(ui.kind)}
     clone = request.GET.get("clone")
     if clone:
-        source = selectors.experiment_by_public_id(clone)
+        source = selectors.experiment_by_public_id(clone, who)
         if source.kind != ui.kind:
             raise Http404("that experiment is of another kind")
+        # A clone gets a fresh name (made from its preset and policies unless you type one).
         initial = ExperimentForm.initial_for(
             ui, source.scenario.params, preset=source.scenario.preset,
             policies=source.policies, trials=source.trials, base_seed=source.base_seed,
-            name=f"{source.name} (copy)")
+            visibility=source.visibility)
+        notice = f"Cloned from “{source.name}”: change what you like and run."
     else:
-        presets = {p.name: p for p in ui.engine.list_presets(ui.kind)}
+        preset_name = request.GET.get("preset") or ui.default_preset
         if preset_name not in presets:
-            preset_name = next(iter(presets), "")
+            fallback = ui.default_preset if ui.default_preset in presets else next(iter(presets),
+                                                                                     "")
+            if request.GET.get("preset"):
+                notice = (f"There is no preset “{preset_name[:80]}” for {ui.title}; "
+                          f"showing “{fallback}” instead.")
+            preset_name = fallback
         params = submission.validate_scenario(kind=ui.kind, preset=preset_name)
         initial = ExperimentForm.initial_for(ui, params, preset=preset_name)
+        initial.update(_kept_choices(request.GET, ui))
     form = ExperimentForm(ui, initial=initial)
-    return render(request, "frontend/new.html", _form_context(ui, form))
+    return render(request, "frontend/new.html", {**_form_context(ui, form), "notice": notice})
+
+
+def _kept_choices(query, ui) -> dict:
+    """What the user had typed before switching presets (name, trials, seed, policies)."""
+    kept = {}
+    if query.get("name"):
+        kept["name"] = query["name"][:200]
+    for key in ("trials", "base_seed"):
+        if (query.get(key) or "").isdigit():
+            kept[key] = int(query[key])
+    known = {p.name for p in ui.engine.list_policies(ui.kind)}
+    chosen = [p for p in query.getlist("policies") if p in known]
+    if chosen:
+        kept["policies"] = chosen
+    return kept
 
 
 def _form_context(ui, form):
@@ -79,72 +130,104 @@ def _form_context(ui, form):
         families.setdefault(policy.family or "policies", []).append(policy)
     return {"ui": ui, "form": form, "presets": ui.engine.list_presets(ui.kind),
             "families": families, "chosen": set(form["policies"].value() or []),
-            "current_preset": form["preset"].value() or ""}
+            "current_preset": form["preset"].value() or "",
+            "errors": form.error_summary() if form.is_bound else []}
 
 
 def experiment_page(request, public_id):
-    experiment = selectors.experiment_by_public_id(public_id)
+    who = permissions.viewer(request)
+    experiment = selectors.experiment_by_public_id(public_id, who)
     ui = kinds.get_kind(experiment.kind)
-    runs = selectors.runs_of(experiment)
-    groups = selectors.run_groups(experiment, runs=runs)
-    figs = figures.experiment_figures(experiment, groups=groups) if groups else []
+    runs = selectors.runs_of(experiment, charts=False)
     done_runs = [r for r in runs if r.status == Status.DONE]
-    metrics = ui.metrics if ui else []
-    by_policy = experiment.summary_by_policy()
-    table = [{"policy": p, "label": _label(ui, p),
-              "cells": [by_policy.get(p, {}).get(m.key) for m in metrics],
-              "runs": by_policy.get(p, {}).get("runs", 0)}
-             for p in experiment.policies]
+    figs = figures.experiment_figures(experiment) if done_runs else []
     return render(request, "frontend/experiment.html", {
         "experiment": experiment, "ui": ui, "runs": runs, "done_runs": done_runs,
         "failed_runs": [r for r in runs if r.status == Status.FAILED],
-        "figures": figs, "metrics": metrics, "table": table,
+        "figures": figs, "table": presenters.summary_table(ui, experiment),
         "final": experiment.status in FINAL_STATUSES,
-        "can_edit": can_edit(request.user, experiment),
+        "can_edit": permissions.can_edit(who, experiment),
+        "visibility_choices": Visibility.choices,
+        "scenario": presenters.scenario_description(ui, experiment),
+        "timing": presenters.timing(experiment, runs),
         "share_url": request.build_absolute_uri(
             reverse("frontend:experiment", args=[experiment.public_id])),
     })
 
 
-def _label(ui, policy: str) -> str:
-    try:
-        return ui.engine.get_policy(ui.kind, policy).label
-    except Exception:
-        return policy
-
-
 def compare_policies(request, public_id):
     """Side by side: the chosen policies of one experiment, one panel each, same axes."""
-    experiment = selectors.experiment_by_public_id(public_id)
-    chosen = [p for p in request.GET.getlist("p") if p in experiment.policies]
+    experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
+    asked = request.GET.getlist("p")
+    chosen = [p for p in asked if p in experiment.policies]
+    notice = ""
+    unknown = [p for p in asked if p not in experiment.policies]
+    if unknown:
+        notice = (f"Not in this experiment, ignored: {', '.join(u[:40] for u in unknown[:5])}. "
+                  f"Its policies are {', '.join(experiment.policies)}.")
     if len(chosen) < 2:
+        if asked and not unknown:
+            notice = "Pick at least two policies to compare; showing all of them."
         chosen = experiment.policies[:]
     figs = figures.experiment_figures(experiment, policies=chosen, side_by_side=True)
     return render(request, "frontend/compare.html", {
-        "experiment": experiment, "chosen": chosen, "figures": figs,
+        "experiment": experiment, "chosen": chosen, "figures": figs, "notice": notice,
         "policies": experiment.policies})
 
 
 def compare_runs(request):
-    """Side by side: any runs of one scenario kind, picked by id (from any experiments)."""
+    """Side by side: finished runs of one kind picked from any experiments; without runs, the
+    run picker."""
+    who = permissions.viewer(request)
     ids = request.GET.getlist("run")[:12]
-    runs = [selectors.run_by_public_id(i) for i in ids]
+    if not ids:
+        return _run_picker(request, who)
+    runs = [selectors.run_by_public_id(i, who=who) for i in ids]
     runs = [r for r in runs if r.status == Status.DONE]
-    if runs and len({r.experiment.kind for r in runs}) > 1:
-        raise Http404("runs of different scenario kinds cannot share axes")
+    kinds_picked = sorted({r.experiment.kind for r in runs})
+    if len(kinds_picked) > 1:
+        return render(request, "frontend/compare.html", {
+            "runs": runs, "figures": [], "mixed": kinds_picked,
+            "picker_url": reverse("frontend:compare-runs")}, status=400)
     return render(request, "frontend/compare.html", {
-        "runs": runs, "figures": figures.compare_runs_figures(runs)})
+        "runs": runs, "figures": figures.compare_runs_figures(runs),
+        "picker_url": reverse("frontend:compare-runs")})
+
+
+def _run_picker(request, who):
+    browse = selectors.Browse.from_query(request.GET)
+    pages = Paginator(selectors.browse_experiments(who, browse).filter(
+        runs__status=Status.DONE).distinct(), 10)
+    page = pages.get_page(request.GET.get("page"))
+    rows = [(e, [r for r in selectors.runs_of(e, charts=False) if r.status == Status.DONE])
+            for e in page.object_list]
+    return render(request, "frontend/run_picker.html", {
+        "page": page, "rows": rows, "browse": browse, "choices": selectors.browse_choices()})
 
 
 def _editable(request, public_id):
-    experiment = selectors.experiment_by_public_id(public_id)
-    if not can_edit(request.user, experiment):
-        raise PermissionDenied
+    who = permissions.viewer(request)
+    experiment = selectors.experiment_by_public_id(public_id, who)
+    if not permissions.can_edit(who, experiment):
+        raise PermissionDenied("only the experiment's owner (or staff) may change it")
     return experiment
 
 
 @require_POST
-@login_required
+def edit_experiment(request, public_id):
+    experiment = _editable(request, public_id)
+    try:
+        submission.update_experiment(
+            experiment, name=request.POST.get("name"), notes=request.POST.get("notes"),
+            tags=request.POST.get("tags"), visibility=request.POST.get("visibility"))
+    except ScenarioError as err:
+        messages.error(request, f"Not saved: {err.field} {err.message}.")
+    else:
+        messages.info(request, "Saved.")
+    return redirect("frontend:experiment", public_id=experiment.public_id)
+
+
+@require_POST
 def cancel_experiment(request, public_id):
     submission.cancel_experiment(_editable(request, public_id))
     messages.info(request, "Cancelled: queued runs were withdrawn; running ones stop at their "
@@ -153,7 +236,6 @@ def cancel_experiment(request, public_id):
 
 
 @require_POST
-@login_required
 def delete_experiment(request, public_id):
     submission.delete_experiment(_editable(request, public_id))
     messages.info(request, "Experiment deleted.")
@@ -161,19 +243,33 @@ def delete_experiment(request, public_id):
 
 
 def export_runs_csv(request, public_id):
-    experiment = selectors.experiment_by_public_id(public_id)
-    return exports.runs_csv(selectors.runs_of(experiment), f"runs-{experiment.public_id}.csv")
+    experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
+    return exports.runs_csv(selectors.runs_of(experiment, charts=False),
+                            f"runs-{experiment.public_id}.csv")
+
+
+def export_summary(request, public_id, fmt: str):
+    if fmt not in ("csv", "tex"):
+        raise Http404("the summary comes as .csv or .tex")
+    experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
+    ui = kinds.get_kind(experiment.kind)
+    table = presenters.summary_table(ui, experiment)
+    if fmt == "tex":
+        return exports.summary_latex(experiment, table)
+    return exports.summary_csv(experiment, table)
 
 
 def export_tasks_csv(request, public_id):
-    run = selectors.run_by_public_id(public_id, with_result=True)
+    run = selectors.run_by_public_id(public_id, with_result=True,
+                                     who=permissions.viewer(request))
     if run.status != Status.DONE:
         raise Http404("the run has no result yet")
     return exports.tasks_csv(run)
 
 
 def run_result_json(request, public_id):
-    run: Run = selectors.run_by_public_id(public_id, with_result=True)
+    run: Run = selectors.run_by_public_id(public_id, with_result=True,
+                                          who=permissions.viewer(request))
     if run.status != Status.DONE:
         raise Http404("the run has no result yet")
     return exports.result_json(run, attachment=True)

@@ -14,6 +14,11 @@ class ScenarioAdmin(admin.ModelAdmin):
     search_fields = ["name", "description", "preset"]
     readonly_fields = ["public_id", "kind", "params", "created"]
 
+    def has_add_permission(self, request):
+        # A scenario's parameters are validated by its engine; new ones come from the lab's
+        # form or the API (``POST /api/scenarios/``), never from an unvalidated admin form.
+        return False
+
 
 class RunInline(admin.TabularInline):
     model = Run
@@ -29,15 +34,21 @@ class RunInline(admin.TabularInline):
 
 @admin.register(Experiment)
 class ExperimentAdmin(admin.ModelAdmin):
-    list_display = ["name", "kind", "status", "progress", "trials", "created", "share_link"]
-    list_filter = ["kind", "status", ("created", admin.DateFieldListFilter)]
-    search_fields = ["name", "public_id", "scenario__name"]
+    list_display = ["name", "kind", "status", "visibility", "owner", "progress", "trials",
+                    "created", "share_link"]
+    list_filter = ["kind", "status", "visibility", ("created", admin.DateFieldListFilter)]
+    search_fields = ["name", "notes", "tags", "public_id", "scenario__name"]
     readonly_fields = ["public_id", "kind", "scenario", "policies", "trials", "base_seed",
                        "status", "progress", "cancel_requested", "code_version", "summary",
                        "created", "finished", "share_link"]
-    fields = ["name", "owner", *readonly_fields]
+    fields = ["name", "owner", "visibility", "notes", "tags", *readonly_fields]
     inlines = [RunInline]
     actions = ["rerun", "cancel", "export_csv"]
+
+    def has_add_permission(self, request):
+        # Experiments are created through the lab's form or the API, which validate the
+        # scenario and dispatch the runs; an admin form could do neither.
+        return False
 
     @admin.display(description="share link")
     def share_link(self, obj):

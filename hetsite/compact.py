@@ -12,20 +12,30 @@ MAX_POINTS = 400
 QUANTILES = np.linspace(0.0, 1.0, 101)
 
 
-def downsample(series: dict, max_points: int = MAX_POINTS, axis: str = "t_min") -> dict:
+def downsample(series: dict, max_points: int = MAX_POINTS, axis: str = "t_min",
+               average: tuple[str, ...] = ()) -> dict:
     """Every list-valued series sampled at the same evenly spaced indices (last point kept).
 
     Sampling (rather than averaging) keeps cumulative curves exact at the kept points and keeps
-    every series aligned on the shared time axis.
+    every series aligned on the shared time axis. Levels named in ``average`` (utilization, a
+    queue length) are instead averaged over the samples each kept point stands for, so a
+    minute-to-minute swing does not decide the curve.
     """
     t = series.get(axis)
     if not isinstance(t, list) or len(t) <= max_points:
         return dict(series)
     n = len(t)
     idx = np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
+    edges = np.append(idx, n)
     out = {}
     for key, values in series.items():
-        if isinstance(values, list) and len(values) == n:
+        if key in average and isinstance(values, list) and len(values) == n:
+            arr = np.asarray([np.nan if v is None else v for v in values], dtype=float)
+            sums = np.add.reduceat(np.nan_to_num(arr), edges[:-1])
+            counts = np.add.reduceat(np.isfinite(arr).astype(float), edges[:-1])
+            means = np.divide(sums, counts, out=np.full(sums.shape, np.nan), where=counts > 0)
+            out[key] = [None if not np.isfinite(v) else float(f"{v:.6g}") for v in means]
+        elif isinstance(values, list) and len(values) == n:
             out[key] = [values[i] for i in idx]
         elif isinstance(values, dict):  # e.g. one series per UAV
             out[key] = {k: ([v[i] for i in idx] if isinstance(v, list) and len(v) == n else v)

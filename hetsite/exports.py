@@ -1,43 +1,148 @@
-"""CSV exports shared by the pages and the admin."""
+"""CSV, LaTeX and JSON exports shared by the pages and the admin.
+
+Column headers carry their unit ("wait_mean (s)"), status codes are written as words, and
+columns come in natural order (priority_1, priority_2, ..., priority_10).
+"""
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 
 from django.http import HttpResponse
 
-from . import selectors
+from . import kinds, selectors
+
+# Units read off the name's suffix or prefix when the kind declares none for a column.
+SUFFIX_UNITS = [("_pct", "%"), ("_s", "s"), ("_min", "min"), ("_h", "h"), ("_gj", "GJ"),
+                ("_j", "J"), ("_w", "W"), ("_km", "km")]
+PREFIX_UNITS = [("pct_", "%")]
+
+
+def natural_key(name: str):
+    """Sort key that puts priority_2 before priority_10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def unit_of(name: str, declared: dict[str, str] | None = None) -> str:
+    if declared and name in declared:
+        return declared[name]
+    for prefix, unit in PREFIX_UNITS:
+        if name.startswith(prefix):
+            return unit
+    for suffix, unit in SUFFIX_UNITS:
+        if name.endswith(suffix):
+            return unit
+    return ""
+
+
+def header(name: str, declared: dict[str, str] | None = None) -> str:
+    unit = unit_of(name, declared)
+    return f"{name} ({unit})" if unit else name
 
 
 def _csv_response(filename: str):
-    response = HttpResponse(content_type="text/csv")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response, csv.writer(response)
 
 
+def _metric_units(kind: str) -> dict[str, str]:
+    lab = kinds.get_kind(kind)
+    return {m.key: m.unit for m in lab.metrics} if lab else {}
+
+
 def runs_csv(runs, filename: str) -> HttpResponse:
-    """One row per run: ids, policy, trial, seed, status, error and every scalar metric."""
+    """One row per run: kind, ids, policy, trial, seed, status, error and every scalar metric,
+    the metrics in natural order with their units in the header."""
     runs = list(runs)
     keys = sorted({k for r in runs for k, v in r.summary.items()
-                   if isinstance(v, (int, float, str)) or v is None})
+                   if isinstance(v, (int, float, str)) or v is None}, key=natural_key)
+    units: dict[str, str] = {}
+    for kind in sorted({r.experiment.kind for r in runs}):
+        units.update(_metric_units(kind))
     response, writer = _csv_response(filename)
-    writer.writerow(["experiment", "run", "policy", "trial", "seed", "status", "error", *keys])
+    writer.writerow(["kind", "experiment", "run", "policy", "trial", "seed", "status", "error",
+                     *[header(k, units) for k in keys]])
     for r in runs:
-        writer.writerow([r.experiment.public_id, r.public_id, r.policy, r.trial, r.seed,
-                         r.status, r.error, *[r.summary.get(k, "") for k in keys]])
+        writer.writerow([r.experiment.kind, r.experiment.public_id, r.public_id, r.policy,
+                         r.trial, r.seed, r.status, r.error,
+                         *[r.summary.get(k, "") for k in keys]])
+    return response
+
+
+def summary_csv(experiment, table) -> HttpResponse:
+    """The summary table (presenters.summary_table) as numbers in the shown units: per metric
+    the mean, the 95% CI half-width and the interval's ends (clipped to the metric's range)."""
+    response, writer = _csv_response(f"summary-{experiment.public_id}.csv")
+    head = ["policy", "policy label", "runs"]
+    for c in table.columns:
+        unit = f" ({c.unit})" if c.unit else ""
+        head += [f"{c.metric.label} mean{unit}", f"{c.metric.label} CI half-width{unit}",
+                 f"{c.metric.label} CI low{unit}", f"{c.metric.label} CI high{unit}"]
+    writer.writerow(head)
+    for row in table.rows:
+        out = [row.policy, row.label, row.runs]
+        for cell in row.cells:
+            out += [_num(cell.mean), _num(cell.half_width), _num(cell.low), _num(cell.high)]
+        writer.writerow(out)
+    return response
+
+
+def _num(v) -> str:
+    return "" if v is None else f"{v:.10g}"
+
+
+LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+                 "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                 "\\": r"\textbackslash{}", "±": r"$\pm$", "–": "--", "…": r"\dots{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def summary_latex(experiment, table) -> HttpResponse:
+    """The summary table as a LaTeX ``tabular`` (booktabs), best values in bold."""
+    cols = "l" + "r" * (1 + len(table.columns))
+    lines = [f"% {latex_escape(experiment.name)}: mean $\\pm$ 95% CI half-width over trials",
+             f"\\begin{{tabular}}{{{cols}}}", r"\toprule",
+             " & ".join(["policy", "runs", *[latex_escape(c.header) for c in table.columns]])
+             + r" \\", r"\midrule"]
+    for row in table.rows:
+        cells = []
+        for cell in row.cells:
+            text = latex_escape(cell.text) + ("*" if cell.clipped else "")
+            cells.append(f"\\textbf{{{text}}}" if cell.best else text)
+        lines.append(" & ".join([latex_escape(row.policy), str(row.runs), *cells]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if table.clipped:
+        lines.append("% * interval clipped to the metric's range, shown as (low -- high)")
+    response = HttpResponse("\n".join(lines) + "\n", content_type="text/x-tex; charset=utf-8")
+    response["Content-Disposition"] = (f'attachment; filename="summary-'
+                                       f'{experiment.public_id}.tex"')
     return response
 
 
 def tasks_csv(run) -> HttpResponse:
-    """The per-task (or per-surveil) records of a finished run; lists joined by spaces."""
-    tasks = json.loads(selectors.result_json(run)).get("tasks", {})
+    """The per-task (or per-surveil) records of a finished run; lists joined by spaces, status
+    codes written as words, units in the header."""
+    result = json.loads(selectors.result_json(run))
+    tasks = result.get("tasks", {})
+    codes = (result.get("extra") or {}).get("status_codes") or {}
+    lab = kinds.get_kind(run.experiment.kind)
+    units = lab.task_units if lab else {}
     columns = list(tasks)
     response, writer = _csv_response(f"tasks-{run.public_id}.csv")
-    writer.writerow(columns)
+    writer.writerow([header(c, units) for c in columns])
+    status_at = columns.index("status") if "status" in columns and codes else -1
     for row in zip(*(tasks[c] for c in columns), strict=False):
-        writer.writerow([" ".join(map(str, v)) if isinstance(v, list) else
-                         ("" if v is None else v) for v in row])
+        out = [" ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else v)
+               for v in row]
+        if status_at >= 0:
+            out[status_at] = codes.get(str(row[status_at]), row[status_at])
+        writer.writerow(out)
     return response
 
 

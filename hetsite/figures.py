@@ -1,15 +1,26 @@
-"""Figures of experiments and runs, built from stored chart data by the kinds' chart functions."""
+"""Figures of experiments and runs, built from stored chart data by the kinds' chart functions.
+
+A finished experiment's figures and a finished run's figures never change, so they are
+computed once and kept in Django's cache (keyed on the experiment and its finish time, or the
+run, and the code version): a result page then skips loading every run's chart data.
+"""
 
 from __future__ import annotations
 
+import functools
+
+from django.core.cache import cache
+
 from simcore import charts
 from simcore.charts import facet
-from simcore.result import Result
+from simcore.result import Result, code_version
 from simcore.sweep import table
 from simcore.sweep_charts import paired_bars, sweep_lines
 
 from . import kinds, selectors
-from .models import Experiment, Run, Status
+from .models import FINAL_STATUSES, Experiment, Run, Status
+
+CACHE_SECONDS = 24 * 3600
 
 
 class UnknownChart(LookupError):
@@ -38,8 +49,29 @@ def figures_for(kind: str, groups: dict, side_by_side: bool = False) -> list[dic
 
 def experiment_figures(experiment: Experiment, policies: list[str] | None = None,
                        side_by_side: bool = False, groups: dict | None = None) -> list[dict]:
+    key = _cache_key(experiment, policies, side_by_side) if groups is None else None
+    if key is not None:
+        found = cache.get(key)
+        if found is not None:
+            return found
     groups = groups if groups is not None else selectors.run_groups(experiment, policies)
-    return figures_for(experiment.kind, groups, side_by_side)
+    figures = figures_for(experiment.kind, groups, side_by_side)
+    if key is not None:
+        cache.set(key, figures, CACHE_SECONDS)
+    return figures
+
+
+def _cache_key(experiment: Experiment, policies, side_by_side: bool) -> str | None:
+    if experiment.status not in FINAL_STATUSES or experiment.finished is None:
+        return None
+    chosen = ",".join(policies) if policies else "*"
+    return (f"figures:{experiment.public_id}:{experiment.finished.timestamp()}:"
+            f"{_code()}:{side_by_side}:{chosen}")
+
+
+@functools.cache
+def _code() -> str:
+    return code_version()  # asks git: once per process
 
 
 def experiment_figure(experiment: Experiment, chart_id: str, policies: list[str] | None = None,
@@ -58,7 +90,12 @@ def run_figure(run: Run, chart_id: str) -> dict:
         raise UnknownChart(chart_id)
     if run.status != Status.DONE:
         raise UnknownChart(f"{chart_id}: the run has not finished")
-    return spec.build(Result.from_json(selectors.result_json(run)))
+    key = f"run-figure:{run.public_id}:{chart_id}:{_code()}"  # a finished run never changes
+    figure = cache.get(key)
+    if figure is None:
+        figure = spec.build(Result.from_json(selectors.result_json(run)))
+        cache.set(key, figure, CACHE_SECONDS)
+    return figure
 
 
 def compare_runs_figures(runs: list[Run]) -> list[dict]:
@@ -74,9 +111,9 @@ def compare_runs_figures(runs: list[Run]) -> list[dict]:
 
 # --- sweeps and paired comparisons ----------------------------------------------------------------
 
-def _colour_order(experiment: Experiment):
-    order = list(experiment.policies)
-    return lambda policy: charts.color(order.index(policy) if policy in order else len(order))
+def _colour_of(experiment: Experiment):
+    lab = kinds.get_kind(experiment.kind)
+    return lab.policy_color if lab else (lambda policy: charts.policy_color(policy))
 
 
 def _labels(kind: str) -> dict[str, str]:
@@ -90,7 +127,7 @@ def sweep_figures(experiment: Experiment) -> list[dict]:
     lab = kinds.get_kind(experiment.kind)
     if lab is None or not experiment.axes:
         return []
-    colour_of, labels = _colour_order(experiment), _labels(experiment.kind)
+    colour_of, labels = _colour_of(experiment), _labels(experiment.kind)
     return [{"id": f"sweep-{m.key}", "title": m.label,
              "figure": sweep_lines(experiment.summary, experiment.axes, m.key, m.label, m.unit,
                                    experiment.policies, colour_of, labels)}
@@ -105,7 +142,7 @@ def paired_figures(experiment: Experiment, baseline: str) -> list[dict]:
         raise UnknownChart(f"paired:{baseline}")
     runs = selectors.sweep_runs(experiment)
     rows = table(runs, [m.key for m in lab.metrics], baseline=baseline)
-    colour_of, labels = _colour_order(experiment), _labels(experiment.kind)
+    colour_of, labels = _colour_of(experiment), _labels(experiment.kind)
     others = [p for p in experiment.policies if p != baseline]
     versus = labels.get(baseline, baseline)
     out = []

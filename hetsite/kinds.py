@@ -24,11 +24,24 @@ PARAM_PREFIX = "p."
 
 @dataclass(frozen=True)
 class Metric:
+    """A headline metric. ``unit`` is the unit of the stored value; ``scale`` turns it into the
+    shown one (utilization 0-1 shown in %: ``scale=100, shown_unit="%"``); a unit of ``s``
+    is shown in minutes, hours or days as the values' size asks. ``lower``/``upper`` bound the
+    metric's range: confidence intervals are clipped to it, and say so."""
+
     key: str
     label: str
     unit: str = ""
     higher_is_better: bool = True
     digits: int = 2
+    scale: float = 1.0
+    shown_unit: str | None = None
+    lower: float | None = None
+    upper: float | None = None
+
+    @property
+    def display_unit(self) -> str:
+        return self.unit if self.shown_unit is None else self.shown_unit
 
 
 @dataclass(frozen=True)
@@ -42,6 +55,7 @@ class RunData:
     series: dict
     dist: dict
     label: str = ""
+    color: str = ""  # the policy's colour (LabKind.policy_color), the same on every chart
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,21 @@ class Limit:
     field: str
     measure: Callable[[dict], float]
     what: str
+
+
+@dataclass(frozen=True)
+class Condition:
+    """Parameters that apply only when another one has one of ``values`` (e.g. the trace
+    fields only under ``workload.source = trace``): hidden in the form, folded on the result
+    page. ``params`` are dotted names or group prefixes ending in a dot."""
+
+    params: tuple[str, ...]
+    control: str
+    values: tuple
+
+    def covers(self, name: str) -> bool:
+        return name != self.control and any(
+            name == p or (p.endswith(".") and name.startswith(p)) for p in self.params)
 
 
 class FormHook(Protocol):
@@ -96,6 +125,35 @@ class LabKind:
     form_hook: FormHook | None = None
     # Deterministic kinds (trace replay) gain nothing from more than one trial.
     deterministic: bool = False
+    # Parameters that apply only under a setting of another one (see Condition).
+    conditions: list[Condition] = field(default_factory=list)
+    # Facts about a scenario's inputs beyond its parameters, as (label, text) pairs, e.g. the
+    # replayed trace's name and size; shown on the result page.
+    describe_inputs: Callable[[dict], list[tuple[str, str]]] | None = None
+    # Units of the per-task record columns, for export headers ({"arrival": "s", ...}).
+    task_units: dict[str, str] = field(default_factory=dict)
+
+    def policy_color(self, policy: str) -> str:
+        """A policy's colour, keyed on its name (simcore.charts.policy_color)."""
+        from simcore.charts import policy_color
+
+        # The kind's default policies claim their colours first (they are the most used).
+        names = [p.name for p in self.engine.list_policies(self.kind)]
+        peers = [p for p in self.default_policies if p in names]
+        return policy_color(policy, peers + [p for p in names if p not in peers])
+
+    def condition_for(self, name: str) -> Condition | None:
+        return next((c for c in self.conditions if c.covers(name)), None)
+
+    def applies(self, name: str, params: dict) -> bool:
+        """Does parameter ``name`` take effect under these (nested) parameters?"""
+        cond = self.condition_for(name)
+        if cond is None:
+            return True
+        node = params
+        for part in cond.control.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node in cond.values
 
     @property
     def environment(self):

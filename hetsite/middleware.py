@@ -28,3 +28,17 @@ class SecurityHeadersMiddleware:
         response.headers.setdefault("Content-Security-Policy", self.csp)
         response.headers.setdefault("Permissions-Policy", PERMISSIONS)
         return response
+
+
+class OwnerCookieMiddleware:
+    """Sends the anonymous-owner cookie issued while handling the request (permissions.py)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from .permissions import set_owner_cookie
+
+        response = self.get_response(request)
+        set_owner_cookie(request, response)
+        return response

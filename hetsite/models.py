@@ -24,6 +24,14 @@ class Status(models.TextChoices):
 FINAL_STATUSES = (Status.DONE, Status.FAILED, Status.CANCELLED)
 
 
+class Visibility(models.TextChoices):
+    """Who sees an experiment (``hetsite.permissions`` decides; pages and API ask it)."""
+
+    UNLISTED = "unlisted", "unlisted: anyone with the link"
+    PUBLIC = "public", "public: listed for everyone"
+    PRIVATE = "private", "private: only you (and staff)"
+
+
 class Scenario(models.Model):
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     kind = models.CharField(max_length=40, db_index=True)
@@ -65,6 +73,15 @@ class Experiment(models.Model):
     cancel_requested = models.BooleanField(default=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                               on_delete=models.SET_NULL, related_name="experiments")
+    owner_token = models.CharField(
+        max_length=64, blank=True, db_index=True,
+        help_text="anonymous ownership: the creator's signed-cookie token (cleared once a user "
+                  "adopts the experiment at login)")
+    visibility = models.CharField(max_length=10, choices=Visibility.choices,
+                                  default=Visibility.UNLISTED, db_index=True)
+    notes = models.TextField(blank=True, max_length=20_000)
+    tags = models.CharField(max_length=500, blank=True,
+                            help_text="comma-separated, lower case (see tag_list)")
     code_version = models.CharField(max_length=40, blank=True)
     summary = models.JSONField(default=list, blank=True,
                                help_text="one row per (point, policy): setting, finished runs "
@@ -77,6 +94,10 @@ class Experiment(models.Model):
 
     def __str__(self):
         return self.name
+
+    @property
+    def tag_list(self) -> list[str]:
+        return [t for t in self.tags.split(",") if t]
 
     def summary_by_policy(self, point: int = 0) -> dict[str, dict]:
         """The summary rows of one point, keyed by policy."""

@@ -1,10 +1,125 @@
-"""Who may change an experiment; the pages and the API ask here and nowhere else."""
+"""Who may see and change an experiment; the pages and the API ask here and nowhere else.
+
+Ownership: a logged-in creator owns an experiment through ``owner``; an anonymous creator
+through a random token kept in a signed cookie (``OWNER_COOKIE``) and stored in
+``owner_token``. Logging in later adopts every experiment of that token (:func:`adopt`).
+
+Visibility: ``unlisted`` (the default) is readable by anyone with the link and listed only for
+its owner; ``public`` is listed for everyone; ``private`` is readable by its owner and staff
+only (anyone else gets a 404, so its existence is not revealed). Only the owner and staff may
+rename, annotate, cancel or delete.
+"""
 
 from __future__ import annotations
 
+import secrets
+from dataclasses import dataclass
 
-def can_edit(user, experiment) -> bool:
-    """Staff, or the logged-in owner; experiments without an owner are editable by any user."""
-    if not user.is_authenticated:
-        return False
-    return user.is_staff or experiment.owner_id in (None, user.pk)
+from django.core import signing
+from django.db.models import Q, QuerySet
+
+from .models import Experiment, Visibility
+
+OWNER_COOKIE = "hetsite_owner"
+OWNER_SALT = "hetsite.owner-token"
+OWNER_COOKIE_AGE = 5 * 365 * 24 * 3600
+
+
+@dataclass
+class Viewer:
+    """The caller of a request: a user (possibly anonymous) and an anonymous-owner token."""
+
+    user: object
+    token: str = ""
+    new_token: bool = False
+
+    @property
+    def is_staff(self) -> bool:
+        return bool(getattr(self.user, "is_staff", False))
+
+    @property
+    def user_id(self):
+        return self.user.pk if getattr(self.user, "is_authenticated", False) else None
+
+    def owner_fields(self) -> dict:
+        """The ownership columns of a new experiment: the user, else a (new) cookie token."""
+        if self.user_id is not None:
+            return {"owner": self.user, "owner_token": ""}
+        if not self.token:
+            self.token = secrets.token_urlsafe(24)
+            self.new_token = True
+        return {"owner": None, "owner_token": self.token}
+
+
+def viewer(request) -> Viewer:
+    """The request's viewer (cached on the request, so a token issued here is set once)."""
+    # A DRF Request wraps the HttpRequest the middleware sees: cache on the inner one.
+    http = getattr(request, "_request", request)
+    cached = getattr(http, "_hetsite_viewer", None)
+    if cached is None:
+        try:
+            token = http.get_signed_cookie(OWNER_COOKIE, default="", salt=OWNER_SALT)
+        except (signing.BadSignature, KeyError):
+            token = ""
+        cached = Viewer(getattr(request, "user", None), token or "")
+        http._hetsite_viewer = cached
+    else:
+        cached.user = getattr(request, "user", cached.user)  # DRF may authenticate later
+    return cached
+
+
+def set_owner_cookie(request, response) -> None:
+    """Send the anonymous-owner cookie when this request issued a token."""
+    found = getattr(request, "_hetsite_viewer", None)
+    if found is not None and found.new_token:
+        response.set_signed_cookie(OWNER_COOKIE, found.token, salt=OWNER_SALT,
+                                   max_age=OWNER_COOKIE_AGE, httponly=True, samesite="Lax",
+                                   secure=request.is_secure())
+
+
+def is_owner(who: Viewer, experiment: Experiment) -> bool:
+    if who.user_id is not None and experiment.owner_id == who.user_id:
+        return True
+    return bool(who.token) and experiment.owner_token == who.token
+
+
+def can_view(who: Viewer, experiment: Experiment) -> bool:
+    if experiment.visibility != Visibility.PRIVATE:
+        return True
+    return who.is_staff or is_owner(who, experiment)
+
+
+def can_edit(who: Viewer, experiment: Experiment) -> bool:
+    """Staff or the owner (user or cookie token); nobody else, and never an ownerless row."""
+    return who.is_staff or is_owner(who, experiment)
+
+
+def mine(who: Viewer) -> Q:
+    q = Q(pk__in=[])
+    if who.user_id is not None:
+        q |= Q(owner_id=who.user_id)
+    if who.token:
+        q |= Q(owner_token=who.token)
+    return q
+
+
+def listable(who: Viewer, qs: QuerySet[Experiment]) -> QuerySet[Experiment]:
+    """What the viewer may see in lists: public experiments and their own (staff: all)."""
+    if who.is_staff:
+        return qs
+    return qs.filter(Q(visibility=Visibility.PUBLIC) | mine(who))
+
+
+def readable(who: Viewer, qs: QuerySet[Experiment]) -> QuerySet[Experiment]:
+    """What the viewer may open by id: everything but other people's private experiments."""
+    if who.is_staff:
+        return qs
+    return qs.filter(~Q(visibility=Visibility.PRIVATE) | mine(who))
+
+
+def adopt(user, token: str) -> int:
+    """Give a user the experiments created anonymously with ``token``; returns how many."""
+    if not token or user is None or not user.is_authenticated:
+        return 0
+    return Experiment.objects.filter(owner_token=token, owner__isnull=True).update(
+        owner=user, owner_token="")

@@ -103,9 +103,7 @@ def figures_of(figure: Figure, rows: list[dict]) -> list[dict]:
     labels = {p.name: p.label for p in lab.engine.ENGINE.list_policies(figure.kind)} \
         if lab else {}
     order = list(figure.policies)
-
-    def colour_of(policy: str) -> str:
-        return charts.color(order.index(policy) if policy in order else len(order))
+    colour_of = lab.policy_color if lab else charts.policy_color
 
     axes = [{"param": p, "values": list(v)} for p, v in figure.axes]
     out = []

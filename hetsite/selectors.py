@@ -3,34 +3,103 @@
 from __future__ import annotations
 
 import gzip
+import uuid
+from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from . import kinds
+from . import kinds, permissions
 from .models import Experiment, Run, Scenario, Status
 
 # The compressed full result is large; pages never load it.
 HEAVY = ("result_gz",)
 
 
-def experiments_newest_first(limit: int = 100) -> QuerySet[Experiment]:
-    return Experiment.objects.select_related("scenario").order_by("-created")[:limit]
+def parse_id(value) -> uuid.UUID:
+    """A public id from a URL or query string; malformed ids are a 404, never a 500."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except (ValueError, TypeError, AttributeError):
+        raise Http404(f"{str(value)[:60]!r} is not an experiment or run id") from None
+
+
+@dataclass(frozen=True)
+class Browse:
+    """The experiment browser's search and filters (home page and ``GET /api/experiments/``)."""
+
+    q: str = ""
+    kind: str = ""
+    status: str = ""
+    policy: str = ""
+    owner: str = ""  # a username
+    mine: bool = False
+
+    @classmethod
+    def from_query(cls, params) -> Browse:
+        def get(name):
+            return (params.get(name) or "").strip()[:100]
+
+        return cls(q=get("q"), kind=get("kind"), status=get("status"), policy=get("policy"),
+                   owner=get("owner"), mine=get("mine") in ("1", "true", "on", "yes"))
+
+    def active(self) -> bool:
+        return any((self.q, self.kind, self.status, self.policy, self.owner, self.mine))
+
+
+def browse_experiments(who: permissions.Viewer, f: Browse = Browse()) -> QuerySet[Experiment]:
+    """The experiments the viewer may list, filtered, newest first."""
+    qs = permissions.listable(who, Experiment.objects.select_related("scenario", "owner"))
+    if f.q:
+        words = [w for w in f.q.split() if w][:8]
+        for word in words:
+            qs = qs.filter(Q(name__icontains=word) | Q(notes__icontains=word)
+                           | Q(tags__icontains=word))
+    if f.kind:
+        qs = qs.filter(kind=f.kind)
+    if f.status:
+        qs = qs.filter(status=f.status)
+    if f.policy:
+        qs = qs.filter(Exists(Run.objects.filter(experiment=OuterRef("pk"), policy=f.policy)))
+    if f.owner:
+        qs = qs.filter(owner__username=f.owner)
+    if f.mine:
+        qs = qs.filter(permissions.mine(who))
+    return qs.order_by("-created", "-id")
+
+
+def browse_choices() -> dict:
+    """Values the browser's filters offer: the kinds and every policy name of every kind."""
+    labs = kinds.all_kinds()
+    policies = sorted({p.name for lab in labs for p in lab.engine.list_policies(lab.kind)})
+    return {"kinds": [(lab.kind, lab.title) for lab in labs], "policies": policies,
+            "statuses": [s.value for s in Status]}
 
 
 def preset_scenarios() -> QuerySet[Scenario]:
     return Scenario.objects.filter(is_preset=True).order_by("kind", "preset")
 
 
-def experiment_by_public_id(public_id) -> Experiment:
-    return get_object_or_404(Experiment.objects.select_related("scenario"), public_id=public_id)
+def experiment_by_public_id(public_id, who: permissions.Viewer | None = None) -> Experiment:
+    """The experiment, if ``who`` may read it (404 otherwise: private ones are not revealed)."""
+    qs = Experiment.objects.select_related("scenario", "owner")
+    if who is not None:
+        qs = permissions.readable(who, qs)
+    return get_object_or_404(qs, public_id=parse_id(public_id))
 
 
-def run_by_public_id(public_id, with_result: bool = False) -> Run:
+def run_by_public_id(public_id, with_result: bool = False,
+                     who: permissions.Viewer | None = None) -> Run:
     qs = Run.objects.select_related("experiment")
     if not with_result:
         qs = qs.defer(*HEAVY)
-    return get_object_or_404(qs, public_id=public_id)
+    run = get_object_or_404(qs, public_id=parse_id(public_id))
+    if who is not None and not permissions.can_view(who, run.experiment):
+        raise Http404("no such run")
+    return run
 
 
 def _in_policy_order(experiment: Experiment, runs) -> list[Run]:
@@ -38,9 +107,11 @@ def _in_policy_order(experiment: Experiment, runs) -> list[Run]:
     return sorted(runs, key=lambda r: (order.get(r.policy, len(order)), r.trial))
 
 
-def runs_of(experiment: Experiment) -> list[Run]:
-    """Runs in the experiment's policy order, then by trial."""
-    return _in_policy_order(experiment, experiment.runs.defer(*HEAVY))
+def runs_of(experiment: Experiment, charts: bool = True) -> list[Run]:
+    """Runs in the experiment's policy order, then by trial; without their chart data
+    (series, distributions) when ``charts`` is False."""
+    heavy = HEAVY if charts else (*HEAVY, "series", "dist")
+    return _in_policy_order(experiment, experiment.runs.defer(*heavy))
 
 
 def progress_of(experiment: Experiment) -> dict:
@@ -67,8 +138,10 @@ def run_groups(experiment: Experiment, policies: list[str] | None = None,
 
 
 def run_data(run: Run, label: str = "") -> kinds.RunData:
+    lab = kinds.get_kind(run.experiment.kind)
     return kinds.RunData(policy=run.policy, trial=run.trial, seed=run.seed, summary=run.summary,
-                         series=run.series, dist=run.dist, label=label or run.policy)
+                         series=run.series, dist=run.dist, label=label or run.policy,
+                         color=lab.policy_color(run.policy) if lab else "")
 
 
 def result_json(run: Run) -> bytes:

@@ -42,6 +42,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # WhiteNoise serves static files under runserver too (gzip, cache headers), as in production.
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
@@ -60,6 +62,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "hetsite.middleware.OwnerCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -125,6 +128,9 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step in dev/tests
+# Versioned plotly.js and hashed (collectstatic) names are cached by browsers for a year.
+WHITENOISE_IMMUTABLE_FILE_TEST = (r"(/plotly(-cartesian)?-\d+\.\d+\.\d+\.min\.js"
+                                  r"|\.[0-9a-f]{12}\.\w+)$")
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(RUN_DIR / "media")))
 
 # --- security: strict unless DEBUG ------------------------------------------------------------

@@ -6,10 +6,12 @@ from django import forms
 
 import scheduling.engine as engine
 from hetsite.compact import downsample, quantiles
-from hetsite.kinds import PARAM_PREFIX, ChartSpec, LabKind, Limit, Metric, register
+from hetsite.kinds import PARAM_PREFIX, ChartSpec, Condition, LabKind, Limit, Metric, register
+from hetsite.presenters import column_for
 from simcore import charts as shared
 from simcore import traces
 from simcore.errors import ScenarioError
+from simcore.stats import mean_ci
 
 from .charts import parallel, replay, serial
 
@@ -20,26 +22,52 @@ def _waits_min(tasks) -> list:
 
 
 def compact_with_waits(result) -> dict:
-    """Chart data of kinds whose tasks have arrival and start times (ch. 3 and ch. 4)."""
-    return {"series": downsample(result.series),
-            "dist": {"wait_min": quantiles(_waits_min(result.tasks))}}
+    """Chart data of kinds whose tasks have arrival and start times (ch. 3 and ch. 4); the wait
+    quantiles also record how many tasks there were, so the ECDF can show the share that never
+    started."""
+    waits = quantiles(_waits_min(result.tasks))
+    if waits is not None:
+        waits["total"] = len(result.tasks.get("arrival", []))
+    return {"series": downsample(result.series), "dist": {"wait_min": waits}}
 
 
 def _bars(key, title, unit=""):
-    return lambda groups: shared.metric_bars(groups, key, title, unit)
+    """Bars of a headline metric of the kind being registered, its CI kept in the metric's
+    range (the bounds come from the Metric declared under the same key)."""
+    def build(groups):
+        metric = _METRICS.get(key)
+        if metric is None:
+            return shared.metric_bars(groups, key, title, unit)
+        # The same readable unit as the summary table (hours or days instead of seconds).
+        means = [m for runs in groups.values() for m in
+                 [mean_ci([r.summary.get(key) for r in runs
+                                  if isinstance(r.summary.get(key), (int, float))])["mean"]]
+                 if m is not None]
+        column = column_for(metric, means)
+        return shared.metric_bars(groups, key, title, column.unit, lower=metric.lower,
+                                  upper=metric.upper, scale=column.factor)
+    return build
 
 
-register(LabKind(
+_METRICS: dict[str, Metric] = {}
+
+
+def _register(lab: LabKind) -> LabKind:
+    _METRICS.update({m.key: m for m in lab.metrics})
+    return register(lab)
+
+
+_register(LabKind(
     kind="parallel-energy",
     title="Parallel jobs with utility and an energy budget (ch. 3)",
     engine=engine,
     metrics=[
-        Metric("pct_max_utility", "% of maximum utility", "%"),
-        Metric("utility", "utility earned"),
-        Metric("energy_gj", "energy used", "GJ", higher_is_better=False),
-        Metric("tasks_completed", "tasks completed", digits=0),
-        Metric("tasks_dropped", "tasks dropped", higher_is_better=False, digits=0),
-        Metric("wait_mean_min", "mean wait", "min", higher_is_better=False),
+        Metric("pct_max_utility", "% of maximum utility", "%", lower=0, upper=100),
+        Metric("utility", "utility earned", lower=0),
+        Metric("energy_gj", "energy used", "GJ", higher_is_better=False, lower=0),
+        Metric("tasks_completed", "tasks completed", digits=0, lower=0),
+        Metric("tasks_dropped", "tasks dropped", higher_is_better=False, digits=0, lower=0),
+        Metric("wait_mean_min", "mean wait", "min", higher_is_better=False, lower=0),
     ],
     primary_metric="pct_max_utility",
     compact=compact_with_waits,
@@ -48,7 +76,7 @@ register(LabKind(
                   _bars("pct_max_utility", "% of maximum utility", "%"), facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
                   lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
-                                               "utility")),
+                                               "utility", lower=0.0)),
         ChartSpec("energy", "Energy against the budget", parallel.energy_vs_budget),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait time (ECDF)", "wait (min)")),
@@ -59,6 +87,9 @@ register(LabKind(
     run_charts=[ChartSpec("gantt", "Node allocation", parallel.node_gantt)],
     default_policies=["easy", "max-upe-ph", "meta-event"],
     default_preset="small",
+    task_units={"arrival": "s", "start": "s", "end": "s", "energy_j": "J"},
+    conditions=[Condition(("trace.",), "workload.source", ("trace",)),
+                Condition(("testbed.",), "workload.source", ("testbed",))],
     limits=[
         Limit("tasks_per_day", "workload.tasks_per_day",
               lambda p: p["workload"]["tasks_per_day"], "the arrival rate (tasks/day)"),
@@ -72,14 +103,45 @@ register(LabKind(
 
 def compact_replay(result) -> dict:
     tasks = result.tasks
-    return {"series": downsample(result.series),
+    return {"series": downsample(result.series, average=("utilization", "queue")),
             "dist": {"wait_h": quantiles([w / 3600.0 for w in tasks.get("wait", [])]),
                      "bsld": quantiles(tasks.get("bsld", []))}}
 
 
 def _first_runs(groups):
     """Replays are deterministic per trace: one run per policy carries the time series."""
-    return [(label, {"series": runs[0].series}) for label, runs in groups.items()]
+    return [(label, {"series": runs[0].series, "color": shared.group_color(label, runs)})
+            for label, runs in groups.items()]
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000.0
+    return ""
+
+
+def trace_facts(params: dict) -> list[tuple[str, str]]:
+    """The replayed trace: its name (or upload digest), file size and job count."""
+    from hetsite.uploads import trace_library
+
+    name = params.get("trace") or ""
+    sha = traces.upload_sha(name)
+    shown = f"uploaded file, SHA-256 {sha[:16]}…" if sha else name
+    try:
+        library = trace_library()
+        path = library.resolve(name)
+        loaded = library.load(name)
+    except (ScenarioError, OSError) as err:
+        return [("trace", f"{shown} (not available here: {err})")]
+    header = loaded.header
+    facts = [("trace", shown), ("trace file", f"{path.name}, {_size(path.stat().st_size)}"),
+             ("jobs in the trace", f"{len(loaded.columns['job_id']):,}")]
+    nodes = getattr(header, "max_nodes", None) or getattr(header, "max_procs", None)
+    if nodes:
+        facts.append(("machine in the trace header", f"{nodes:,} nodes/processors"))
+    return facts
 
 
 class TraceChoice:
@@ -93,13 +155,13 @@ class TraceChoice:
         current = form.initial.get(name) or (form.data.get(name) if form.is_bound else None)
         if current and traces.upload_sha(current):
             choices.append((current, f"uploaded trace {current[7:19]}…"))
-        field = forms.ChoiceField(choices=choices, label="trace (library)",
+        field = forms.ChoiceField(choices=choices, label="Trace (library)",
                                   help_text="or upload your own file below", required=False)
-        for attr in ("unit", "advanced", "param", "json_type", "optional"):
+        for attr in ("unit", "advanced", "param", "json_type", "optional", "group"):
             setattr(field, attr, getattr(old, attr))
         form.fields[name] = field
         form.fields["trace_file"] = forms.FileField(
-            required=False, label="upload an SWF trace",
+            required=False, label="Upload an SWF trace",
             help_text="Standard Workload Format, plain or .gz; replaces the library choice")
         form.fields["trace_file"].json_type = "file"
         form.extra_names.append("trace_file")
@@ -118,17 +180,18 @@ class TraceChoice:
             form.add_error("trace_file", err.message)
 
 
-register(LabKind(
+_register(LabKind(
     kind="swf-replay",
     title="Trace replay with backfilling (SWF)",
     engine=engine,
     metrics=[
-        Metric("wait_mean_s", "mean wait", "s", higher_is_better=False, digits=0),
-        Metric("bsld_mean", "mean bounded slowdown", higher_is_better=False),
-        Metric("utilization", "utilization", higher_is_better=True, digits=3),
-        Metric("makespan_s", "makespan", "s", higher_is_better=False, digits=0),
-        Metric("queue_mean", "mean queue", "jobs", higher_is_better=False, digits=1),
-        Metric("jobs_rejected", "jobs rejected", higher_is_better=False, digits=0),
+        Metric("wait_mean_s", "mean wait", "s", higher_is_better=False, lower=0),
+        Metric("bsld_mean", "mean bounded slowdown", higher_is_better=False, lower=1),
+        Metric("utilization", "utilization", higher_is_better=True, digits=1, scale=100.0,
+               shown_unit="%", lower=0, upper=1),
+        Metric("makespan_s", "makespan", "s", higher_is_better=False, lower=0),
+        Metric("queue_mean", "mean queue", "jobs", higher_is_better=False, digits=1, lower=0),
+        Metric("jobs_rejected", "jobs rejected", higher_is_better=False, digits=0, lower=0),
     ],
     primary_metric="bsld_mean",
     compact=compact_replay,
@@ -136,7 +199,8 @@ register(LabKind(
         ChartSpec("wait-mean", "Mean wait", _bars("wait_mean_s", "Mean wait", "s"),
                   facetable=False),
         ChartSpec("wait-time", "Wait time distribution",
-                  lambda g: shared.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)")),
+                  lambda g: shared.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)",
+                                        total_key="jobs_total", what="jobs")),
         ChartSpec("bsld", "Bounded slowdown",
                   lambda g: shared.quantile_box(g, "bsld", "Bounded slowdown (tau = 10 s)",
                                                 "bounded slowdown", log_y=True),
@@ -150,6 +214,9 @@ register(LabKind(
     default_preset="swf-small",
     form_hook=TraceChoice(),
     deterministic=True,
+    describe_inputs=trace_facts,
+    task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s",
+                "reservation": "s", "procs": "processors", "nodes": "nodes"},
     limits=[
         Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
         Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),
@@ -169,17 +236,17 @@ def _trace_jobs(trace: str, job_limit: int) -> int:
     return job_limit or len(traces.TraceLibrary().load(trace).columns["job_id"])
 
 
-register(LabKind(
+_register(LabKind(
     kind="serial-preemption",
     title="Preemptive scheduling of urgent serial tasks (ch. 4)",
     engine=engine,
     metrics=[
-        Metric("pct_max_utility", "% of maximum utility", "%"),
-        Metric("utility", "utility earned"),
-        Metric("pct_critical_completed", "critical tasks completed", "%"),
-        Metric("pct_tasks_completed", "tasks completed", "%"),
-        Metric("preemptions", "preemptions", higher_is_better=False, digits=0),
-        Metric("tasks_dropped", "tasks dropped", higher_is_better=False, digits=0),
+        Metric("pct_max_utility", "% of maximum utility", "%", lower=0, upper=100),
+        Metric("utility", "utility earned", lower=0),
+        Metric("pct_critical_completed", "critical tasks completed", "%", lower=0, upper=100),
+        Metric("pct_tasks_completed", "tasks completed", "%", lower=0, upper=100),
+        Metric("preemptions", "preemptions", higher_is_better=False, digits=0, lower=0),
+        Metric("tasks_dropped", "tasks dropped", higher_is_better=False, digits=0, lower=0),
     ],
     primary_metric="pct_max_utility",
     compact=compact_with_waits,
@@ -191,10 +258,10 @@ register(LabKind(
                   facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
                   lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
-                                               "utility")),
+                                               "utility", lower=0.0)),
         ChartSpec("preemptions-per-minute", "Preemptions per minute",
                   lambda g: shared.mean_series(g, "preemptions", "Preemptions per minute",
-                                               "preemptions / min")),
+                                               "preemptions / min", band=False)),
         ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait until first start (ECDF)",
@@ -203,6 +270,17 @@ register(LabKind(
     run_charts=[ChartSpec("preemptions", "Preemption timeline", serial.preemption_timeline)],
     default_policies=["fcfs", "max-util", "max-util-greedy", "max-upt-diff"],
     default_preset="ch4-small",
+    task_units={"arrival": "s", "start": "s", "end": "s"},
+    conditions=[
+        Condition(("utility.step_noncritical_factor",), "utility.family", ("step",)),
+        Condition(("utility.decay_length_min", "utility.urgency", "utility.urgency_time_unit_min"),
+                  "utility.family", ("decay",)),
+        Condition(("utility.n_classes", "utility.classes_seed", "utility.lead_in_prob",
+                   "utility.lead_in_max", "utility.intervals_min", "utility.intervals_max",
+                   "utility.interval_min", "utility.interval_max", "utility.rate_min",
+                   "utility.rate_max", "utility.jump_min", "utility.jump_max"),
+                  "utility.family", ("classes",)),
+    ],
     limits=[
         Limit("cores", "system.cores_per_cluster",
               lambda p: p["system"]["n_clusters"] * p["system"]["cores_per_cluster"],

@@ -1,34 +1,80 @@
 """Charts every scenario kind shares. Pure functions: chart data in, Plotly figure dict out.
 
 Experiment charts take ``groups``: an ordered ``{label: [RunData, ...]}`` (one entry per policy
-or per chosen run). Colours follow the group order, so a policy keeps its colour on every chart
-of a page.
+or per chosen run). A policy's colour is keyed on its name (:func:`policy_color`), so it is the
+same on every chart of every page: experiment, subset, side by side and sweeps.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
 
-from .stats import mean_ci
+from .stats import mean_ci, t_quantile
 
+# Fixed palette; a policy's slot comes from its name (see policy_color). Dark enough for white
+# and dark backgrounds alike.
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39",
-           "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363"]
+           "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#b5cf6b",
+           "#e7969c", "#6baed6", "#fd8d3c"]
+
+
+# Kinds with more policies than base colours (ch. 3 registers 42) continue with a second set
+# of distinct mid-tone colours (Plotly's "Alphabet" set without its pale members).
+PALETTE = PALETTE + ["#aa0dfe", "#3283fe", "#85660d", "#782ab6", "#565656", "#1c8356",
+                     "#c4451c", "#dea0fd", "#fe00fa", "#325a9b", "#feaf16", "#f8a19f",
+                     "#90ad1c", "#f6222e", "#2ed9ff", "#b10da1", "#c075a6", "#fc1cbf",
+                     "#b00068", "#1cbe4f", "#0e7c7b", "#6a3d9a", "#b15928", "#33a02c"]
+
+
+TIERS = [(0, 10), (10, 24), (24, len(PALETTE))]
 
 
 def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def policy_color(name: str, peers: Sequence[str] = ()) -> str:
+    """The colour of a policy, keyed on its name: the palette slot of a hash of the name; among
+    ``peers`` (the kind's policies in registration order) a taken slot moves to the next free
+    one, so the policies of one kind never share a colour while the palette lasts. A policy
+    added later never changes the colour of an earlier one."""
+    taken: set[int] = set()
+    for peer in [*peers, name] if name not in peers else peers:
+        code = zlib.crc32(peer.encode())
+        # The ten strongest colours first, then the rest of the base set, then the second set;
+        # within a tier, from the name's own slot on.
+        order = [lo + (code + k) % (hi - lo) for lo, hi in TIERS for k in range(hi - lo)]
+        slot = next((s for s in order if s not in taken), order[0])
+        taken.add(slot)
+        if peer == name:
+            return PALETTE[slot]
+    return PALETTE[zlib.crc32(name.encode()) % TIERS[0][1]]
+
+
+def group_color(label: str, runs=None) -> str:
+    """The colour of one group of runs: the colour its runs carry (set by the lab from the
+    policy's name), else one keyed on the group's label."""
+    first = runs[0] if runs else None
+    found = (first.get("color") if isinstance(first, dict)
+             else getattr(first, "color", "")) if first is not None else ""
+    return found or policy_color(getattr(first, "policy", "") or label)
+
+
 def layout(title: str, xtitle: str = "", ytitle: str = "", **extra) -> dict:
+    """The house layout. The legend sits above the plot, right of the title line, so it never
+    covers an axis title however many entries it has (Plotly grows the top margin for it)."""
     base = {
-        "title": {"text": title, "x": 0.01, "font": {"size": 15}},
-        "xaxis": {"title": {"text": xtitle}, "zeroline": False},
-        "yaxis": {"title": {"text": ytitle}, "zeroline": False},
+        "title": {"text": title, "x": 0.01, "xanchor": "left", "y": 0.98, "yanchor": "top",
+                  "yref": "container", "font": {"size": 15}, "automargin": True},
+        "xaxis": {"title": {"text": xtitle}, "zeroline": False, "automargin": True},
+        "yaxis": {"title": {"text": ytitle}, "zeroline": False, "automargin": True},
         "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
-        "legend": {"orientation": "h", "y": -0.2},
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02,
+                   "yanchor": "bottom", "font": {"size": 11}},
         "hovermode": "closest",
         "template": "plotly_white",
     }
@@ -41,24 +87,60 @@ def rounded(values, digits: int = 5) -> list:
             for v in values]
 
 
-def metric_bars(groups: dict, key: str, title: str, unit: str = "") -> dict:
-    """Mean of a summary metric per group, with 95% CI error bars."""
-    labels, means, halves = [], [], []
+def clipped_interval(ci: dict, lower: float | None = None, upper: float | None = None):
+    """(mean, minus, plus, clipped): error-bar lengths of a mean_ci kept inside
+    [lower, upper]; ``clipped`` says whether the t interval had to be cut."""
+    mean, half = ci.get("mean"), ci.get("half_width")
+    if mean is None:
+        return None, 0.0, 0.0, False
+    if half is None:
+        return mean, 0.0, 0.0, False
+    lo = mean - half if lower is None else max(mean - half, lower)
+    hi = mean + half if upper is None else min(mean + half, upper)
+    clipped = lo > mean - half or hi < mean + half
+    return mean, mean - lo, hi - mean, clipped
+
+
+CLIP_NOTE = "95% CI clipped to the metric's range"
+
+
+def _note(lay: dict, text: str) -> None:
+    """A short note under the chart's title (a subtitle: it never covers a panel or legend)."""
+    title = lay.setdefault("title", {})
+    sub = title.get("subtitle", {}).get("text")
+    title["subtitle"] = {"text": f"{sub} · {text}" if sub else text,
+                         "font": {"size": 11, "color": "#666"}}
+
+
+def metric_bars(groups: dict, key: str, title: str, unit: str = "", lower: float | None = None,
+                upper: float | None = None, scale: float = 1.0) -> dict:
+    """Mean of a summary metric per group, with 95% CI error bars that never leave the
+    metric's range [lower, upper] (given in stored units; ``scale`` converts for display)."""
+    labels, means, minus, plus, colors = [], [], [], [], []
+    clipped_any = False
     for label, runs in groups.items():
         ci = mean_ci([r.summary.get(key) for r in runs
                       if isinstance(r.summary.get(key), (int, float))])
+        mean, m, p, clipped = clipped_interval(ci, lower, upper)
+        clipped_any |= clipped
         labels.append(label)
-        means.append(ci["mean"])
-        halves.append(ci["half_width"] or 0.0)
+        means.append(np.nan if mean is None else mean * scale)
+        minus.append(m * scale)
+        plus.append(p * scale)
+        colors.append(group_color(label, runs))
     trace = {
-        "type": "bar", "x": labels, "y": rounded([m if m is not None else np.nan for m in means]),
-        "marker": {"color": [color(i) for i in range(len(labels))]},
-        "error_y": {"type": "data", "array": rounded(halves), "visible": True},
-        "hovertemplate": "%{x}<br>%{y:.4g} ± %{error_y.array:.3g}<extra></extra>",
+        "type": "bar", "x": labels, "y": rounded(means),
+        "marker": {"color": colors},
+        "error_y": {"type": "data", "symmetric": False, "array": rounded(plus),
+                    "arrayminus": rounded(minus), "visible": True},
+        "hovertemplate": "%{x}<br>%{y:.4g} (95% CI −%{error_y.arrayminus:.3g} "
+                         "+%{error_y.array:.3g})<extra></extra>",
         "name": title,
     }
-    return {"data": [trace], "layout": layout(title, "", f"{title} ({unit})" if unit else title,
-                                              showlegend=False)}
+    lay = layout(title, "", f"{title} ({unit})" if unit else title, showlegend=False)
+    if clipped_any:
+        _note(lay, CLIP_NOTE)
+    return {"data": [trace], "layout": lay}
 
 
 def nanmean_columns(arr: np.ndarray) -> np.ndarray:
@@ -80,50 +162,129 @@ def mean_curve(runs, key: str, axis: str = "t_min"):
     return np.asarray(axes[0][:n], dtype=float), nanmean_columns(arr)
 
 
+def curve_band(runs, key: str, axis: str = "t_min"):
+    """(t, mean, low, high) over runs of a series: the pointwise mean and 95% t interval
+    (low/high None with fewer than two runs)."""
+    curves = [r.series.get(key) for r in runs if isinstance(r.series.get(key), list)]
+    axes = [r.series.get(axis) for r in runs if isinstance(r.series.get(key), list)]
+    if not curves:
+        return None, None, None, None
+    n = min(len(c) for c in curves)
+    arr = np.array([[np.nan if v is None else v for v in c[:n]] for c in curves], dtype=float)
+    t = np.asarray(axes[0][:n], dtype=float)
+    mean = nanmean_columns(arr)
+    if arr.shape[0] < 2:
+        return t, mean, None, None
+    count = np.isfinite(arr).sum(axis=0)
+    sd = np.sqrt(np.nansum((arr - mean) ** 2, axis=0) / np.maximum(count - 1, 1))
+    tq = t_quantile(0.975, arr.shape[0] - 1)
+    half = tq * sd / np.sqrt(np.maximum(count, 1))
+    half = np.where(count >= 2, half, np.nan)
+    return t, mean, mean - half, mean + half
+
+
+BAND_POINTS = 150
+
+
+def band_traces(label: str, col: str, x, low, high, lower: float | None = None) -> list[dict]:
+    """A shaded 95% CI band (two traces, legend-grouped with the line of ``label``)."""
+    if low is None or not np.isfinite(low).any():
+        return []
+    if lower is not None:
+        low = np.maximum(low, lower)
+    fill = _rgba(col, 0.15)
+    if len(x) > BAND_POINTS:  # a band needs far fewer points than its line
+        keep = np.unique(np.linspace(0, len(x) - 1, BAND_POINTS).round().astype(int))
+        x, low, high = [x[i] for i in keep], np.asarray(low)[keep], np.asarray(high)[keep]
+    common = {"type": "scatter", "mode": "lines", "legendgroup": label, "showlegend": False,
+              "hoverinfo": "skip", "line": {"width": 0, "color": col}, "x": x}
+    return [{**common, "name": f"{label} 95% CI low", "y": rounded(low)},
+            {**common, "name": f"{label} 95% CI", "y": rounded(high), "fill": "tonexty",
+             "fillcolor": fill}]
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
 def mean_series(groups: dict, key: str, title: str, ytitle: str, scale: float = 1.0,
-                hours: bool = True) -> dict:
-    """One line per group: the mean over its runs of ``series[key]``, against time."""
+                hours: bool = True, band: bool = True, lower: float | None = None) -> dict:
+    """One line per group: the mean over its runs of ``series[key]`` against time, with its
+    95% CI as a shaded band when there are several runs (kept above ``lower``)."""
     data = []
-    for i, (label, runs) in enumerate(groups.items()):
-        t, y = mean_curve(runs, key)
+    with_band = False
+    for label, runs in groups.items():
+        t, y, low, high = curve_band(runs, key)
         if t is None:
             continue
+        col = group_color(label, runs)
+        x = rounded(t / 60.0 if hours else t)
+        if band and low is not None:
+            data += band_traces(label, col, x, low * scale, high * scale,
+                                None if lower is None else lower * scale)
+            with_band = True
         data.append({"type": "scatter", "mode": "lines", "name": label,
-                     "legendgroup": label, "line": {"color": color(i), "width": 1.6},
-                     "x": rounded(t / 60.0 if hours else t), "y": rounded(y * scale)})
-    return {"data": data, "layout": layout(title, "time (h)" if hours else "time (min)", ytitle)}
+                     "legendgroup": label, "line": {"color": col, "width": 1.6},
+                     "x": x, "y": rounded(y * scale)})
+    lay = layout(title, "time (h)" if hours else "time (min)", ytitle)
+    if with_band:
+        _note(lay, "lines: mean over trials; bands: 95% CI")
+    return {"data": data, "layout": lay}
 
 
-def ecdf(groups: dict, key: str, title: str, xtitle: str, log_x: bool = False) -> dict:
-    """Empirical CDF per group from stored quantiles (averaged over runs: Vincentization)."""
+def ecdf(groups: dict, key: str, title: str, xtitle: str, log_x: bool = False,
+         total_key: str = "tasks_total", what: str = "tasks") -> dict:
+    """Empirical CDF per group from stored quantiles (averaged over runs: Vincentization).
+
+    The y axis is the share of *all* tasks of the run (``dist[key]["total"]``, else the run's
+    ``summary[total_key]``), so a curve ends at the share that started at all; the legend says
+    how many were covered and how many never started (dropped or still waiting at the end).
+    """
     data = []
-    for i, (label, runs) in enumerate(groups.items()):
-        qs = [r.dist.get(key)["q"] for r in runs if r.dist.get(key)]
-        if not qs:
+    for label, runs in groups.items():
+        dists = [r.dist.get(key) for r in runs if r.dist.get(key)]
+        if not dists:
             continue
-        q = np.mean(np.asarray(qs, dtype=float), axis=0)
-        p = np.linspace(0.0, 1.0, q.size)
-        data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
-                     "line": {"color": color(i), "shape": "hv", "width": 1.6},
-                     "x": rounded(q), "y": rounded(p, 3)})
-    lay = layout(title, xtitle, "fraction of tasks")
+        q = np.mean(np.asarray([d["q"] for d in dists], dtype=float), axis=0)
+        started = float(np.mean([d.get("n", 0) for d in dists]))
+        totals = [d.get("total") or next((r.summary.get(total_key) for r in runs
+                                          if isinstance(r.summary.get(total_key), (int, float))),
+                                         None) for d in dists]
+        totals = [t for t in totals if t]
+        total = float(np.mean(totals)) if totals else 0.0
+        share = started / total if total and started <= total else 1.0
+        p = np.linspace(0.0, 1.0, q.size) * share
+        missing = 1.0 - share
+        name = (f"{label} · {missing:.0%} never started" if total else label)
+        data.append({"type": "scatter", "mode": "lines", "name": name, "legendgroup": label,
+                     "line": {"color": group_color(label, runs), "shape": "hv", "width": 1.6},
+                     "x": rounded(q), "y": rounded(p, 4),
+                     "hovertemplate": f"{label}<br>wait ≤ %{{x:.3g}}: %{{y:.1%}} of all {what}"
+                                      "<extra></extra>"})
+    lay = layout(title, xtitle, f"share of all {what}")
+    lay["yaxis"].update(range=[0, 1.02], tickformat=".0%")
     if log_x:
         lay["xaxis"]["type"] = "log"
+    if data:
+        _note(lay, f"covers {what} that started; a curve ends at the share that did")
     return {"data": data, "layout": lay}
 
 
 def facet(figure: dict, labels: Sequence[str], columns: int | None = None) -> dict:
     """Side-by-side small multiples: one panel per label, all on the same axes.
 
-    Traces are assigned to panels by ``legendgroup`` (or ``name``); every panel shares the x and
-    y ranges, so the panels compare directly.
+    Traces are assigned to panels by ``legendgroup`` (or ``name``); reference traces (marked
+    with ``meta.every_panel``, e.g. an energy budget or goal line) are drawn in every panel.
+    Every panel shares the x and y ranges, so the panels compare directly.
     """
     labels = list(labels)
     n = max(len(labels), 1)
     cols = columns or min(n, 3)
     rows = -(-n // cols)
     lay = {k: v for k, v in figure.get("layout", {}).items()
-           if k not in ("xaxis", "yaxis", "height")}
+           if not k.startswith(("xaxis", "yaxis")) and k != "height"}
     x_title = figure.get("layout", {}).get("xaxis", {}).get("title", {})
     y_title = figure.get("layout", {}).get("yaxis", {}).get("title", {})
     x_type = figure.get("layout", {}).get("xaxis", {}).get("type")
@@ -152,6 +313,12 @@ def facet(figure: dict, labels: Sequence[str], columns: int | None = None) -> di
                             "xanchor": "center", "yanchor": "bottom"})
     data = []
     for trace in figure.get("data", []):
+        if (trace.get("meta") or {}).get("every_panel"):
+            for k in range(len(labels)):
+                suffix = "" if k == 0 else str(k + 1)
+                data.append({**trace, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                             "showlegend": False})
+            continue
         key = trace.get("legendgroup") or trace.get("name")
         if key not in labels:
             continue
@@ -167,7 +334,7 @@ def facet(figure: dict, labels: Sequence[str], columns: int | None = None) -> di
 def quantile_box(groups: dict, key: str, title: str, ytitle: str, log_y: bool = False) -> dict:
     """Box per group from stored quantiles: quartiles, whiskers at 5% and 95%, and the mean."""
     data = []
-    for i, (label, runs) in enumerate(groups.items()):
+    for label, runs in groups.items():
         dists = [r.dist.get(key) for r in runs if r.dist.get(key)]
         if not dists:
             continue
@@ -178,7 +345,7 @@ def quantile_box(groups: dict, key: str, title: str, ytitle: str, log_y: bool = 
                      "lowerfence": rounded([pick[0]]), "q1": rounded([pick[1]]),
                      "median": rounded([pick[2]]), "q3": rounded([pick[3]]),
                      "upperfence": rounded([pick[4]]), "mean": rounded([mean]),
-                     "boxpoints": False, "marker": {"color": color(i)}})
+                     "boxpoints": False, "marker": {"color": group_color(label, runs)}})
     lay = layout(title, "", ytitle, showlegend=False)
     if log_y:
         lay["yaxis"]["type"] = "log"

@@ -19,9 +19,14 @@ TOTAL_POINTS = 60000  # per figure, for many-UAV line charts
 PRIORITY_COLORS = ["#30123b", "#4662d7", "#36aaf9", "#1ae4b6", "#72fe5e", "#c8ef34", "#faba39",
                    "#f66b19", "#cb2a04", "#7a0403"]
 UAV_EVENTS = {"E1", "E2", "E3", "E4"}
+# One symbol and one colour per event type, so that no two types look alike (E1 add UAV and
+# E5 add target used to share a triangle).
 EVENT_SYMBOLS = {"E1": "triangle-up", "E2": "x", "E3": "triangle-down", "E4": "diamond",
-                 "E5": "triangle-up", "E6": "x", "E7": "star", "E8": "hourglass",
-                 "E9": "cross", "E10": "triangle-down", "E11": "diamond"}
+                 "E5": "star-triangle-up", "E6": "square", "E7": "star", "E8": "hourglass",
+                 "E9": "cross", "E10": "pentagon", "E11": "hexagon"}
+EVENT_COLORS = {"E1": "#1b9e77", "E2": "#d95f02", "E3": "#7570b3", "E4": "#e7298a",
+                "E5": "#66a61e", "E6": "#a6761d", "E7": "#e6ab02", "E8": "#1f78b4",
+                "E9": "#b2182b", "E10": "#525252", "E11": "#8c510a"}
 EVENT_LANE = "target events"
 
 
@@ -118,8 +123,9 @@ def mission_timeline(result) -> dict:
             "legendgroup": "events",
             "x": [_num(dyn["t_min"][i] / 60.0, 5) for i in idx],
             "y": [_lane(dyn["uav"][i]) if on_uav else EVENT_LANE for i in idx],
-            "marker": {"symbol": EVENT_SYMBOLS.get(code, "circle"), "size": 9,
-                       "color": "#222222", "line": {"width": 1, "color": "#ffffff"}},
+            "marker": {"symbol": EVENT_SYMBOLS.get(code, "circle"), "size": 10,
+                       "color": EVENT_COLORS.get(code, "#222222"),
+                       "line": {"width": 1, "color": "#ffffff"}},
             "text": [(f"UAV {dyn['uav'][i]}" if on_uav else f"target {dyn['target'][i]}")
                      + f": {dyn['detail'][i]}" for i in idx],
             "hovertemplate": "%{x:.2f} h<br>%{text}<extra>" + code + "</extra>",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uav.engine as engine
 from hetsite.compact import downsample
-from hetsite.kinds import ChartSpec, LabKind, Limit, Metric, register
+from hetsite.kinds import ChartSpec, Condition, LabKind, Limit, Metric, register
 from simcore import charts as shared
 
 from . import charts
@@ -15,20 +15,29 @@ def compact_uav(result) -> dict:
 
 
 def _bars(key, title, unit=""):
-    return lambda groups: shared.metric_bars(groups, key, title, unit)
+    """Bars of a UAV metric, the CI kept in the metric's declared range."""
+    def build(groups):
+        metric = next((m for m in METRICS if m.key == key), None)
+        return shared.metric_bars(groups, key, title, unit,
+                                  lower=metric.lower if metric else None,
+                                  upper=metric.upper if metric else None)
+    return build
 
+
+METRICS = [
+    Metric("value", "surveillance value", lower=0),
+    Metric("value_pct_over_random", "value over Random", "%", lower=-100),
+    Metric("surveils_completed", "surveils completed", digits=1, lower=0),
+    Metric("surveils_preempted", "surveils preempted", higher_is_better=False, digits=1,
+           lower=0),
+    Metric("energy_used_total", "energy used", higher_is_better=False, digits=3, lower=0),
+]
 
 register(LabKind(
     kind="uav",
     title="UAV surveillance missions (ch. 5)",
     engine=engine,
-    metrics=[
-        Metric("value", "surveillance value"),
-        Metric("value_pct_over_random", "value over Random", "%"),
-        Metric("surveils_completed", "surveils completed", digits=1),
-        Metric("surveils_preempted", "surveils preempted", higher_is_better=False, digits=1),
-        Metric("energy_used_total", "energy used", higher_is_better=False, digits=3),
-    ],
+    metrics=METRICS,
     primary_metric="value",
     compact=compact_uav,
     experiment_charts=[
@@ -38,15 +47,17 @@ register(LabKind(
                   _bars("value_pct_over_random", "Value over Random", "%"), facetable=False),
         ChartSpec("value-over-time", "Surveillance value over time",
                   lambda g: shared.mean_series(g, "value_cum", "Surveillance value earned",
-                                               "value")),
+                                               "value", lower=0.0)),
         ChartSpec("active", "Active surveils",
                   lambda g: shared.mean_series(g, "active_surveils", "Active surveils",
-                                               "surveils")),
+                                               "surveils", band=False)),
     ],
     run_charts=[ChartSpec("timeline", "Mission timeline", charts.mission_timeline),
                 ChartSpec("energy", "Energy remaining per UAV", charts.energy_remaining)],
     default_policies=["random", "max-vpe", "meta+pf"],
     default_preset="small-baseline",
+    task_units={"start": "min", "end": "min", "travel_min": "min"},
+    conditions=[Condition(("geometry.",), "geometry.enabled", (True,))],
     limits=[
         Limit("uavs", "uavs_mean", lambda p: p["uavs_mean"], "the mean number of UAVs"),
         Limit("targets", "targets_mean", lambda p: p["targets_mean"],

@@ -23,3 +23,40 @@ def pct(value):
 @register.filter
 def get(mapping, key):
     return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def described(field):
+    """The field's widget tied to its help and errors (aria-describedby, aria-invalid)."""
+    ids = []
+    if field.help_text:
+        ids.append(f"{field.auto_id}_help")
+    for k, _ in enumerate(field.errors):
+        ids.append(f"{field.auto_id}_error{k + 1 if k else ''}")
+    attrs = {}
+    if ids:
+        attrs["aria-describedby"] = " ".join(ids)
+    if field.errors:
+        attrs["aria-invalid"] = "true"
+    return field.as_widget(attrs=attrs)
+
+
+@register.simple_tag
+def plotly_js():
+    """The URL of the versioned, compressed, long-cached plotly.js that pages load (the
+    cartesian bundle; hetsite.staticfinders)."""
+    from django.templatetags.static import static
+
+    from hetsite.staticfinders import URL
+
+    return static(URL)
+
+
+@register.simple_tag
+def plotly_full_js():
+    """The full plotly.js, which app.js loads for a figure of another trace type."""
+    from django.templatetags.static import static
+
+    from hetsite.staticfinders import FULL_URL
+
+    return static(FULL_URL)

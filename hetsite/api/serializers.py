@@ -4,11 +4,11 @@ from rest_framework import serializers
 
 from simcore.errors import ScenarioError
 
-from ..models import Experiment, Run, Scenario
+from ..models import Experiment, Run, Scenario, Visibility
 from ..services import submission
 
 TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "name", "policy",
-             "seed", "axes"}
+             "seed", "axes", "visibility", "notes", "tags"}
 
 
 def scenario_error(err: ScenarioError) -> serializers.ValidationError:
@@ -67,9 +67,13 @@ class ExperimentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Experiment
         fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "base_seed",
-                  "axes", "figure", "code_version", "created", "finished", "scenario", "summary",
-                  "points", "runs", "share_url"]
+                  "axes", "figure", "visibility", "notes", "tags", "owner", "code_version",
+                  "created", "finished", "scenario", "summary", "points", "runs", "share_url"]
         read_only_fields = fields
+
+    tags = serializers.ListField(source="tag_list", child=serializers.CharField(),
+                                 read_only=True)
+    owner = serializers.CharField(source="owner.get_username", read_only=True, default=None)
 
     def get_summary(self, obj) -> dict:
         """Per policy, the mean and 95% CI of every headline metric (experiments without
@@ -91,12 +95,23 @@ class ExperimentSerializer(serializers.ModelSerializer):
 
 class ExperimentListSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
+    tags = serializers.ListField(source="tag_list", child=serializers.CharField(),
+                                 read_only=True)
 
     class Meta:
         model = Experiment
-        fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "created",
-                  "finished"]
+        fields = ["id", "name", "kind", "status", "progress", "policies", "trials",
+                  "visibility", "tags", "created", "finished"]
         read_only_fields = fields
+
+
+class ExperimentUpdateSerializer(serializers.Serializer):
+    """What an owner may change: name, notes, tags (a list or comma-separated), visibility."""
+
+    name = serializers.CharField(required=False, max_length=200)
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    tags = serializers.JSONField(required=False)
+    visibility = serializers.ChoiceField(required=False, choices=Visibility.choices)
 
 
 class ExperimentCreateSerializer(serializers.Serializer):
@@ -113,6 +128,10 @@ class ExperimentCreateSerializer(serializers.Serializer):
     axes = serializers.ListField(child=serializers.DictField(), required=False, max_length=4,
                                  help_text="swept parameters [{param, values}]; their product "
                                            "gives the points")
+    visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.UNLISTED,
+                                         help_text="unlisted (link only), public or private")
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    tags = serializers.JSONField(required=False, help_text="list of tags or comma-separated")
 
     def validate(self, data):
         try:
@@ -120,7 +139,8 @@ class ExperimentCreateSerializer(serializers.Serializer):
                 kind=data["kind"], params=data.get("params"), preset=data.get("preset", ""),
                 policies=data["policies"], trials=data["trials"],
                 base_seed=data.get("base_seed", 0), name=data.get("name", ""),
-                axes=data.get("axes"))
+                axes=data.get("axes"), visibility=data.get("visibility", Visibility.UNLISTED),
+                notes=data.get("notes", ""), tags=data.get("tags", ""))
         except ScenarioError as err:
             raise scenario_error(err) from None
 

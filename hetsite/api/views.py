@@ -5,15 +5,15 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from simcore.errors import ScenarioError
 from simcore.params import describe
 
-from .. import exports, figures, kinds, selectors
+from .. import exports, figures, kinds, permissions, selectors
 from ..models import Scenario, Status
-from ..permissions import can_edit
 from ..services import submission
 from ..throttles import SubmitThrottle
 from . import serializers as S
@@ -87,15 +87,41 @@ class ScenarioDetail(generics.RetrieveAPIView):
     lookup_url_kwarg = "id"
 
 
+PAGE_SIZE = 100
+
+
 class ExperimentListCreate(APIView):
     def get_throttles(self):
         # Only creation is throttled: reading lists and pages stays free.
         return [SubmitThrottle()] if self.request.method == "POST" else []
 
-    @extend_schema(responses={200: S.ExperimentListSerializer(many=True)})
+    @extend_schema(
+        parameters=[OpenApiParameter(name, str, required=False, description=text)
+                    for name, text in (
+            ("q", "words searched in name, notes and tags"), ("kind", "scenario kind"),
+            ("status", "queued, running, done, failed or cancelled"),
+            ("policy", "experiments that ran this policy"), ("owner", "owner's user name"),
+            ("mine", "1: only the caller's own"), ("page", "page number (100 per page)"))],
+        responses={200: S.ExperimentListSerializer(many=True)})
     def get(self, request):
-        qs = selectors.experiments_newest_first(limit=200)
-        return Response(S.ExperimentListSerializer(qs, many=True).data)
+        """The experiments the caller may list (public ones and their own; staff: all),
+        newest first, 100 per page; ``Link`` and ``X-Total-Count`` headers page through."""
+        who = permissions.viewer(request)
+        qs = selectors.browse_experiments(who, selectors.Browse.from_query(request.query_params))
+        try:
+            page = max(1, int(request.query_params.get("page", 1)))
+        except ValueError:
+            raise ValidationError({"page": ["must be a positive integer"]}) from None
+        total = qs.count()
+        rows = qs[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+        response = Response(S.ExperimentListSerializer(rows, many=True).data)
+        response["X-Total-Count"] = str(total)
+        if page * PAGE_SIZE < total:
+            query = request.query_params.copy()
+            query["page"] = str(page + 1)
+            response["Link"] = (f'<{request.build_absolute_uri(request.path)}?'
+                                f'{query.urlencode()}>; rel="next"')
+        return response
 
     @extend_schema(request=S.ExperimentCreateSerializer,
                    responses={202: S.ExperimentSerializer,
@@ -138,8 +164,10 @@ class FigureRun(APIView):
 
 
 def _created(request, sub) -> Response:
+    fields = permissions.viewer(request).owner_fields()
     try:
-        experiment = submission.create_experiment(sub, owner=request.user)
+        experiment = submission.create_experiment(sub, owner=fields["owner"],
+                                                  owner_token=fields["owner_token"])
     except submission.BrokerUnavailable as exc:
         return Response({"detail": str(exc), "failing": ["broker"]},
                         status=status.HTTP_503_SERVICE_UNAVAILABLE)
@@ -148,28 +176,47 @@ def _created(request, sub) -> Response:
                     headers={"Location": f"/api/experiments/{experiment.public_id}/"})
 
 
+def _readable(request, id):
+    return selectors.experiment_by_public_id(id, permissions.viewer(request))
+
+
+def _editable(request, id, what: str):
+    experiment = _readable(request, id)
+    if not permissions.can_edit(permissions.viewer(request), experiment):
+        raise PermissionDenied(f"{what} an experiment needs its owner or staff")
+    return experiment
+
+
 class ExperimentDetail(APIView):
     @extend_schema(responses={200: S.ExperimentSerializer})
     def get(self, request, id):
-        experiment = selectors.experiment_by_public_id(id)
+        experiment = _readable(request, id)
         return Response(S.ExperimentSerializer(experiment, context={"request": request}).data)
 
-    @extend_schema(responses={204: None, 403: OpenApiResponse(description="login required")})
+    @extend_schema(request=S.ExperimentUpdateSerializer,
+                   responses={200: S.ExperimentSerializer,
+                              403: OpenApiResponse(description="not the owner")})
+    def patch(self, request, id):
+        """Rename, annotate, tag or change the visibility (the owner or staff)."""
+        experiment = _editable(request, id, "changing")
+        ser = S.ExperimentUpdateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        try:
+            submission.update_experiment(experiment, **ser.validated_data)
+        except ScenarioError as err:
+            raise S.scenario_error(err) from None
+        return Response(S.ExperimentSerializer(experiment, context={"request": request}).data)
+
+    @extend_schema(responses={204: None, 403: OpenApiResponse(description="not the owner")})
     def delete(self, request, id):
-        experiment = selectors.experiment_by_public_id(id)
-        if not can_edit(request.user, experiment):
-            raise PermissionDenied("deleting an experiment needs its owner or staff")
-        submission.delete_experiment(experiment)
+        submission.delete_experiment(_editable(request, id, "deleting"))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ExperimentCancel(APIView):
     @extend_schema(request=None, responses={200: S.ExperimentSerializer})
     def post(self, request, id):
-        experiment = selectors.experiment_by_public_id(id)
-        if not can_edit(request.user, experiment):
-            raise PermissionDenied("cancelling an experiment needs its owner or staff")
-        experiment = submission.cancel_experiment(experiment)
+        experiment = submission.cancel_experiment(_editable(request, id, "cancelling"))
         return Response(S.ExperimentSerializer(experiment, context={"request": request}).data)
 
 
@@ -178,7 +225,7 @@ class ExperimentProgress(APIView):
 
     @extend_schema(responses={200: S.ProgressSerializer})
     def get(self, request, id):
-        return Response(selectors.progress_of(selectors.experiment_by_public_id(id)))
+        return Response(selectors.progress_of(_readable(request, id)))
 
 
 class ExperimentFigure(APIView):
@@ -189,7 +236,7 @@ class ExperimentFigure(APIView):
                          description="one panel per policy on shared axes")],
         responses={200: S.FigureSerializer})
     def get(self, request, id, chart):
-        experiment = selectors.experiment_by_public_id(id)
+        experiment = _readable(request, id)
         side = request.query_params.get("side_by_side") in ("1", "true", "yes")
         try:
             figure = figures.experiment_figure(experiment, chart, _policies_param(request),
@@ -203,7 +250,8 @@ class RunDetail(generics.RetrieveAPIView):
     serializer_class = S.RunSerializer
 
     def get_object(self):
-        return selectors.run_by_public_id(self.kwargs["id"])
+        return selectors.run_by_public_id(self.kwargs["id"],
+                                          who=permissions.viewer(self.request))
 
 
 class RunResult(APIView):
@@ -211,7 +259,7 @@ class RunResult(APIView):
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request, id):
-        run = selectors.run_by_public_id(id, with_result=True)
+        run = selectors.run_by_public_id(id, with_result=True, who=permissions.viewer(request))
         if run.status != Status.DONE:
             raise NotFound("the run has no result yet")
         return exports.result_json(run, attachment=False)
@@ -220,7 +268,7 @@ class RunResult(APIView):
 class RunFigure(APIView):
     @extend_schema(responses={200: S.FigureSerializer})
     def get(self, request, id, chart):
-        run = selectors.run_by_public_id(id, with_result=True)
+        run = selectors.run_by_public_id(id, with_result=True, who=permissions.viewer(request))
         try:
             return Response(figures.run_figure(run, chart))
         except figures.UnknownChart as exc:

@@ -254,7 +254,10 @@ def refresh_experiment(experiment_id: int) -> Experiment:
             started = statuses - {Status.QUEUED}
             status = Status.RUNNING if started else Status.QUEUED
             finished = None
-        done = sum(100.0 if r.status in FINAL_STATUSES else r.progress for r in runs)
+        # A cancelled run counts with the progress it had made, so a cancelled experiment
+        # never shows a full bar.
+        done = sum(100.0 if r.status in (Status.DONE, Status.FAILED) else r.progress
+                   for r in runs)
         progress = done / max(len(runs), 1)
         lab = kinds.get_kind(experiment.kind)
         summary = summary_table(lab, experiment, runs) if lab else []

@@ -24,7 +24,7 @@ from simcore.params import describe, parse_value, set_dotted, to_dict
 from simcore.result import code_version
 
 from .. import kinds
-from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status
+from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status, Visibility
 from .execution import refresh_experiment
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,9 @@ class Submission:
     axes: list[dict] = field(default_factory=list)
     points: list[dict] = field(default_factory=lambda: [{}])
     figure: str = ""  # the figure preset reproduced, if any
+    visibility: str = Visibility.UNLISTED
+    notes: str = ""
+    tags: str = ""
 
 
 def limits() -> dict:
@@ -108,9 +111,12 @@ def with_overrides(params: dict, overrides: dict) -> dict:
 
 def validate_submission(*, kind: str, params: dict | None = None, preset: str = "",
                         policies: list[str], trials: int, base_seed: int = 0,
-                        name: str = "", axes: list[dict] | None = None) -> Submission:
+                        name: str = "", axes: list[dict] | None = None,
+                        visibility: str = Visibility.UNLISTED, notes: str = "",
+                        tags="") -> Submission:
     """Check an experiment request against the engine; raises ScenarioError naming the field."""
     lab = lab_kind(kind)
+    labels = clean_labels(visibility=visibility, notes=notes, tags=tags)
     normalized, preset_params = _normalize(lab, params, preset)
     lim = limits()
     if not policies:
@@ -152,7 +158,56 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
         check_site_limits(lab, point_params)
     name = (name or "").strip()[:200] or _default_name(lab, preset, policies, axes)
     return Submission(lab, normalized, list(policies), trials, base_seed, name, preset,
-                      preset_params, axes, points)
+                      preset_params, axes, points, **labels)
+
+
+def normalize_tags(tags) -> str:
+    """Tags as stored: lower case, comma-separated, unique, in the order given."""
+    items = tags if isinstance(tags, (list, tuple)) else str(tags or "").split(",")
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise ScenarioError("tags", "must be words separated by commas (or a list of them)")
+        tag = " ".join(item.replace(",", " ").split()).lower()[:40]
+        if tag and tag not in out:
+            out.append(tag)
+    text = ",".join(out)
+    if len(out) > 20 or len(text) > 500:
+        raise ScenarioError("tags", "at most 20 tags of at most 40 characters each")
+    return text
+
+
+def clean_labels(*, visibility=None, notes=None, tags=None) -> dict:
+    """The descriptive fields an owner sets (checked once for the form, the API and edits)."""
+    out = {}
+    if visibility is not None:
+        if visibility not in Visibility.values:
+            raise ScenarioError("visibility", f"must be one of {', '.join(Visibility.values)}")
+        out["visibility"] = visibility
+    if notes is not None:
+        if not isinstance(notes, str) or len(notes) > 20_000:
+            raise ScenarioError("notes", "must be text of at most 20,000 characters")
+        out["notes"] = notes.strip()
+    if tags is not None:
+        out["tags"] = normalize_tags(tags)
+    return out
+
+
+def update_experiment(experiment: Experiment, *, name=None, notes=None, tags=None,
+                      visibility=None) -> Experiment:
+    """Rename, annotate, tag or change the visibility of an experiment (its owner's edits)."""
+    changes = clean_labels(visibility=visibility, notes=notes, tags=tags)
+    if name is not None:
+        if not isinstance(name, str) or not name.strip():
+            raise ScenarioError("name", "must not be empty")
+        if len(name.strip()) > 200:
+            raise ScenarioError("name", "at most 200 characters")
+        changes["name"] = name.strip()
+    if changes:
+        Experiment.objects.filter(pk=experiment.pk).update(**changes)
+        for key, value in changes.items():
+            setattr(experiment, key, value)
+    return experiment
 
 
 def figure_submission(name: str, trials: int | None = None, base_seed: int = 0) -> Submission:
@@ -294,18 +349,25 @@ def create_scenario(*, kind: str, name: str, params: dict, description: str = ""
                                    description=description)
 
 
-def create_experiment(sub: Submission, owner=None, dispatch: bool = True) -> Experiment:
+def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
+                      owner_token: str = "") -> Experiment:
     """Store the experiment and its runs; their tasks are sent once the rows are committed.
 
-    Raises BrokerUnavailable (with nothing kept) when the broker refuses the runs.
+    ``owner`` (a user) or ``owner_token`` (an anonymous creator's cookie token, see
+    ``hetsite.permissions``) say who may edit it. Raises BrokerUnavailable (with nothing kept)
+    when the broker refuses the runs.
     """
+    if owner is not None and owner.is_authenticated:
+        owner_token = ""
+    else:
+        owner = None
     with transaction.atomic():
         scenario = _scenario_row(sub)
         experiment = Experiment.objects.create(
             name=sub.name, kind=sub.lab.kind, scenario=scenario, policies=sub.policies,
             trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
-            owner=owner if owner is not None and owner.is_authenticated else None,
-            code_version=code_version())
+            owner=owner, owner_token=owner_token, visibility=sub.visibility, notes=sub.notes,
+            tags=sub.tags, code_version=code_version())
         Run.objects.bulk_create([
             Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
                 trial=trial, seed=sub.base_seed + trial)
@@ -366,7 +428,8 @@ def rerun_experiment(experiment: Experiment, owner=None) -> Experiment:
                               policies=list(experiment.policies), trials=experiment.trials,
                               base_seed=experiment.base_seed, axes=experiment.axes,
                               name=f"{experiment.name} (re-run)"[:200],
-                              preset=experiment.scenario.preset)
+                              preset=experiment.scenario.preset,
+                              visibility=experiment.visibility, tags=experiment.tags)
     return create_experiment(sub, owner=owner)
 
 

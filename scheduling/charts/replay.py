@@ -12,9 +12,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from simcore.charts import color, layout, rounded
+from simcore.charts import group_color, layout, rounded
 
 MAX_POINTS = 2000
+# Levels that swing minute to minute (utilization) are averaged over this many time bins.
+LEVEL_BINS = 150
 
 
 def _part(result, name: str) -> dict:
@@ -62,13 +64,13 @@ def _ecdf_points(values: np.ndarray, max_points: int = MAX_POINTS):
 def wait_ecdf(runs: Sequence[tuple[str, object]]) -> dict:
     """Share of jobs that waited at most x hours, one curve per policy."""
     data = []
-    for i, (label, result) in enumerate(runs):
+    for label, result in runs:
         wait_h = _column(result, "tasks", "wait") / 3600.0
         if wait_h.size == 0:
             continue
         x, p = _ecdf_points(wait_h)
         data.append({"type": "scatter", "mode": "lines", "name": label,
-                     "x": rounded(x), "y": rounded(p, 4), "line": {"color": color(i),
+                     "x": rounded(x), "y": rounded(p, 4), "line": {"color": group_color(label),
                                                                       "shape": "hv"},
                      "hovertemplate": f"{label}<br>wait ≤ %{{x:.3g}} h: %{{y:.1%}}<extra></extra>"})
     fig = {"data": data, "layout": layout("Wait time distribution", "wait (hours)",
@@ -81,7 +83,7 @@ def bsld_box(runs: Sequence[tuple[str, object]]) -> dict:
     """Bounded slowdown per policy: box of quartiles, whiskers at the 5th and 95th
     percentiles, and the mean (precomputed, so the figure holds a handful of numbers)."""
     data = []
-    for i, (label, result) in enumerate(runs):
+    for label, result in runs:
         b = _column(result, "tasks", "bsld")
         if b.size == 0:
             continue
@@ -90,7 +92,7 @@ def bsld_box(runs: Sequence[tuple[str, object]]) -> dict:
                      "q1": rounded([q[1]]), "median": rounded([q[2]]),
                      "q3": rounded([q[3]]), "lowerfence": rounded([q[0]]),
                      "upperfence": rounded([q[4]]), "mean": rounded([b.mean()]),
-                     "boxpoints": False, "marker": {"color": color(i)},
+                     "boxpoints": False, "marker": {"color": group_color(label)},
                      "hoverinfo": "y+name"})
     fig = {"data": data, "layout": layout("Bounded slowdown", "",
                                           "bounded slowdown (log scale)", showlegend=False)}
@@ -98,29 +100,47 @@ def bsld_box(runs: Sequence[tuple[str, object]]) -> dict:
     return fig
 
 
-def _series_chart(runs, key: str, title: str, ytitle: str, scale: float = 1.0) -> dict:
+def _series_chart(runs, key: str, title: str, ytitle: str, scale: float = 1.0,
+                  max_points: int = MAX_POINTS, unit: str = "") -> dict:
     data = []
-    for i, (label, result) in enumerate(runs):
+    widths = []
+    for label, result in runs:
         series = _part(result, "series")
         if key not in series or "t_min" not in series:
             continue
-        t, y = downsample(series["t_min"], series[key])
-        data.append({"type": "scatter", "mode": "lines", "name": label,
+        t_raw = np.asarray(series["t_min"], dtype=float)
+        t, y = downsample(t_raw, series[key], max_points)
+        if t.size > 1:
+            widths.append(float(np.median(np.diff(t))))
+        col = result.get("color") if isinstance(result, dict) else None
+        data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
                      "x": rounded(t / 60.0), "y": rounded(y * scale, 4),
-                     "line": {"color": color(i), "width": 1.5}})
-    return {"data": data, "layout": layout(title, "time (hours since trace start)", ytitle)}
+                     "line": {"color": col or group_color(label), "width": 1.5, "shape": "hv"},
+                     "hovertemplate": f"{label}<br>%{{x:.1f}} h: %{{y:.3g}}{unit}"
+                                      "<extra></extra>"})
+    fig = {"data": data, "layout": layout(title, "time (hours since trace start)", ytitle)}
+    fig["bin_minutes"] = max(widths) if widths else 0.0
+    return fig
 
 
 def utilization_over_time(runs: Sequence[tuple[str, object]]) -> dict:
-    """Share of nodes busy over time, one line per policy."""
-    fig = _series_chart(runs, "utilization", "Utilization over time", "busy nodes (%)", 100.0)
+    """Share of nodes busy over time, one line per policy, averaged over at most
+    ``LEVEL_BINS`` time bins so that a long trace stays readable."""
+    fig = _series_chart(runs, "utilization", "Utilization over time", "busy nodes (%)", 100.0,
+                        max_points=LEVEL_BINS, unit="%")
+    minutes = fig.pop("bin_minutes")
+    if minutes:
+        bin_text = f"{minutes / 60:.1f} h" if minutes >= 90 else f"{minutes:.0f} min"
+        fig["layout"]["title"]["text"] = f"Utilization over time (mean per {bin_text} bin)"
     fig["layout"]["yaxis"]["range"] = [0, 102]
     return fig
 
 
 def queue_over_time(runs: Sequence[tuple[str, object]]) -> dict:
     """Waiting jobs over time, one line per policy."""
-    return _series_chart(runs, "queue", "Queue length over time", "waiting jobs")
+    fig = _series_chart(runs, "queue", "Queue length over time", "waiting jobs")
+    fig.pop("bin_minutes")
+    return fig
 
 
 def figures(runs: Sequence[tuple[str, object]]) -> dict[str, dict]:

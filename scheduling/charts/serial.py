@@ -71,7 +71,7 @@ def preemption_timeline(result, max_points: int = MAX_POINTS) -> dict:
         what = "resumed" if resume[i] else "suspended"
         lane = names[cluster[i]] if 0 <= cluster[i] < len(names) else str(cluster[i])
         return f"task {k}{crit} {what}<br>cluster {lane}, core {int(core[i])}<br>" \
-               f"t = {t[i]:.0f} min"
+               f"t = {t[i] / 60.0:.2f} h"
 
     data = []
     if keep_periods:
@@ -107,10 +107,16 @@ def preemption_timeline(result, max_points: int = MAX_POINTS) -> dict:
         labels.append(f"cluster {names[i]}")
     lay["shapes"] = shapes
     if ticks:
-        lay["yaxis"].update({"tickvals": ticks, "ticktext": labels,
-                             "range": [-0.5, max(int(c.get("first_core", 0))
-                                                 + int(c.get("cores", 0))
-                                                 for c in clusters) - 0.5]})
+        total = max(int(c.get("first_core", 0)) + int(c.get("cores", 0)) for c in clusters)
+        # Tall enough that every lane label has room (>= 16 px a lane), and a label is left
+        # out only where its lane is still too thin to hold it.
+        lay["height"] = max(420, min(1600, 16 * len(clusters) + 160))
+        plot_px = lay["height"] - 160
+        keep = [k for k, c in enumerate(clusters)
+                if int(c.get("cores", 0)) / max(total, 1) * plot_px >= 12]
+        lay["yaxis"].update({"tickvals": [ticks[k] for k in keep],
+                             "ticktext": [labels[k] for k in keep], "automargin": True,
+                             "tickfont": {"size": 11}, "range": [-0.5, total - 0.5]})
     if n_mark == 0:
         lay["annotations"] = [{"text": "no preemptions in this run", "showarrow": False,
                                "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}]

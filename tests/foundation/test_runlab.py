@@ -70,7 +70,9 @@ def test_runlab_serves_home_and_healthy_broker(tmp_path, redis_installed):
         assert body["checks"]["broker"]["ok"]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as resp:
             home = resp.read().decode()
-        assert "hetsite" in home and "?preset=small" in home  # presets were loaded
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/new/", timeout=10) as resp:
+            start = resp.read().decode()
+        assert "hetsite" in home and "?preset=small" in start  # presets were loaded
         # Runs are asynchronous: the worker picks the experiment up through this broker.
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/api/experiments/", method="POST",

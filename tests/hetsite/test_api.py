@@ -106,12 +106,27 @@ def test_side_by_side_figure_has_one_panel_per_policy(api, small):
         small["policies"][0]}
 
 
-def test_cancel_and_delete_need_login(api, small):
+def test_cancel_and_delete_need_the_owner(api, small):
+    """The anonymous creator owns it through the signed cookie; a stranger cannot touch it;
+    logging in adopts it."""
     exp_id = post_experiment(api, small)["Location"].split("/")[-2]
-    assert api.post(f"/api/experiments/{exp_id}/cancel/").status_code in (401, 403)
-    assert api.delete(f"/api/experiments/{exp_id}/").status_code in (401, 403)
+    stranger = APIClient()
+    assert stranger.post(f"/api/experiments/{exp_id}/cancel/").status_code == 403
+    assert stranger.delete(f"/api/experiments/{exp_id}/").status_code == 403
+    assert stranger.patch(f"/api/experiments/{exp_id}/", {"name": "mine now"},
+                          format="json").status_code == 403
     User.objects.create_user("ada", password="pw-123456789")
-    api.login(username="ada", password="pw-123456789")
+    stranger.login(username="ada", password="pw-123456789")
+    assert stranger.delete(f"/api/experiments/{exp_id}/").status_code == 403
+    response = api.patch(f"/api/experiments/{exp_id}/",
+                         {"name": "renamed", "tags": ["a", "B"], "visibility": "private"},
+                         format="json")
+    assert response.status_code == 200 and response.json()["tags"] == ["a", "b"]
+    assert stranger.get(f"/api/experiments/{exp_id}/").status_code == 404  # private now
+    # The creator logs in through the login page: the experiment is adopted.
+    assert api.post("/accounts/login/", {"username": "ada", "password": "pw-123456789"}
+                    ).status_code == 302
+    assert Experiment.objects.get(public_id=exp_id).owner.username == "ada"
     assert api.delete(f"/api/experiments/{exp_id}/").status_code == 204
     assert not Experiment.objects.filter(public_id=exp_id).exists()
 

@@ -98,3 +98,10 @@ def test_value_over_time_as_the_lab_draws_it(result):
     assert fig["data"][0]["y"][-1] == pytest.approx(result.summary["value"], rel=1e-4)
     assert fig["data"][1]["y"][-1] == pytest.approx(other.summary["value"], rel=1e-4)
     assert fig["data"][0]["line"]["color"] != fig["data"][1]["line"]["color"]
+
+
+def test_every_dynamic_event_type_has_its_own_marker():
+    from uav.charts import EVENT_COLORS, EVENT_SYMBOLS
+
+    assert len(set(EVENT_SYMBOLS.values())) == len(EVENT_SYMBOLS) == 11
+    assert len(set(EVENT_COLORS.values())) == len(EVENT_COLORS) == 11

@@ -1,19 +1,182 @@
-// hetsite pages: draw the embedded figures, poll progress, load run charts on demand.
+// hetsite pages: draw the embedded figures (visible ones first), export them, poll progress and
+// swap in results as runs finish, and the form's helpers. No inline handlers: the CSP forbids them.
 (function () {
   "use strict";
-  var config = {responsive: true, displaylogo: false};
+  var config = {responsive: true, displaylogo: false,
+                modeBarButtonsToRemove: ["select2d", "lasso2d"]};
+  var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
 
-  function draw(el, figure) {
-    if (!window.Plotly || !el) return;
-    var layout = Object.assign({autosize: true}, figure.layout || {});
-    if (!layout.height) layout.height = 360;
-    Plotly.newPlot(el, figure.data || [], layout, config);
+  function themed(layout) {
+    if (!dark) return layout;
+    var axis = {gridcolor: "#3a4150", linecolor: "#6b7482", zerolinecolor: "#3a4150"};
+    var out = Object.assign({}, layout, {
+      paper_bgcolor: "#1b2029", plot_bgcolor: "#1b2029",
+      font: Object.assign({color: "#dfe4ec"}, layout.font || {})});
+    Object.keys(out).forEach(function (k) {
+      if (/^[xy]axis\d*$/.test(k)) out[k] = Object.assign({}, axis, out[k]);
+    });
+    if (out.title && out.title.subtitle) {
+      out.title = Object.assign({}, out.title, {subtitle: Object.assign({}, out.title.subtitle,
+        {font: Object.assign({}, out.title.subtitle.font || {}, {color: "#a3acba"})})});
+    }
+    return out;
   }
 
-  // Behaviour hooks declared in the markup (no inline handlers: the CSP forbids them).
-  document.querySelectorAll("[data-autosubmit]").forEach(function (el) {
-    el.addEventListener("change", function () { el.form.submit(); });
+  // The page loads plotly.js's cartesian bundle; a figure with another trace type makes the
+  // full bundle load first (once).
+  var CARTESIAN = ["scatter", "bar", "box", "heatmap", "histogram", "histogram2d",
+                   "histogram2dcontour", "contour", "image", "pie", "violin", "scatterternary"];
+  var fullBundle = null;
+  function needsFull(figure) {
+    return (figure.data || []).some(function (t) { return CARTESIAN.indexOf(t.type || "scatter") < 0; });
+  }
+  function loadFull() {
+    if (!fullBundle) {
+      fullBundle = new Promise(function (resolve, reject) {
+        var tag = document.getElementById("plotly-script");
+        var script = document.createElement("script");
+        script.src = tag ? tag.dataset.full : "";
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.appendChild(script);
+      });
+    }
+    return fullBundle;
+  }
+
+  function draw(el, figure) {
+    if (!el) return Promise.resolve();
+    if (needsFull(figure) && !(window.Plotly && window.Plotly.__full)) {
+      return loadFull().then(function () { window.Plotly.__full = true; return draw(el, figure); });
+    }
+    if (!window.Plotly) return Promise.resolve();
+    var layout = Object.assign({autosize: true}, figure.layout || {});
+    if (!layout.height) layout.height = 360;
+    // The box keeps the figure's height, so a window resize never shrinks a tall figure.
+    el.style.height = layout.height + "px";
+    el.dataset.drawn = "0";
+    return Plotly.newPlot(el, figure.data || [], themed(layout), config).then(function () {
+      el.dataset.drawn = "1";
+      document.dispatchEvent(new CustomEvent("hetsite:drawn", {detail: el.id}));
+    });
+  }
+
+  window.hetsite = {draw: draw};  // for pages that add their own figures
+
+  function drawAll(figures) {
+    // Charts on screen first, one at a time so the page stays responsive between them; the
+    // others as they come near the viewport, or one per idle moment.
+    var pending = figures.map(function (f) {
+      return {el: document.getElementById("chart-" + f.id), figure: f.figure};
+    }).filter(function (p) { return p.el; });
+    var queue = [], busy = false;
+    var pump = function () {
+      if (busy) return;
+      var next = queue.shift();
+      if (!next) return;
+      busy = true;
+      var done = function () { busy = false; setTimeout(pump, 0); };
+      Promise.resolve(draw(next.el, next.figure)).then(done, done);
+    };
+    var enqueue = function (p, first) {
+      if (p.queued) return;
+      p.queued = true;
+      if (first) queue.unshift(p); else queue.push(p);
+      pump();
+    };
+    if (!("IntersectionObserver" in window)) { pending.forEach(function (p) { enqueue(p); }); return; }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) return;
+        observer.unobserve(entry.target);
+        pending.forEach(function (p) { if (p.el === entry.target) enqueue(p, true); });
+      });
+    }, {rootMargin: "200px 0px"});
+    pending.forEach(function (p) { observer.observe(p.el); });
+    var idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 300); };
+    var later = function () {
+      var p = pending.filter(function (q) { return !q.queued; })[0];
+      if (!p) return;
+      enqueue(p);
+      idle(later, {timeout: 1000});
+    };
+    idle(later, {timeout: 1000});
+  }
+
+  function embeddedFigures(root) {
+    var node = (root || document).querySelector("#figures-data");
+    return node ? JSON.parse(node.textContent) : [];
+  }
+
+  function onPlotly(fn) {
+    if (window.Plotly) { fn(); return; }
+    window.addEventListener("load", fn);
+  }
+
+  onPlotly(function () { drawAll(embeddedFigures()); });
+
+  // --- exports: each chart as SVG or PNG, its data as CSV --------------------------------------
+  function csvCell(v) {
+    if (v === null || v === undefined) return "";
+    var s = String(v);
+    return /[",\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+  }
+
+  function figureCsv(el) {
+    var rows = [["trace", "x", "y", "error minus", "error plus"]];
+    (el.data || []).forEach(function (t) {
+      var name = t.name || t.type;
+      if (t.type === "heatmap") {
+        (t.z || []).forEach(function (row, i) {
+          row.forEach(function (z, j) { rows.push([name, (t.x || [])[j], (t.y || [])[i], "", "", z]); });
+        });
+        rows[0][5] = "z";
+        return;
+      }
+      if (t.type === "box") {
+        ["lowerfence", "q1", "median", "q3", "upperfence", "mean"].forEach(function (k) {
+          if (t[k]) rows.push([name + " " + k, (t.x || [""])[0], t[k][0], "", ""]);
+        });
+        return;
+      }
+      var xs = t.x || [], ys = t.y || [];
+      var err = t.error_y || {};
+      var base = t.base;
+      for (var i = 0; i < Math.max(xs.length, ys.length); i++) {
+        var x = xs[i];
+        if (base && t.orientation === "h") x = base[i] + " to " + (base[i] + xs[i]);
+        rows.push([name, x, ys[i], err.arrayminus ? err.arrayminus[i] : (err.array ? err.array[i] : ""),
+                   err.array ? err.array[i] : ""]);
+      }
+    });
+    return rows.map(function (r) { return r.map(csvCell).join(","); }).join("\n") + "\n";
+  }
+
+  function saveText(text, filename, type) {
+    var url = URL.createObjectURL(new Blob([text], {type: type}));
+    var a = document.createElement("a");
+    a.href = url;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(function () { URL.revokeObjectURL(url); a.remove(); }, 1000);
+  }
+
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest ? ev.target.closest("[data-export]") : null;
+    if (!btn) return;
+    var el = document.getElementById(btn.dataset.target);
+    if (!el || !el.data) return;
+    var name = btn.dataset.name || "chart";
+    if (btn.dataset.export === "csv") {
+      saveText(figureCsv(el), name + ".csv", "text/csv");
+    } else {
+      Plotly.downloadImage(el, {format: btn.dataset.export, filename: name,
+                                width: el.clientWidth || 900, height: el.clientHeight || 500});
+    }
   });
+
+  // --- small behaviours declared in the markup -------------------------------------------------
   document.querySelectorAll("[data-select-on-click]").forEach(function (el) {
     el.addEventListener("click", function () { el.select(); });
   });
@@ -22,57 +185,208 @@
       if (!window.confirm(form.dataset.confirm)) ev.preventDefault();
     });
   });
+  document.querySelectorAll("[data-autosubmit]").forEach(function (el) {
+    el.addEventListener("change", function () {
+      // Switching presets keeps what was typed: name, trials, first seed, ticked policies.
+      var keep = el.dataset.keepForm && document.getElementById(el.dataset.keepForm);
+      if (keep) {
+        var picker = el.form;
+        ["name", "trials", "base_seed"].forEach(function (n) {
+          var input = keep.querySelector('[name="' + n + '"]');
+          if (input && input.value !== "") addHidden(picker, n, input.value);
+        });
+        keep.querySelectorAll('input[name="policies"]:checked').forEach(function (box) {
+          addHidden(picker, "policies", box.value);
+        });
+      }
+      el.form.submit();
+    });
+  });
+  function addHidden(form, name, value) {
+    var input = document.createElement("input");
+    input.type = "hidden"; input.name = name; input.value = value;
+    form.appendChild(input);
+  }
 
-  var embedded = document.getElementById("figures-data");
-  if (embedded) {
-    JSON.parse(embedded.textContent).forEach(function (f) {
-      draw(document.getElementById("chart-" + f.id), f.figure);
+  // --- the form ----------------------------------------------------------------------------------
+  var summary = document.getElementById("error-summary");
+  if (summary) {
+    summary.focus();
+    // A link in the summary puts the cursor in the field it names (opening folded groups).
+    summary.addEventListener("click", function (ev) {
+      var link = ev.target.closest("a[href^='#']");
+      if (!link) return;
+      var target = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+      if (!target) return;
+      ev.preventDefault();
+      var folded = target.closest("details");
+      if (folded) folded.open = true;
+      target.scrollIntoView({block: "center"});
+      target.focus();
     });
   }
 
+  // Fields that apply only under another field's value are hidden (and not required) otherwise.
+  var conditional = document.querySelectorAll("[data-show-when]");
+  function controlValue(name) {
+    var c = document.querySelector('[name="' + name + '"]');
+    if (!c) return null;
+    return c.type === "checkbox" ? String(c.checked) : c.value;
+  }
+  function applyConditions() {
+    conditional.forEach(function (input) {
+      var wrap = input.closest("[data-field-wrap]");
+      var show = input.dataset.showValues.split("|").indexOf(controlValue(input.dataset.showWhen)) >= 0;
+      if (wrap) wrap.hidden = !show;
+    });
+    document.querySelectorAll(".params").forEach(function (grid) {
+      var visible = grid.querySelectorAll("[data-field-wrap]:not([hidden])").length;
+      grid.hidden = visible === 0;
+      var head = grid.previousElementSibling;
+      if (head && head.classList.contains("group")) head.hidden = visible === 0;
+    });
+  }
+  if (conditional.length) {
+    var controls = {};
+    conditional.forEach(function (i) { controls[i.dataset.showWhen] = true; });
+    Object.keys(controls).forEach(function (name) {
+      var c = document.querySelector('[name="' + name + '"]');
+      if (c) c.addEventListener("change", applyConditions);
+    });
+    applyConditions();
+  }
+
+  var search = document.getElementById("policy-search");
+  if (search) {
+    var labels = document.querySelectorAll("label.policy");
+    var count = document.getElementById("policy-count");
+    search.addEventListener("input", function () {
+      var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var shown = 0;
+      labels.forEach(function (label) {
+        var text = label.dataset.policyText.toLowerCase();
+        var hit = words.every(function (w) { return text.indexOf(w) >= 0; });
+        label.hidden = !hit;
+        if (hit) shown++;
+      });
+      document.querySelectorAll(".family").forEach(function (f) {
+        f.hidden = f.querySelectorAll("label.policy:not([hidden])").length === 0;
+      });
+      count.textContent = words.length ? shown + " of " + labels.length + " policies" : "";
+    });
+  }
+  document.querySelectorAll("[data-family-select]").forEach(function (btn) {
+    btn.addEventListener("click", function () {
+      var family = btn.closest(".family");
+      family.querySelectorAll('input[name="policies"]').forEach(function (box) {
+        if (!box.closest("label").hidden) box.checked = btn.dataset.select === "all";
+      });
+    });
+  });
+
+  // --- one run in detail ------------------------------------------------------------------------
   var runForm = document.getElementById("run-chart-form");
   if (runForm) {
-    var show = function (ev) {
-      if (ev) ev.preventDefault();
+    runForm.addEventListener("submit", function (ev) {
+      ev.preventDefault();
       var run = document.getElementById("run-chart-run").value;
       var chart = document.getElementById("run-chart-id").value;
       var target = document.getElementById("run-chart");
       target.textContent = "loading…";
+      var started = performance.now();
       fetch("/api/runs/" + run + "/figures/" + chart + "/")
         .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
-        .then(function (fig) { target.textContent = ""; draw(target, fig); })
+        .then(function (fig) {
+          target.textContent = "";
+          return draw(target, fig);
+        })
+        .then(function () { target.dataset.drawMs = String(Math.round(performance.now() - started)); })
         .catch(function (e) { target.textContent = "could not load the chart (" + e.message + ")"; });
-    };
-    runForm.addEventListener("submit", show);
+    });
+  }
+
+  // --- live progress ---------------------------------------------------------------------------
+  function duration(seconds) {
+    seconds = Math.max(0, Math.round(seconds));
+    var h = Math.floor(seconds / 3600), m = Math.floor(seconds % 3600 / 60), s = seconds % 60;
+    var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    if (h) return h + " h " + pad(m) + " min";
+    if (m) return m + " min " + pad(s) + " s";
+    return s + " s";
+  }
+
+  function announce(text) {
+    var live = document.getElementById("live-status");
+    if (live && live.textContent !== text) live.textContent = text;
+  }
+
+  function refreshResults() {
+    // Finished runs appear in the table and the charts without a reload.
+    return fetch(window.location.href, {headers: {"Accept": "text/html"}})
+      .then(function (r) { return r.text(); })
+      .then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById("results");
+        var old = document.getElementById("results");
+        if (!fresh || !old) return;
+        old.replaceWith(fresh);
+        var data = fresh.querySelector("#figures-data");
+        if (data) drawAll(JSON.parse(data.textContent));
+      });
   }
 
   var section = document.getElementById("progress-section");
   if (section && section.dataset.final !== "1") {
     var url = section.dataset.url;
+    var created = new Date(section.dataset.created).getTime();
+    var doneRuns = parseInt(section.dataset.doneRuns || "0", 10);
     var poll = function () {
       fetch(url, {headers: {"Accept": "application/json"}})
         .then(function (r) { return r.json(); })
         .then(function (p) {
-          var pct = Math.round(p.progress) + "%";
-          document.getElementById("overall-fill").style.width = pct;
-          document.getElementById("overall-text").textContent = pct;
+          var pct = Math.round(p.progress);
+          var stopped = p.status === "cancelled";
+          document.getElementById("overall-fill").style.width = pct + "%";
+          document.getElementById("overall-text").textContent = (stopped ? "cancelled at " : "") + pct + "%";
+          document.getElementById("overall-bar").setAttribute("aria-valuenow", pct);
+          document.getElementById("overall-bar").classList.toggle("stopped", stopped);
           var badge = document.getElementById("exp-status");
           badge.textContent = p.status;
           badge.className = "badge " + p.status;
+          var finished = 0, done = 0;
           p.runs.forEach(function (run) {
+            if (["done", "failed", "cancelled"].indexOf(run.status) >= 0) finished++;
+            if (run.status === "done") done++;
             var row = document.querySelector('tr[data-run="' + run.id + '"]');
             if (!row) return;
-            var w = Math.round(run.progress) + "%";
-            row.querySelector(".run-fill").style.width = run.status === "done" ? "100%" : w;
-            row.querySelector(".run-text").textContent = run.status === "done" ? "100%" : w;
+            var w = (run.status === "done" ? 100 : Math.round(run.progress)) + "%";
+            row.querySelector(".run-fill").style.width = w;
+            row.querySelector(".run-text").textContent = w;
             var s = row.querySelector(".run-status");
             s.textContent = run.status;
             s.className = "badge run-status " + run.status;
           });
-          if (["done", "failed", "cancelled"].indexOf(p.status) >= 0) {
+          var elapsed = (Date.now() - created) / 1000;
+          document.getElementById("elapsed").textContent = duration(elapsed);
+          document.getElementById("runs-finished").textContent =
+            finished + " of " + p.runs.length + " runs finished";
+          var etaWrap = document.getElementById("eta-wrap");
+          if (p.progress > 0 && p.progress < 100) {
+            document.getElementById("eta").textContent = duration(elapsed * (100 - p.progress) / p.progress);
+            etaWrap.hidden = false;
+          }
+          announce(finished + " of " + p.runs.length + " runs finished; " + p.status);
+          var final = ["done", "failed", "cancelled"].indexOf(p.status) >= 0;
+          if (final) {
             window.location.reload();
+            return;
+          }
+          var next = function () { setTimeout(poll, 1000); };
+          if (done > doneRuns) {
+            doneRuns = done;
+            refreshResults().then(next, next);
           } else {
-            setTimeout(poll, 1000);
+            next();
           }
         })
         .catch(function () { setTimeout(poll, 3000); });

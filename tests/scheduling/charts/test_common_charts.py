@@ -38,9 +38,20 @@ def test_mean_series_averages_trials_and_uses_hours():
     series = lambda ys: {"t_min": [0, 60, 120], "x": ys}  # noqa: E731
     groups = {"p": [run("p", 0, {}, series([0, 2, 4])), run("p", 1, {}, series([0, 4, 8]))]}
     fig = common.mean_series(groups, "x", "X", "units")
-    trace = fig["data"][0]
+    trace = next(t for t in fig["data"] if t["name"] == "p")
     assert trace["x"] == [0.0, 1.0, 2.0] and trace["y"] == [0.0, 3.0, 6.0]
     assert trace["legendgroup"] == "p"
+    # The 95% CI band around it: t(0.975, 1) x sd / sqrt(2) at each time.
+    low, high = (t for t in fig["data"] if t["name"].startswith("p 95% CI"))
+    assert high["fill"] == "tonexty" and low["legendgroup"] == high["legendgroup"] == "p"
+    assert high["y"][1] == pytest.approx(3.0 + 12.706 * np.sqrt(2) / np.sqrt(2), rel=1e-3)
+    assert low["y"][1] == pytest.approx(3.0 - 12.706, rel=1e-3)
+    # A bounded series never shows its band below the bound.
+    bounded = common.mean_series(groups, "x", "X", "units", lower=0.0)
+    assert min(v for t in bounded["data"] for v in t["y"]) >= 0.0
+    # One run: no band.
+    single = common.mean_series({"p": groups["p"][:1]}, "x", "X", "units")
+    assert [t["name"] for t in single["data"]] == ["p"]
 
 
 def test_ecdf_from_quantiles_and_box():
@@ -107,3 +118,47 @@ def test_node_gantt_lanes_and_contiguous_blocks():
     assert bars["base"] == [0.0, 0.0, 1.0] and bars["x"] == [2.0, 2.0, 0.5]
     assert fig["layout"]["yaxis"]["ticktext"] == ["GP1", "SP1"]
     assert "task 1 (type 4)" in bars["hovertext"][2]
+
+
+def test_a_big_node_gantt_is_binned_whole_instead_of_truncated(monkeypatch):
+    """Past MAX_GANTT_BARS allocations the chart becomes a nodes x time heatmap that still
+    covers the whole run (the old chart showed only the first allocations)."""
+    monkeypatch.setattr(parallel, "MAX_GANTT_BARS", 50)
+    n = 200
+    rng = np.random.default_rng(1)
+    start = np.sort(rng.uniform(0, 28 * 3600, n))
+    result = Result(summary={}, tasks={
+        "id": list(range(n)), "type": [1] * n, "priority": rng.uniform(1, 8, n).tolist(),
+        "pstate": [0] * n, "nodes": [2] * n,
+        "node_ids": [[int(k % 9), int(k % 9) + 1] for k in range(n)],
+        "cluster": [int(k % 2) for k in range(n)], "start": start.tolist(),
+        "end": (start + 1800).tolist(), "utility": [1.0] * n},
+        extra={"clusters": [{"name": "GP1", "nodes": 10}, {"name": "SP1", "nodes": 10}]})
+    fig = parallel.node_gantt(result)
+    heat = fig["data"][0]
+    assert heat["type"] == "heatmap" and len(heat["z"]) == 20
+    assert fig["layout"]["xaxis"]["range"][1] == pytest.approx((start[-1] + 1800) / 3600)
+    assert heat["x"][-1] > 27.0  # the last hours are drawn too
+    assert "whole run" in fig["layout"]["title"]["text"]
+    assert fig["layout"]["yaxis"]["ticktext"] == ["GP1", "SP1"]
+    busy = [v for row in heat["z"] for v in row if v is not None]
+    assert busy and all(1.0 <= v <= 8.0 for v in busy)
+    json.dumps(fig, allow_nan=False)
+
+
+def test_mappable_and_running_have_their_own_panels_on_one_time_axis():
+    s = {"t_min": [0, 60], "mappable": [3, 5], "running": [4, 4]}
+    fig = parallel.queue_over_time({"a": [run("a", 0, {}, s)], "b": [run("b", 0, {}, s)]})
+    axes = {(t["name"], t["yaxis"]) for t in fig["data"]}
+    assert axes == {("a", "y"), ("a", "y2"), ("b", "y"), ("b", "y2")}
+    lay = fig["layout"]
+    assert lay["yaxis"]["domain"][0] > lay["yaxis2"]["domain"][1]  # no overlap
+    assert lay["xaxis"]["anchor"] == "y2"
+    # One legend entry per policy, in the same colour in both panels.
+    assert sum(t.get("showlegend", True) for t in fig["data"]) == 2
+    colours = {t["name"]: set() for t in fig["data"]}
+    for t in fig["data"]:
+        colours[t["name"]].add(t["line"]["color"])
+    assert all(len(c) == 1 for c in colours.values())
+    # Running lines are dotted, so they stay apart even when a side-by-side panel merges them.
+    assert {t["line"]["dash"] for t in fig["data"] if t["yaxis"] == "y2"} == {"dot"}

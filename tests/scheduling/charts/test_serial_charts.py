@@ -73,3 +73,14 @@ def test_preemptions_per_minute_as_the_lab_draws_it(runs):
     assert max(lines["max-util"]) == 0  # Max Util never preempts
     greedy = runs["max-util-greedy"]
     assert sum(lines["max-util-greedy"]) == pytest.approx(sum(greedy.series["preemptions"]))
+
+
+def test_timeline_hover_speaks_the_axis_unit_and_lanes_have_room(runs):
+    fig = preemption_timeline(runs["max-util-greedy"])
+    marks = next(t for t in fig["data"] if t["name"] == "suspend")
+    assert marks["text"] and all(text.endswith(" h") for text in marks["text"])
+    hours = float(marks["text"][0].rsplit("= ", 1)[1][:-2])
+    assert hours == pytest.approx(marks["x"][0], abs=0.01)  # hover and axis agree
+    lanes = len(runs["max-util-greedy"].extra["clusters"])
+    per_lane = (fig["layout"]["height"] - 160) / lanes
+    assert per_lane >= 16  # room for each lane's label
