@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore.sampling import rng
+from simcore.swf import UNKNOWN
 from simcore.traces import LoadedTrace
 
 from ..replay.workload import MIN_ESTIMATE_S, Jobs, prepare
@@ -48,11 +49,21 @@ class Workload:
         return len(self.jobs)
 
 
-def _subset(jobs: Jobs, keep: np.ndarray) -> Jobs:
-    per_job = {f.name: getattr(jobs, f.name)[keep] for f in dataclasses.fields(jobs)
-               if isinstance(getattr(jobs, f.name), np.ndarray)
-               and f.name not in ("dropped_status", "dropped_invalid", "rejected")}
-    return dataclasses.replace(jobs, **per_job)
+def _trace_columns(trace: LoadedTrace, config: PreemptiveConfig):
+    """The trace's columns after ``job_limit`` and the ``max_procs`` cut (a wide job is dropped
+    here, not rejected as too big for the machine); also the SWF ids cut."""
+    cols = trace.columns
+    if config.job_limit:
+        cols = {k: v[: config.job_limit] for k, v in cols.items()}
+    total = len(cols["job_id"])
+    dropped = np.zeros(0, dtype=np.int64)
+    if config.max_procs:
+        procs = np.where(cols["allocated_procs"] != UNKNOWN, cols["allocated_procs"],
+                         cols["requested_procs"])
+        wide = procs > config.max_procs
+        dropped = cols["job_id"][wide].astype(np.int64)
+        cols = {k: v[~wide] for k, v in cols.items()}
+    return cols, total, dropped
 
 
 def offered_load(jobs: Jobs) -> float:
@@ -125,12 +136,10 @@ def classes_of(n: int, config: PreemptiveConfig, seed: int) -> np.ndarray:
 
 
 def build(trace: LoadedTrace, config: PreemptiveConfig, seed: int) -> Workload:
-    jobs = prepare(trace.header, trace.columns, config, raise_estimates=False)
-    dropped = np.zeros(0, dtype=np.int64)
-    if config.max_procs:
-        keep = jobs.procs <= config.max_procs
-        dropped = jobs.job_id[~keep]
-        jobs = _subset(jobs, keep)
+    cols, total, dropped = _trace_columns(trace, config)
+    jobs = prepare(trace.header, cols, dataclasses.replace(config, job_limit=0),
+                   raise_estimates=False)
+    jobs = dataclasses.replace(jobs, total=total)
     load = offered_load(jobs)
     scale = 1.0
     if config.target_load > 0 and load > 0:

@@ -33,7 +33,7 @@ def traces(draw, max_jobs=14):
     return rows, nodes, user
 
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
