@@ -23,3 +23,8 @@ def register(engine) -> None:
                   description="The surrogate recipe on the first 500 Lublin jobs (440 jobs, "
                               "a few hundredths of a second).",
                   source="hetsite trace library")
+    for mix, classes in (("a", "High and Medium"), ("b", "High and Low")):
+        engine.preset(f"pbb-small-mix-{mix}", KIND,
+                      params={**SURROGATE, "trace": "lublin_256_small", "classes": f"mix-{mix}"},
+                      description=f"pbb-small with Mix {mix.upper()} ({classes}, 20% High).",
+                      source="hetsite trace library")

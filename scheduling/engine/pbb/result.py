@@ -122,7 +122,9 @@ def build_result(sim: Maui, trace: LoadedTrace, config: PreemptiveConfig,
     out_series = series(sim, config.series_points, width)
     edges = np.append(out_series["t_min"], out_series["t_min"][-1] + width) * 60.0 \
         if len(out_series["t_min"]) else np.zeros(1)
-    out_series["kills"] = np.histogram(k_end, bins=edges)[0] if len(edges) > 1 else []
+    kills_per_bin = np.histogram(k_end, bins=edges)[0] if len(edges) > 1 else np.zeros(0)
+    out_series["kills"] = kills_per_bin
+    out_series["kills_cum"] = np.cumsum(kills_per_bin)  # exact where the lab samples it
     events = {
         "t": k_end,
         "job_id": jobs.job_id[k_job] if k_job.size else k_job,
