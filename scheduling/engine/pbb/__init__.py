@@ -46,6 +46,7 @@ def run(config: PreemptiveConfig, policy: PolicyInfo, seed: int, ctx: RunContext
 
 policies.register(ENGINE, KIND)
 presets.register(ENGINE)
+presets.register_figures(ENGINE)
 ENGINE.command("pbb", KIND, help="replay an SWF trace with preemption-based backfill",
                add_arguments=cli.add_arguments, run=cli.run)
 

@@ -17,7 +17,7 @@ from ..replay.config import ReplayConfig
 KIND = "swf-preemptive"
 
 CLASSES = ("none", "mix-a", "mix-b")
-HISTORY = ("off", "mean", "p80")
+RHO = ("mean", "p80")
 SCOPES = ("preemptible", "any")
 PREEMPTIBLE = ("backfilled", "past-reservation")
 RESUSAGE = ("procs", "procs-x-wallclock")
@@ -77,10 +77,14 @@ class PreemptiveConfig(ReplayConfig):
                                help="which jobs may backfill past the reservation: only those "
                                     "the reserved job may preempt, or any (the literal reading; "
                                     "in a mix these can delay their own class's reserved job)")
-    history_filter: str = param("off", choices=HISTORY,
-                                help="backfill past the reservation only if wall-clock x rho "
-                                     "ends by it, rho = the user's mean or 80th-percentile "
-                                     "actual/limit (1 without history); off: any job that fits")
+    history_filter: bool = param(False, help="backfill past the reservation only if the "
+                                             "predicted run (wall-clock x rho of the user) ends "
+                                             "by it; off: any job that fits (the paper's plain "
+                                             "relaxed test)")
+    history_rho: str = param("mean", choices=RHO,
+                             help="rho of a user: the mean or the 80th percentile of "
+                                  "actual / limit over the user's completed jobs (1 without "
+                                  "history); used by the filter and by scaled-remaining")
     resusage: str = param("procs", choices=RESUSAGE, advanced=True,
                           help="wcduration-percentresusage key: processors (ties by wall-clock) "
                                "or processors x wall-clock")

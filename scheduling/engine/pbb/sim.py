@@ -25,16 +25,20 @@ jobs (``order``/``pos``), and class ``c`` holds the positions ``[lo[c], lo[c] + 
    optionally only if its history-scaled limit ends by the shadow time; jobs started in 4 or 5
    are flagged *backfilled*.
 
-Iterations run at every submit and completion. The periodic (60 s) iterations of Maui are
-no-ops here: nothing in an iteration depends on the clock except the time tests
-``t + x <= shadow``, which only get harder as time passes, so a tick without an event can start
-or kill nothing. They are run (and checked to do nothing) with ``check=True``.
+Iterations run at every submit and completion, and every 60 s. The shadow time is computed
+from the limits of *every* running job, so a backfill past the reservation can move it later,
+which may let more jobs pass the time tests; the next iteration sees that. Otherwise a
+periodic iteration is a no-op: nothing else in an iteration depends on the clock but the time
+tests ``t + x <= shadow``, which only get harder as time passes. So the 60 s iterations run
+only after an iteration that backfilled past the reservation (with ``check=True`` all of them
+run, and the others are checked to do nothing).
 
-**Between events.** After an iteration every waiting job failed every test; an arrival that
-queues behind ``h`` changes none of those outcomes (free processors only shrink, the running
-set and ``h`` are unchanged, backfilled jobs move processors from *free* to *pool* so the
-preemption test of ``h`` is unchanged), so only the new jobs are examined. A completion, or an
-arrival ahead of ``h``, runs the whole iteration.
+**Between events.** After an iteration that backfilled nothing past the reservation, every
+waiting job failed every test, and an arrival that queues behind ``h`` changes none of those
+outcomes (free processors only shrink; the running set, ``h`` and its shadow time are
+unchanged; First Fit keeps the shadow time by construction), so only the new jobs are
+examined. A completion, an arrival ahead of ``h``, or any event after a backfill past the
+reservation runs the whole iteration. ``fast=False`` runs it at every event (tests compare).
 """
 
 from __future__ import annotations
@@ -114,6 +118,7 @@ class Maui(Replay):
         self.relaxed_ok = [np.array([rights[h][v][1] or config.relaxed_scope == "any"
                                      for v in range(3)]) for h in range(3)]
         self.history = config.history_filter
+        self.rho_p80 = config.history_rho == "p80"
         n_users = max(workload.n_users, 1)
         self.rho = np.ones(n_users)
         self.rho_l = [1.0] * n_users
@@ -129,6 +134,10 @@ class Maui(Replay):
         self.busy_nm = [0, 0, 0]  # processors of running jobs by class: not backfilled
         self.busy_bf = [0, 0, 0]  # ... and backfilled
         self.holder = -1  # the job holding the reservation after the last iteration
+        # A preemptive backfill since the last full iteration: the shadow time may have moved
+        # (it is computed from every running job's limit), so the next event, or else the next
+        # periodic iteration, runs a full one.
+        self.dirty = False
         self.shadow = math.inf
         self.extra = 0
         self.last_t = self.sub[0] if J else 0.0
@@ -185,23 +194,22 @@ class Maui(Replay):
 
     def on_complete(self, j, t):
         self._leave(j)
-        if self.history != "off":
-            u = self.user[j]
-            ratio = self.run_l[j] / self.est[j]
-            if self.history == "mean":
-                self._hsum[u] += ratio
-                self._hcount[u] += 1
-                rho = self._hsum[u] / self._hcount[u]
-            else:
-                hist = self._hsorted[u]
-                insort(hist, ratio)
-                rho = hist[math.ceil(0.8 * len(hist)) - 1]
-            self.rho[u] = rho
-            self.rho_l[u] = rho
+        u = self.user[j]
+        ratio = self.run_l[j] / self.est[j]
+        if self.rho_p80:
+            hist = self._hsorted[u]
+            insort(hist, ratio)
+            rho = hist[math.ceil(0.8 * len(hist)) - 1]
+        else:
+            self._hsum[u] += ratio
+            self._hcount[u] += 1
+            rho = self._hsum[u] / self._hcount[u]
+        self.rho[u] = rho
+        self.rho_l[u] = rho
 
     # -- the iteration -----------------------------------------------------------------------
     def wakeup(self):
-        if not self.check or self.done == self.J:
+        if self.done == self.J or not (self.dirty or self.check):
             return math.inf
         return (math.floor(self.last_t / self.period) + 1) * self.period
 
@@ -218,11 +226,12 @@ class Maui(Replay):
                 ahead = True
         tick = not completed and first_new == a
         self.last_t = t
-        if tick:
+        if tick and not self.dirty:
             if self.check:
                 self._tick(t)
             return
-        if completed or ahead or self.holder < 0 or not self.fast:
+        if completed or ahead or tick or self.dirty or self.holder < 0 or not self.fast:
+            self.dirty = False
             self.iterate(t)
         else:
             self._backfill_new(t, first_new, a)
@@ -369,12 +378,13 @@ class Maui(Replay):
                 return
             nn = self.n_pos[lo:hi]
             mask = self.wq[lo:hi] & (nn <= free) & ok[self.rank_pos[lo:hi]]
-            if self.history != "off":
+            if self.history:
                 mask &= self.wc_pos[lo:hi] * self.rho[self.user_pos[lo:hi]] + t <= self.shadow
             for c in mask.nonzero()[0].tolist():
                 j = order[lo + c]
                 if n[j] <= self.free:
                     self.start(j, t, PREEMPTIVE)
+                    self.dirty = True
                     if not self.free:
                         return
 
@@ -396,11 +406,12 @@ class Maui(Replay):
         if not self.preempt:
             return
         ok = self.relaxed_ok[self.rank[self.holder]]
-        hist = self.history != "off"
+        hist = self.history
         for j in new:
             if (self.wq[pos[j]] and n[j] <= self.free and ok[self.rank[j]]
                     and (not hist or t + est[j] * self.rho_l[self.user[j]] <= self.shadow)):
                 self.start(j, t, PREEMPTIVE)
+                self.dirty = True
 
     # -- checks (tests only) -----------------------------------------------------------------
     def _tick(self, t: float) -> None:

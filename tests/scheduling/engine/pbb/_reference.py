@@ -44,7 +44,8 @@ def victim_key(policy, v, t, start, limit, nodes, pos, rho_v, product):
 
 
 def simulate(submit, run, limit, nodes, rank, user, N, policy, *, preemption=True,
-             preemptible="backfilled", scope="preemptible", history="off", within_class=False,
+             preemptible="backfilled", scope="preemptible", history=False, rho_p80=False,
+             within_class=False,
              prioritized=False, product=False, seed=0, period=60.0):
     """Returns (final start per job, [(job, start, kill time, killer)])."""
     J = len(submit)
@@ -69,9 +70,9 @@ def simulate(submit, run, limit, nodes, rank, user, N, policy, *, preemption=Tru
         r = ratios.get(u)
         if not r:
             return 1.0
-        if history == "mean":
-            return sum(r) / len(r)
-        return sorted(r)[math.ceil(0.8 * len(r)) - 1]
+        if rho_p80:
+            return sorted(r)[math.ceil(0.8 * len(r)) - 1]
+        return sum(r) / len(r)
 
     def backfilled(j):
         return mode[j] == 2 or (mode[j] == 1 and preemptible == "backfilled")
@@ -144,7 +145,7 @@ def simulate(submit, run, limit, nodes, rank, user, N, policy, *, preemption=Tru
             if scope == "preemptible" and not may_preempt(rank[h], rank[j], True, prioritized,
                                                           within_class):
                 continue
-            if history != "off" and t + limit[j] * rho(user[j]) > shadow:
+            if history and t + limit[j] * rho(user[j]) > shadow:
                 continue
             begin(j, t, 2)
 

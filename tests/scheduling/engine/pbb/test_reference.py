@@ -47,7 +47,8 @@ def reference(ref, wl, policy, cfg, seed=0):
         j.submit.tolist(), j.run.tolist(), j.estimate.tolist(), j.nodes.tolist(),
         wl.rank.tolist(), wl.user.tolist(), j.machine_nodes, policy,
         preemption=cfg.preemption, preemptible=cfg.preemptible, scope=cfg.relaxed_scope,
-        history=cfg.history_filter, within_class=cfg.within_class, prioritized=cfg.prioritized,
+        history=cfg.history_filter, rho_p80=cfg.history_rho == "p80",
+        within_class=cfg.within_class, prioritized=cfg.prioritized,
         product=cfg.resusage == "procs-x-wallclock", seed=seed, period=cfg.iteration_s)
 
 
@@ -63,11 +64,12 @@ def same_schedule(sim, expected):
 @SETTINGS
 @given(traces(), st.sampled_from(sorted(VICTIMS)), st.sampled_from(["backfilled",
                                                                       "past-reservation"]),
-       st.sampled_from(["off", "mean", "p80"]), st.integers(0, 3))
-def test_non_prioritized_matches_the_reference(ref, trace, policy, preemptible, history, seed):
+       st.booleans(), st.sampled_from(["mean", "p80"]), st.integers(0, 3))
+def test_non_prioritized_matches_the_reference(ref, trace, policy, preemptible, history, rho,
+                                               seed):
     rows, nodes, user = trace
     wl = make_workload(rows, nodes, user=user)
-    cfg = config(preemptible=preemptible, history_filter=history)
+    cfg = config(preemptible=preemptible, history_filter=history, history_rho=rho)
     same_schedule(engine(wl, policy, cfg, seed), reference(ref, wl, policy, cfg, seed))
 
 
@@ -128,7 +130,7 @@ def test_capacity_is_never_exceeded(trace, policy, mix, data):
 def test_skipping_work_between_events_changes_nothing(trace, policy):
     rows, nodes, user = trace
     wl = make_workload(rows, nodes, user=user)
-    cfg = config(history_filter="p80")
+    cfg = config(history_filter=True, history_rho="p80")
     fast = engine(wl, policy, cfg, check=False)
     slow = engine(wl, policy, cfg, check=True, fast=False)  # full iteration every event + tick
     assert fast.start_t == slow.start_t and fast.k_job == slow.k_job

@@ -30,7 +30,7 @@ def test_policies_presets_and_parameters_are_registered():
     # Every spec default is a parameter, next to the replay's trace parameters.
     assert {"trace", "nodes", "max_procs", "target_load", "limit_model", "user_tendency",
             "classes", "high_share", "within_class", "preemption", "preemptible",
-            "relaxed_scope", "history_filter", "resusage", "iteration_s"} <= names
+            "relaxed_scope", "history_filter", "history_rho", "resusage", "iteration_s"} <= names
 
 
 @pytest.mark.parametrize("preset", ["pbb-small", "pbb-mix-b"])

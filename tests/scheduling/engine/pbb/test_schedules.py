@@ -152,10 +152,10 @@ def test_the_history_filter_needs_the_scaled_limit_to_end_by_the_shadow_time():
     rows = [(0, 10, 100, 1), (20, 200, 200, 3), (21, 100, 100, 4), (22, 40, 500, 1),
             (22, 40, 500, 1)]
     wl = make_workload(rows, 4, user=[0, 0, 0, 0, 1])
-    sim = Maui(wl, DurationRemaining, config(history_filter="mean"), 0, check=True).run()
+    sim = Maui(wl, DurationRemaining, config(history_filter=True), 0, check=True).run()
     assert sim.start_t == [0.0, 20.0, 220.0, 22.0, 320.0] and sim.mode[3] == PREEMPTIVE
     assert kills(sim) == []
     # Without the filter job 4 backfills when job 3 ends (t=62), and its 40 s end well before
     # the shadow time: the filter only knew that user 1 had no history.
-    sim = Maui(wl, DurationRemaining, config(history_filter="off"), 0, check=True).run()
+    sim = Maui(wl, DurationRemaining, config(history_filter=False), 0, check=True).run()
     assert sim.start_t == [0.0, 20.0, 220.0, 22.0, 62.0] and kills(sim) == []
