@@ -78,15 +78,17 @@ def test_non_prioritized_matches_the_reference(ref, trace, policy, preemptible, 
                                   "duration-consumed", "wcduration-percentresusage"]),
        st.sampled_from(["mix-a", "mix-b"]), st.booleans(), st.sampled_from(["preemptible",
                                                                             "any"]),
-       st.sampled_from(["procs", "procs-x-wallclock"]), st.data())
+       st.sampled_from(["procs", "procs-x-wallclock"]), st.booleans(),
+       st.sampled_from(["backfilled", "past-reservation"]), st.data())
 def test_priority_classes_match_the_reference(ref, trace, policy, mix, within, scope,
-                                              resusage, data):
+                                              resusage, history, preemptible, data):
     rows, nodes, user = trace
     other = MEDIUM if mix == "mix-a" else LOW
     rank = data.draw(st.lists(st.sampled_from([HIGH, other]), min_size=len(rows),
                               max_size=len(rows)))
     wl = make_workload(rows, nodes, rank=rank, user=user)
-    cfg = config(classes=mix, within_class=within, relaxed_scope=scope, resusage=resusage)
+    cfg = config(classes=mix, within_class=within, relaxed_scope=scope, resusage=resusage,
+                 history_filter=history, preemptible=preemptible)
     same_schedule(engine(wl, policy, cfg, 1), reference(ref, wl, policy, cfg, 1))
 
 
