@@ -20,6 +20,7 @@ CLASSES = ("none", "mix-a", "mix-b")
 RHO = ("mean", "p80")
 SCOPES = ("preemptible", "any")
 PREEMPTIBLE = ("backfilled", "past-reservation")
+TRIGGERS = ("head", "queue")
 RESUSAGE = ("procs", "procs-x-wallclock")
 
 
@@ -73,6 +74,11 @@ class PreemptiveConfig(ReplayConfig):
                              help="which backfilled jobs may be preempted: every job started "
                                   "by backfill (spec default) or only those started past the "
                                   "reservation (First Fit ones cannot delay it)")
+    trigger: str = param("head", choices=TRIGGERS,
+                         help="which waiting jobs may preempt: the top blocked job (then the "
+                              "next once it started), or also every later one that passes "
+                              "the First Fit test, over jobs ranked below it (spec 4.2: "
+                              "'repeat for the next queued job while preemption is possible')")
     relaxed_scope: str = param("preemptible", choices=SCOPES,
                                help="which jobs may backfill past the reservation: only those "
                                     "the reserved job may preempt, or any (the literal reading; "

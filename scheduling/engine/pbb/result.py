@@ -39,7 +39,8 @@ def _mean(values: np.ndarray):
 def breakdown(qt: np.ndarray, xf: np.ndarray, sizes: np.ndarray, classes: np.ndarray,
               names: list[str]) -> dict:
     """``xf_mean``/``queue_time_mean_s``/``jobs`` overall, per size class (``_p8``), per
-    priority class (``_high``) and per class and size (``_high_p8``). Keys exist for every size
+    priority class (``_high``) and per class and size (``_high_p8``); ``xf_median`` overall
+    and per class. Keys exist for every size
     class up to the largest job and every class present; an empty group's means are None."""
     out = {"xf_mean": _mean(xf), "queue_time_mean_s": _mean(qt), "queue_time_max_s":
            float(qt.max()) if qt.size else None}
@@ -48,6 +49,8 @@ def breakdown(qt: np.ndarray, xf: np.ndarray, sizes: np.ndarray, classes: np.nda
     groups = [("", np.ones(len(qt), dtype=bool))]
     groups += [(f"_{name}", classes == name) for name in names]
     for label, members in groups:
+        # The mean XF is ruled by a few short jobs that waited long; the median is the typical.
+        out[f"xf_median{label}"] = float(np.median(xf[members])) if members.any() else None
         if label:
             out[f"xf_mean{label}"] = _mean(xf[members])
             out[f"queue_time_mean_s{label}"] = _mean(qt[members])

@@ -117,6 +117,9 @@ class Maui(Replay):
         self.rights = rights
         self.relaxed_ok = [np.array([rights[h][v][1] or config.relaxed_scope == "any"
                                      for v in range(3)]) for h in range(3)]
+        self.queue_trigger = self.preempt and config.trigger == "queue"
+        # Classes that hold preemption rights over some class (candidates for the queue trigger).
+        self.may_queue = np.array([any(any(r) for r in rights[c]) for c in range(3)])
         self.history = config.history_filter
         self.rho_p80 = config.history_rho == "p80"
         n_users = max(workload.n_users, 1)
@@ -230,7 +233,8 @@ class Maui(Replay):
             if self.check:
                 self._tick(t)
             return
-        if completed or ahead or tick or self.dirty or self.holder < 0 or not self.fast:
+        if (completed or ahead or tick or self.dirty or self.holder < 0 or not self.fast
+                or self.queue_trigger):
             self.dirty = False
             self.iterate(t)
         else:
@@ -256,7 +260,7 @@ class Maui(Replay):
                 continue
             break
         self._reserve(h)
-        if self.free:
+        if self.free or self.queue_trigger:
             self._scan(t, h, hp)
 
     def _head(self) -> int:
@@ -286,14 +290,32 @@ class Maui(Replay):
 
     def _trigger(self, h: int, t: float) -> bool:
         """Preempt for ``h`` if that lets it start now (spec section 4.2); True if it started."""
+        if self.n[h] > self.free + self._pool_size(self.rank[h]):
+            return False
+        rights = self.rights[self.rank[h]]
+        rank, mode, bf = self.rank, self.mode, self.bf
+        pool = [j for _, j in self.running if rights[rank[j]][bf[mode[j]]]]
+        self._preempt_for(h, t, pool, NORMAL)
+        return True
+
+    def _queue_trigger(self, j: int, t: float) -> bool:
+        """``trigger = queue``: a waiting job behind the reservation holder that passed the First
+        Fit test but lacks processors preempts jobs it has rights over and that rank below it."""
+        rights = self.rights[self.rank[j]]
+        rank, mode, bf, pos, n = self.rank, self.mode, self.bf, self.pos, self.n
+        pj = pos[j]
+        pool = [v for _, v in self.running if rights[rank[v]][bf[mode[v]]] and pos[v] > pj]
+        if n[j] > self.free + sum(n[v] for v in pool):
+            return False
+        self._preempt_for(j, t, pool, FIRST_FIT)
+        self.dirty = True  # its victims were not First Fit candidates of this iteration
+        return True
+
+    def _preempt_for(self, h: int, t: float, pool: list[int], mode: int) -> None:
+        """Kill the policy's minimal victim set from ``pool`` and start ``h``."""
         need = self.n[h]
         free = self.free
-        ch = self.rank[h]
-        if need > free + self._pool_size(ch):
-            return False
-        rights = self.rights[ch]
-        rank, mode, n, bf = self.rank, self.mode, self.n, self.bf
-        pool = [j for _, j in self.running if rights[rank[j]][bf[mode[j]]]]
+        n = self.n
         chosen = []
         freed = 0
         for v in self.victims.order(pool, t):
@@ -308,8 +330,7 @@ class Maui(Replay):
         for v in chosen:
             self.kill(v, t, h)
         self.triggers += 1
-        self.start(h, t)
-        return True
+        self.start(h, t, mode)
 
     def _reserve(self, h: int) -> None:
         need = self.n[h] - self.free
@@ -348,27 +369,33 @@ class Maui(Replay):
         n = self.n
         est = self.est
         order = self.order
-        for lo, hi in ranges:  # First Fit backfill
-            free = self.free
-            if not free:
-                return
+        queue = self.queue_trigger
+        free, shadow, extra = self.free, self.shadow, self.extra
+        cands = []  # the First Fit candidates, fixed before any start or kill
+        for lo, hi in ranges:
             nn = self.n_pos[lo:hi]
-            shadow, extra = self.shadow, self.extra
-            mask = self.wq[lo:hi] & (nn <= free)
-            if extra < free:
+            if queue:
+                mask = self.wq[lo:hi] & ((nn <= free) | self.may_queue[self.rank_pos[lo:hi]])
                 mask &= (nn <= extra) | (self.wc_pos[lo:hi] + t <= shadow)
-            for c in mask.nonzero()[0].tolist():
-                j = order[lo + c]
-                nj = n[j]
-                if nj > self.free:
-                    continue
-                if t + est[j] > shadow:
-                    if nj > self.extra:
-                        continue
+            else:
+                mask = self.wq[lo:hi] & (nn <= free)
+                if extra < free:
+                    mask &= (nn <= extra) | (self.wc_pos[lo:hi] + t <= shadow)
+            cands.extend((mask.nonzero()[0] + lo).tolist())
+        for p in cands:  # First Fit backfill (with trigger = queue: also by preemption)
+            j = order[p]
+            nj = n[j]
+            late = t + est[j] > shadow
+            if late and nj > self.extra:
+                continue
+            if nj <= self.free:
+                if late:
                     self.extra -= nj
                 self.start(j, t, FIRST_FIT)
-                if not self.free:
+                if not (self.free or queue):
                     return
+            elif queue and self._queue_trigger(j, t) and late:
+                self.extra -= nj
         if not self.preempt:
             return
         ok = self.relaxed_ok[self.rank[h]]

@@ -45,7 +45,7 @@ def victim_key(policy, v, t, start, limit, nodes, pos, rho_v, product):
 
 def simulate(submit, run, limit, nodes, rank, user, N, policy, *, preemption=True,
              preemptible="backfilled", scope="preemptible", history=False, rho_p80=False,
-             within_class=False,
+             within_class=False, trigger="head",
              prioritized=False, product=False, seed=0, period=60.0):
     """Returns (final start per job, [(job, start, kill time, killer)])."""
     J = len(submit)
@@ -82,6 +82,28 @@ def simulate(submit, run, limit, nodes, rank, user, N, policy, *, preemption=Tru
         running.add(j)
         start[j], end[j], mode[j] = t, t + run[j], m
 
+    def preempt_for(h, t, pool, m):
+        if policy == "random":
+            ordered = [pool[i] for i in victims_rng.permutation(len(pool)).tolist()]
+        else:
+            ordered = sorted(pool, key=lambda v: victim_key(
+                policy, v, t, start[v], limit[v], nodes[v], pos[v], rho(user[v]), product))
+        chosen = []
+        for v in ordered:
+            if free() + sum(nodes[c] for c in chosen) >= nodes[h]:
+                break
+            chosen.append(v)
+        for v in list(reversed(chosen)):
+            rest = [c for c in chosen if c != v]
+            if free() + sum(nodes[c] for c in rest) >= nodes[h]:
+                chosen = rest
+        for v in chosen:
+            kills.append((v, start[v], t, h))
+            running.discard(v)
+            waiting.add(v)
+            start[v] = end[v] = mode[v] = None
+        begin(h, t, m)
+
     def iteration(t):
         while True:
             queue = sorted(waiting, key=pos.get)
@@ -95,27 +117,7 @@ def simulate(submit, run, limit, nodes, rank, user, N, policy, *, preemption=Tru
             pool = [v for v in by_end if preempt and may_preempt(
                 rank[h], rank[v], backfilled(v), prioritized, within_class)]
             if preempt and free() < nodes[h] <= free() + sum(nodes[v] for v in pool):
-                if policy == "random":
-                    ordered = [pool[i] for i in victims_rng.permutation(len(pool)).tolist()]
-                else:
-                    ordered = sorted(pool, key=lambda v: victim_key(
-                        policy, v, t, start[v], limit[v], nodes[v], pos[v], rho(user[v]),
-                        product))
-                chosen = []
-                for v in ordered:
-                    if free() + sum(nodes[c] for c in chosen) >= nodes[h]:
-                        break
-                    chosen.append(v)
-                for v in list(reversed(chosen)):
-                    rest = [c for c in chosen if c != v]
-                    if free() + sum(nodes[c] for c in rest) >= nodes[h]:
-                        chosen = rest
-                for v in chosen:
-                    kills.append((v, start[v], t, h))
-                    running.discard(v)
-                    waiting.add(v)
-                    start[v] = end[v] = mode[v] = None
-                begin(h, t, 0)
+                preempt_for(h, t, pool, 0)
                 continue
             break
         # Depth-1 reservation for h.
@@ -130,13 +132,21 @@ def simulate(submit, run, limit, nodes, rank, user, N, policy, *, preemption=Tru
                 shadow = e
         extra = got - need
         for j in sorted(waiting - {h}, key=pos.get):  # First Fit backfill
-            if nodes[j] > free():
+            time_ok = t + limit[j] <= shadow
+            if not time_ok and nodes[j] > extra:
                 continue
-            if t + limit[j] <= shadow:
+            if nodes[j] <= free():
+                if not time_ok:
+                    extra -= nodes[j]
                 begin(j, t, 1)
-            elif nodes[j] <= extra:
-                extra -= nodes[j]
-                begin(j, t, 1)
+            elif preempt and trigger == "queue":  # preempt jobs ranked below j
+                by_end = sorted(running, key=lambda v: (start[v] + limit[v], v))
+                pool = [v for v in by_end if pos[v] > pos[j] and may_preempt(
+                    rank[j], rank[v], backfilled(v), prioritized, within_class)]
+                if nodes[j] <= free() + sum(nodes[v] for v in pool):
+                    preempt_for(j, t, pool, 1)
+                    if not time_ok:
+                        extra -= nodes[j]
         if not preempt:
             return
         for j in sorted(waiting - {h}, key=pos.get):  # preemptive backfill

@@ -48,7 +48,7 @@ def reference(ref, wl, policy, cfg, seed=0):
         wl.rank.tolist(), wl.user.tolist(), j.machine_nodes, policy,
         preemption=cfg.preemption, preemptible=cfg.preemptible, scope=cfg.relaxed_scope,
         history=cfg.history_filter, rho_p80=cfg.history_rho == "p80",
-        within_class=cfg.within_class, prioritized=cfg.prioritized,
+        within_class=cfg.within_class, prioritized=cfg.prioritized, trigger=cfg.trigger,
         product=cfg.resusage == "procs-x-wallclock", seed=seed, period=cfg.iteration_s)
 
 
@@ -64,12 +64,14 @@ def same_schedule(sim, expected):
 @SETTINGS
 @given(traces(), st.sampled_from(sorted(VICTIMS)), st.sampled_from(["backfilled",
                                                                       "past-reservation"]),
-       st.booleans(), st.sampled_from(["mean", "p80"]), st.integers(0, 3))
+       st.booleans(), st.sampled_from(["mean", "p80"]), st.sampled_from(["head", "queue"]),
+       st.integers(0, 3))
 def test_non_prioritized_matches_the_reference(ref, trace, policy, preemptible, history, rho,
-                                               seed):
+                                               trigger, seed):
     rows, nodes, user = trace
     wl = make_workload(rows, nodes, user=user)
-    cfg = config(preemptible=preemptible, history_filter=history, history_rho=rho)
+    cfg = config(preemptible=preemptible, history_filter=history, history_rho=rho,
+                 trigger=trigger)
     same_schedule(engine(wl, policy, cfg, seed), reference(ref, wl, policy, cfg, seed))
 
 
@@ -79,16 +81,17 @@ def test_non_prioritized_matches_the_reference(ref, trace, policy, preemptible, 
        st.sampled_from(["mix-a", "mix-b"]), st.booleans(), st.sampled_from(["preemptible",
                                                                             "any"]),
        st.sampled_from(["procs", "procs-x-wallclock"]), st.booleans(),
-       st.sampled_from(["backfilled", "past-reservation"]), st.data())
+       st.sampled_from(["backfilled", "past-reservation"]), st.sampled_from(["head", "queue"]),
+       st.data())
 def test_priority_classes_match_the_reference(ref, trace, policy, mix, within, scope,
-                                              resusage, history, preemptible, data):
+                                              resusage, history, preemptible, trigger, data):
     rows, nodes, user = trace
     other = MEDIUM if mix == "mix-a" else LOW
     rank = data.draw(st.lists(st.sampled_from([HIGH, other]), min_size=len(rows),
                               max_size=len(rows)))
     wl = make_workload(rows, nodes, rank=rank, user=user)
     cfg = config(classes=mix, within_class=within, relaxed_scope=scope, resusage=resusage,
-                 history_filter=history, preemptible=preemptible)
+                 history_filter=history, preemptible=preemptible, trigger=trigger)
     same_schedule(engine(wl, policy, cfg, 1), reference(ref, wl, policy, cfg, 1))
 
 
