@@ -134,6 +134,7 @@ def build_result(sim: Maui, trace: LoadedTrace, config: PreemptiveConfig,
         "start": k_start,
         "nodes": k_nodes,
         "by_job_id": jobs.job_id[np.asarray(sim.k_by, dtype=np.int64)] if k_job.size else k_job,
+        "start_mode": [START_MODES[m] for m in sim.k_mode],  # how the killed run had started
         "node_hours": k_nodes * (k_end - k_start) / 3600.0,
     }
     extra = {
