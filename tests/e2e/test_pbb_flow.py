@@ -64,7 +64,7 @@ def test_replay_has_a_job_gantt(live_server, live_celery, start_worker, page):
     show_run_chart(page, "gantt", 0)
     fills = page.evaluate("() => document.getElementById('run-chart').data"
                           ".filter(t => t.fill === 'toself').map(t => t.name)")
-    assert fills == ["jobs"]
+    assert fills == ["jobs", "jobs"]  # two shades
     hover = page.evaluate("() => document.getElementById('run-chart').data"
                           ".filter(t => t.mode === 'markers')[0].customdata.length")
     assert hover == 500  # one hover point per job of the trace

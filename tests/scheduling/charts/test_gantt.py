@@ -67,6 +67,9 @@ def test_processors_are_never_shared_in_any_schedule_within_capacity(case):
 def test_a_run_ending_when_another_starts_hands_over_its_processors():
     blocks = check_layout([0, 0, 10], [10, 20, 20], [2, 2, 2], 4)
     assert blocks[2] == blocks[0] == [(0, 2)]
+    # The next run on the same processors takes the other shade, so the two stay apart.
+    shade = gantt.alternate(np.array([0.0, 0.0, 10.0]), blocks, 4)
+    assert shade[0] != shade[2]
     # Fragmented free processors: the run is split in blocks, drawn one rectangle each.
     blocks = check_layout([0, 0, 0, 10], [10, 20, 10, 15], [1, 1, 1, 2], 3)
     assert blocks[3] == [(0, 1), (2, 1)]
@@ -80,14 +83,19 @@ def preemptive():
 def test_every_run_is_drawn_and_killed_runs_are_apart(preemptive):
     fig = gantt.job_gantt(preemptive)
     json.dumps(fig, allow_nan=False)
-    fills = {t["legendgroup"]: t for t in fig["data"] if t.get("fill")}
+    fills = {}
+    for t in fig["data"]:
+        if t.get("fill"):
+            fills.setdefault(t["legendgroup"], []).append(t)
     markers = {t["legendgroup"]: t for t in fig["data"] if t.get("mode") == "markers"}
     assert set(fills) == {"high", "low", "killed"} == set(markers)
+    assert all(len(shades) == 2 for shades in fills.values())  # two shades per kind of run
+    assert [t["showlegend"] for t in fills["killed"]] == [True, False]
     tasks, events = preemptive.tasks, preemptive.events
     assert len(markers["killed"]["x"]) == len(events["t"]) > 0
     assert len(markers["high"]["x"]) == tasks["class"].count("high")
     # Killed rectangles span exactly the killed runs (hours), each as wide as its processors.
-    rects = rectangles(fills["killed"])
+    rects = rectangles(fills["killed"][0]) + rectangles(fills["killed"][1])
     assert sum((x1 - x0) * (y1 - y0) for x0, x1, y0, y1 in rects) == pytest.approx(
         sum(events["node_hours"]), rel=1e-5)
     custom = markers["killed"]["customdata"]
@@ -99,8 +107,9 @@ def test_every_run_is_drawn_and_killed_runs_are_apart(preemptive):
 def test_replay_gantt_area_is_the_work_done():
     result = as_stored(simulate(preset_scenario("swf-small"), "easy"))
     fig = gantt.job_gantt(result)
-    (jobs,) = [t for t in fig["data"] if t.get("fill")]
-    area = sum((x1 - x0) * (y1 - y0) for x0, x1, y0, y1 in rectangles(jobs))
+    shades = [t for t in fig["data"] if t.get("fill")]
+    assert [t["name"] for t in shades] == ["jobs", "jobs"]
+    area = sum((x1 - x0) * (y1 - y0) for t in shades for x0, x1, y0, y1 in rectangles(t))
     tasks = result.tasks
     work = sum(n * (e - s) for n, s, e in zip(tasks["nodes"], tasks["start"], tasks["end"],
                                               strict=True)) / 3600.0
