@@ -301,6 +301,8 @@ class Maui(Replay):
     def _queue_trigger(self, j: int, t: float) -> bool:
         """``trigger = queue``: a waiting job behind the reservation holder that passed the First
         Fit test but lacks processors preempts jobs it has rights over and that rank below it."""
+        if self.n[j] > self.free + self._pool_size(self.rank[j]):
+            return False  # not even every job it has rights over would do
         rights = self.rights[self.rank[j]]
         rank, mode, bf, pos, n = self.rank, self.mode, self.bf, self.pos, self.n
         pj = pos[j]
