@@ -13,7 +13,7 @@ from simcore import traces
 from simcore.errors import ScenarioError
 from simcore.stats import mean_ci
 
-from .charts import parallel, replay, serial
+from .charts import gantt, parallel, pbb, replay, serial
 
 
 def _waits_min(tasks) -> list:
@@ -210,6 +210,7 @@ _register(LabKind(
         ChartSpec("queue", "Queue length over time",
                   lambda g: replay.queue_over_time(_first_runs(g))),
     ],
+    run_charts=[ChartSpec("gantt", "Job Gantt (processors over time)", gantt.job_gantt)],
     default_policies=["fcfs", "easy", "conservative"],
     default_preset="swf-small",
     form_hook=TraceChoice(),
@@ -217,6 +218,75 @@ _register(LabKind(
     describe_inputs=trace_facts,
     task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s",
                 "reservation": "s", "procs": "processors", "nodes": "nodes"},
+    limits=[
+        Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
+        Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),
+              "the trace length (jobs)"),
+    ],
+))
+
+
+def compact_pbb(result) -> dict:
+    tasks = result.tasks
+    return {"series": downsample(result.series),
+            "dist": {"queue_h": quantiles([w / 3600.0 for w in tasks.get("wait", [])]),
+                     "xf": quantiles(tasks.get("xf", []))}}
+
+
+def _class_charts() -> list[ChartSpec]:
+    return [spec for cls in pbb.CLASSES for spec in (
+        ChartSpec(f"xf-{cls}", f"Expansion factor of {cls.capitalize()} jobs by size",
+                  lambda g, c=cls: pbb.xf_by_size(g, c), facetable=False,
+                  applies=pbb.has_class(cls)),
+        ChartSpec(f"queue-{cls}", f"Queue time of {cls.capitalize()} jobs by size",
+                  lambda g, c=cls: pbb.queue_by_size(g, c), facetable=False,
+                  applies=pbb.has_class(cls)))]
+
+
+_register(LabKind(
+    kind="swf-preemptive",
+    title="Preemption-based backfill (SWF, Snell-Clement-Jackson)",
+    engine=engine,
+    metrics=[
+        Metric("xf_mean", "mean expansion factor", higher_is_better=False, digits=1, lower=1),
+        Metric("queue_time_mean_s", "mean queue time", "s", higher_is_better=False, lower=0),
+        Metric("preemptions", "jobs killed", higher_is_better=False, digits=0, lower=0),
+        Metric("node_hours_wasted", "node-hours wasted", "node-h", higher_is_better=False,
+               digits=0, lower=0),
+        Metric("utilization", "utilization (useful)", digits=1, scale=100.0, shown_unit="%",
+               lower=0, upper=1),
+        Metric("utilization_busy", "utilization (busy)", digits=1, scale=100.0,
+               shown_unit="%", lower=0, upper=1),
+        Metric("xf_mean_high", "mean XF of High jobs", higher_is_better=False, digits=2,
+               lower=1),
+        Metric("queue_time_mean_s_high", "mean queue time of High jobs", "s",
+               higher_is_better=False, lower=0),
+    ],
+    primary_metric="xf_mean",
+    compact=compact_pbb,
+    experiment_charts=[
+        ChartSpec("xf-size", "Expansion factor by job size (Fig. 6)", pbb.xf_by_size,
+                  facetable=False),
+        ChartSpec("queue-size", "Queue time by job size (Fig. 7)", pbb.queue_by_size,
+                  facetable=False),
+        *_class_charts(),
+        ChartSpec("kills", "Preemptions over time", pbb.kills_over_time),
+        ChartSpec("wasted", "Node-hours wasted by kills",
+                  _bars("node_hours_wasted", "Node-hours wasted by kills", "node-h"),
+                  facetable=False),
+        ChartSpec("queue-time", "Queue time distribution",
+                  lambda g: shared.ecdf(g, "queue_h", "Queue time (ECDF)", "queue time (h)")),
+        ChartSpec("utilization", "Busy processors over time",
+                  lambda g: shared.mean_series(g, "utilization", "Busy processors over time "
+                                               "(useful and wasted work)", "busy (%)", 100.0)),
+    ],
+    run_charts=[ChartSpec("gantt", "Job Gantt (killed runs in red)", gantt.job_gantt)],
+    default_policies=["first-fit", "random", "duration-consumed", "duration-remaining",
+                      "wcduration", "wcduration-percentresusage"],
+    default_preset="pbb-small",
+    form_hook=TraceChoice(),
+    describe_inputs=trace_facts,
+    task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s"},
     limits=[
         Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
         Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),

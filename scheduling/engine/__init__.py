@@ -17,8 +17,9 @@ ENGINE = Engine(
         "parallel-energy": "scheduling.engine.parallel",  # ch. 3: utility, P-states, energy
         "swf-replay": "scheduling.engine.replay",  # SWF traces: FCFS, EASY, conservative
         "serial-preemption": "scheduling.engine.serial",  # ch. 4: preemptive serial tasks
+        "swf-preemptive": "scheduling.engine.pbb",  # SWF traces: preemption-based backfill
     },
-    commands={"replay": "swf-replay"},
+    commands={"replay": "swf-replay", "pbb": "swf-preemptive"},
     # The chapters' own sweep commands of earlier releases, kept for users' scripts.
     sweep_aliases={"ch3-sweep": {"seeds": "1-3"},
                    "ch4-sweep": {"preset": "ch4-baseline", "trials": 4}},

@@ -23,6 +23,8 @@ CH3 = ["random", "random+epr", "conservative", "easy", "easy+ept", "fcfs-mq", "m
        "max-upe-pr+ept", "max-upe-ph", "meta-event", "meta-task+epr"]
 CH4 = ["random", "fcfs", "max-util", "max-util-greedy", "max-util-diff", "max-util-pair",
        "max-upt", "max-upt-greedy", "max-upt-diff", "max-upt-pair"]
+PBB = ["first-fit", "random", "duration-consumed", "duration-remaining", "wcduration",
+       "wcduration-percentresusage", "scaled-remaining", "min-work"]
 UAV = ["random", "rbs", "max-value", "max-value+pf", "max-vpt+p", "max-vpe+f", "meta",
        "meta+pf"]
 
@@ -35,6 +37,12 @@ CASES: list[tuple[str, str, dict, str, int]] = [
     *[("scheduling.engine", preset, {}, p, 0) for preset in ("swf-small", "swf-example")
       for p in ("fcfs", "easy", "conservative")],
     *[("scheduling.engine", "ch4-small", {}, p, 4) for p in CH4],
+    *[("scheduling.engine", "pbb-small", {}, p, 1) for p in PBB],
+    ("scheduling.engine", "pbb-small-mix-a", {}, "duration-remaining", 2),
+    ("scheduling.engine", "pbb-small-mix-b", {}, "duration-consumed", 3),
+    ("scheduling.engine", "pbb-small", {"preemptible": "past-reservation",
+                                        "history_filter": True, "history_rho": "p80"},
+     "scaled-remaining", 4),
     *[("uav.engine", "small-baseline", {}, p, 2) for p in UAV],
     ("uav.engine", "example-tables-9-10", {}, "meta+p", 0),
     ("uav.engine", "geometry-demo", {}, "max-vpe+pf", 1),
@@ -48,6 +56,8 @@ LARGE_CASES: list[tuple[str, str, dict, str, int]] = [
     ("scheduling.engine", "ch3-5k", {}, "meta-event+epr", 2),
     ("scheduling.engine", "lublin-256", {}, "easy", 0),
     ("scheduling.engine", "lublin-256", {}, "conservative", 0),
+    ("scheduling.engine", "pbb-surrogate", {}, "duration-remaining", 0),
+    ("scheduling.engine", "pbb-mix-b", {}, "random", 1),
     ("scheduling.engine", "ch4-baseline", {}, "max-util-pair", 0),
     ("scheduling.engine", "ch4-baseline", {}, "max-upt-diff", 0),
     ("uav.engine", "large", {}, "meta+pf", 0),

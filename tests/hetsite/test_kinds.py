@@ -14,6 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 KINDS = {"parallel-energy": ("small", ["conservative", "meta-event"]),
          "swf-replay": ("swf-small", ["fcfs", "easy"]),
+         "swf-preemptive": ("pbb-small-mix-b", ["first-fit", "duration-remaining"]),
          "serial-preemption": ("ch4-small", ["max-util", "max-util-greedy"]),
          "uav": ("small-baseline", ["max-value", "meta+pf"])}
 

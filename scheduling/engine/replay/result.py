@@ -97,17 +97,19 @@ def bin_minutes(sim: Replay, max_points: int) -> int:
     return max(1, math.ceil((m1 - m0) / max_points))
 
 
-def series(sim: Replay, max_points: int) -> dict:
+def series(sim: Replay, max_points: int, width: int | None = None) -> dict:
     """Per-minute state averages (bins merged to at most ``max_points``); ``t_min`` = bin start.
 
     queue: waiting jobs; running_jobs; busy_nodes; utilization = busy_nodes / nodes.
+    ``width`` (minutes) fixes the bin width instead, so runs of one workload that end at
+    different times share their bins (their means over seeds line up).
     """
     if not sim.log_t:
         return {"t_min": [], "queue": [], "running_jobs": [], "busy_nodes": [],
                 "utilization": []}
     m0 = math.floor(sim.log_t[0] / 60.0)
     m1 = max(math.ceil(sim.log_t[-1] / 60.0), m0 + 1)
-    width = bin_minutes(sim, max_points)
+    width = width or bin_minutes(sim, max_points)
     count = math.ceil((m1 - m0) / width)
     edges_min = m0 + width * np.arange(count + 1, dtype=float)
     edges = edges_min * 60.0

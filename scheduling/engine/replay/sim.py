@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 
 from simcore.clock import RunClock
 from simcore.result import Result
@@ -85,6 +85,16 @@ class Replay:
         self.start_t[j] = t
         self.started += 1
         heappush(self._heap, (t + self.run_l[j], j))
+
+    def kill(self, j: int, t: float) -> None:
+        """Stop running job ``j`` at ``t`` (stop/restart): its nodes are free again, its
+        completion is cancelled and it counts as waiting; its next start begins from zero."""
+        heap = self._heap
+        heap.remove((self.start_t[j] + self.run_l[j], j))
+        heapify(heap)
+        self.free += self.n[j]
+        self.started -= 1
+        self.start_t[j] = math.nan
 
     def run(self) -> Replay:
         sub = self.sub

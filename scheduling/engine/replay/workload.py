@@ -31,7 +31,9 @@ class Jobs:
     dropped_status: np.ndarray  # SWF ids of jobs dropped for their status
     dropped_invalid: np.ndarray  # SWF ids with unknown processors or run time
     rejected: np.ndarray  # SWF ids of jobs needing more nodes than the machine has
-    estimates_raised: int  # estimates below the run time, raised to it
+    estimates_raised: int  # estimates below the run time (raised to it unless asked not to)
+    user: np.ndarray | None = None  # SWF user id (-1 unknown)
+    requested: np.ndarray | None = None  # whether the estimate came from the requested time
 
     def __len__(self) -> int:
         return len(self.submit)
@@ -49,7 +51,10 @@ def machine_nodes(header: SwfHeader, nodes: int | None, cores_per_node: int) -> 
                                  "set nodes (>= 1)")
 
 
-def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: ReplayConfig) -> Jobs:
+def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: ReplayConfig,
+            raise_estimates: bool = True) -> Jobs:
+    """The replayed jobs of a trace. ``raise_estimates=False`` keeps estimates below the run
+    time (a kind that kills jobs at their wall-clock limit needs the user's real limit)."""
     if config.job_limit:
         cols = {k: v[: config.job_limit] for k, v in cols.items()}
     total = len(cols["job_id"])
@@ -72,10 +77,13 @@ def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: ReplayConfig
     order = keep[np.argsort(cols["submit"][keep], kind="stable")]
     run_k = run[order].astype(np.float64)
     requested = cols["requested_time"][order]
-    base = np.where(config.use_requested_time & (requested > 0), requested, run_k)
+    from_requested = config.use_requested_time & (requested > 0)
+    base = np.where(from_requested, requested, run_k)
     est = base * config.estimate_scale
     raised = est < run_k
-    est = np.maximum(np.maximum(est, run_k), MIN_ESTIMATE_S)
+    if raise_estimates:
+        est = np.maximum(est, run_k)
+    est = np.maximum(est, MIN_ESTIMATE_S)
     return Jobs(
         job_id=ids[order].astype(np.int64),
         submit=cols["submit"][order].astype(np.float64),
@@ -89,4 +97,6 @@ def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: ReplayConfig
         dropped_invalid=ids[ok_status & ~valid].astype(np.int64),
         rejected=ids[valid & ~fits].astype(np.int64),
         estimates_raised=int(raised.sum()),
+        user=cols["user_id"][order].astype(np.int64),
+        requested=np.asarray(from_requested, dtype=bool),
     )
