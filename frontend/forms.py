@@ -122,6 +122,19 @@ class ExperimentForm(forms.Form):
                     "data-show-when": PREFIX + cond.control,
                     "data-show-values": "|".join(_js_value(v) for v in cond.values)})
             self.param_names.append(name)
+        scalars = [("", "— none —")] + [
+            (d["name"], f"{labels.param_label(d['name'], d['label'], d['unit'], siblings)} "
+                        f"({d['name']})")
+            for d in described if d["type"] in ("int", "float", "bool", "str")]
+        for k, what in ((1, "parameter to vary"), (2, "second parameter (product)")):
+            self.fields[f"sweep_param{k}"] = forms.ChoiceField(
+                choices=scalars, required=False, label=f"Sweep: {what}",
+                help_text="leave empty for a plain experiment" if k == 1 else
+                "optional; every value pair is a point")
+            self.fields[f"sweep_values{k}"] = forms.CharField(
+                required=False, max_length=2000, label="values",
+                help_text="comma-separated (8, 10, 12), a range start:stop:step (8:16:2) or "
+                          "start:stop:*factor (1:1000:*10)")
         self.extra_names: list[str] = []
         self.hook = ui.form_hook
         if self.hook is not None:
@@ -201,6 +214,7 @@ class ExperimentForm(forms.Form):
                                              preset=data.get("preset") or "")
             except ScenarioError as err:
                 self._attach(err)
+        axes = self._axes(data)
         if self.errors:
             return data
         try:
@@ -208,10 +222,29 @@ class ExperimentForm(forms.Form):
                 kind=self.ui.kind, params=params, preset=data.get("preset") or "",
                 policies=list(data.get("policies") or []), trials=data.get("trials"),
                 base_seed=data.get("base_seed") or 0, name=data.get("name") or "",
-                visibility=data.get("visibility") or Visibility.UNLISTED)
+                visibility=data.get("visibility") or Visibility.UNLISTED, axes=axes)
         except ScenarioError as err:
             self._attach(err)
         return data
+
+    def sweep_fields(self):
+        return [self[n] for n in ("sweep_param1", "sweep_values1", "sweep_param2",
+                                  "sweep_values2")]
+
+    def _axes(self, data) -> list[dict]:
+        """The swept parameters as typed (validated with the rest by the submission)."""
+        axes = []
+        for k in (1, 2):
+            param, text = data.get(f"sweep_param{k}"), (data.get(f"sweep_values{k}") or "")
+            if not param:
+                if text.strip():
+                    self.add_error(f"sweep_param{k}", "choose the parameter these values are for")
+                continue
+            try:
+                axes.append(submission.parse_axis_text(param, text))
+            except ScenarioError as err:
+                self.add_error(f"sweep_values{k}", err.message)
+        return axes
 
     def _params(self, data) -> dict:
         flat = {}
@@ -232,6 +265,10 @@ class ExperimentForm(forms.Form):
         if field in ("policies", "trials", "base_seed", "name", "visibility",
                      *self.extra_names):
             self.add_error(field, err.message)
+            return
+        if field == "axes":  # "axis 2: ..." belongs to the second sweep field
+            second = err.message.startswith("axis 2")
+            self.add_error("sweep_values2" if second else "sweep_values1", err.message)
             return
         # The longest declared parameter that prefixes the error's field (json groups).
         candidates = [n for n in self.param_names

@@ -135,16 +135,33 @@ def _form_context(ui, form):
 
 
 def experiment_page(request, public_id):
+    """The share link. A sweep shows its metrics against the swept parameters and a table per
+    point; ``?point=k`` shows one point like a plain experiment; ``?baseline=P`` adds every
+    policy's paired difference to P."""
     who = permissions.viewer(request)
     experiment = selectors.experiment_by_public_id(public_id, who)
     ui = kinds.get_kind(experiment.kind)
     runs = selectors.runs_of(experiment, charts=False)
     done_runs = [r for r in runs if r.status == Status.DONE]
-    figs = figures.experiment_figures(experiment) if done_runs else []
+    point = selectors.point_of(experiment, request.GET.get("point"))
+    whole_sweep = bool(experiment.axes) and point is None
+    baseline = request.GET.get("baseline", "")
+    baseline = baseline if baseline in experiment.policies else ""
+    figs, paired = [], []
+    if done_runs:
+        figs = (figures.sweep_figures(experiment) if whole_sweep
+                else figures.experiment_figures(experiment, point=point))
+        paired = figures.paired_figures(experiment, baseline, point) if baseline else []
     return render(request, "frontend/experiment.html", {
         "experiment": experiment, "ui": ui, "runs": runs, "done_runs": done_runs,
         "failed_runs": [r for r in runs if r.status == Status.FAILED],
-        "figures": figs, "table": presenters.summary_table(ui, experiment),
+        "figures": figs + paired, "table": presenters.summary_table(ui, experiment, point or 0),
+        "whole_sweep": whole_sweep, "point": point, "baseline": baseline,
+        "point_tables": presenters.point_tables(ui, experiment) if whole_sweep else [],
+        "point_label": presenters.point_label(ui, next(
+            (r.overrides for r in runs if r.point == point), {})) if point is not None else "",
+        "sweep_axes": presenters.sweep_axes(experiment), "published": presenters.published(
+            experiment),
         "final": experiment.status in FINAL_STATUSES,
         "can_edit": permissions.can_edit(who, experiment),
         "visibility_choices": Visibility.choices,
@@ -153,6 +170,50 @@ def experiment_page(request, public_id):
         "share_url": request.build_absolute_uri(
             reverse("frontend:experiment", args=[experiment.public_id])),
     })
+
+
+def figures_index(request):
+    """The published comparisons of the seeds, one click from running."""
+    groups: dict[str, list] = {}
+    for figure in kinds.all_figures():
+        groups.setdefault(figure.kind, []).append(figure)
+    return render(request, "frontend/figures.html", {
+        "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()]})
+
+
+@require_POST
+def run_figure(request, name):
+    """Start the experiment that reproduces a figure preset and show it."""
+    who = permissions.viewer(request)
+    throttle = SubmitThrottle()
+    if not throttle.allow_request(request, None):
+        messages.error(request, f"Too many experiments from this client; try again in "
+                                f"{int(throttle.wait() or 1)} s.")
+        return redirect("frontend:figures")
+    raw = request.POST.get("trials", "").strip()
+    if raw and not raw.isdigit():
+        messages.error(request, "Trials must be a whole number.")
+        return redirect("frontend:figures")
+    try:
+        sub = submission.figure_submission(name, int(raw) if raw else None)
+    except ScenarioError as err:
+        if err.field == "figure":
+            raise Http404(err.message) from None
+        messages.error(request, f"{err.field}: {err.message}")
+        return redirect("frontend:figures")
+    fields = who.owner_fields()
+    try:
+        experiment = submission.create_experiment(sub, owner=fields["owner"],
+                                                  owner_token=fields["owner_token"])
+    except submission.BrokerUnavailable as exc:
+        messages.error(request, str(exc))
+        return redirect("frontend:figures")
+    return redirect("frontend:experiment", public_id=experiment.public_id)
+
+
+def export_points_csv(request, public_id):
+    experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
+    return exports.points_csv(experiment)
 
 
 def compare_policies(request, public_id):

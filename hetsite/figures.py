@@ -48,25 +48,29 @@ def figures_for(kind: str, groups: dict, side_by_side: bool = False) -> list[dic
 
 
 def experiment_figures(experiment: Experiment, policies: list[str] | None = None,
-                       side_by_side: bool = False, groups: dict | None = None) -> list[dict]:
-    key = _cache_key(experiment, policies, side_by_side) if groups is None else None
+                       side_by_side: bool = False, groups: dict | None = None,
+                       point: int | None = None) -> list[dict]:
+    """The kind's experiment charts; of one sweep point when ``point`` is given."""
+    key = _cache_key(experiment, policies, side_by_side, point) if groups is None else None
     if key is not None:
         found = cache.get(key)
         if found is not None:
             return found
-    groups = groups if groups is not None else selectors.run_groups(experiment, policies)
+    groups = groups if groups is not None else selectors.run_groups(experiment, policies,
+                                                                    point=point)
     figures = figures_for(experiment.kind, groups, side_by_side)
     if key is not None:
         cache.set(key, figures, CACHE_SECONDS)
     return figures
 
 
-def _cache_key(experiment: Experiment, policies, side_by_side: bool) -> str | None:
+def _cache_key(experiment: Experiment, policies, side_by_side: bool,
+               point: int | None = None) -> str | None:
     if experiment.status not in FINAL_STATUSES or experiment.finished is None:
         return None
     chosen = ",".join(policies) if policies else "*"
     return (f"figures:{experiment.public_id}:{experiment.finished.timestamp()}:"
-            f"{_code()}:{side_by_side}:{chosen}")
+            f"{_code()}:{side_by_side}:{chosen}:{point}")
 
 
 @functools.cache
@@ -128,31 +132,35 @@ def sweep_figures(experiment: Experiment) -> list[dict]:
     if lab is None or not experiment.axes:
         return []
     colour_of, labels = _colour_of(experiment), _labels(experiment.kind)
-    return [{"id": f"sweep-{m.key}", "title": m.label,
+    return [{"id": f"sweep-{m.key}", "title": m.label, "point_link": True,
              "figure": sweep_lines(experiment.summary, experiment.axes, m.key, m.label, m.unit,
                                    experiment.policies, colour_of, labels)}
             for m in lab.metrics]
 
 
-def paired_figures(experiment: Experiment, baseline: str) -> list[dict]:
+def paired_figures(experiment: Experiment, baseline: str,
+                   point: int | None = None) -> list[dict]:
     """Every headline metric as each policy's per-trial difference to ``baseline`` (same seed,
-    common random numbers): bars with 95% CIs, or lines against the swept parameter."""
+    common random numbers): bars with 95% CIs, or lines against the swept parameter (a sweep
+    seen as a whole, ``point`` None)."""
     lab = kinds.get_kind(experiment.kind)
     if lab is None or baseline not in experiment.policies:
         raise UnknownChart(f"paired:{baseline}")
-    runs = selectors.sweep_runs(experiment)
+    runs = selectors.sweep_runs(experiment, point)
+    lines = bool(experiment.axes) and point is None
     rows = table(runs, [m.key for m in lab.metrics], baseline=baseline)
     colour_of, labels = _colour_of(experiment), _labels(experiment.kind)
     others = [p for p in experiment.policies if p != baseline]
     versus = labels.get(baseline, baseline)
     out = []
     for m in lab.metrics:
-        if experiment.axes:
+        if lines:
             fig = sweep_lines(rows, experiment.axes, f"{m.key}:diff",
                               f"{m.label}: difference to {versus}", m.unit, others, colour_of,
                               labels)
         else:
             fig = paired_bars(rows, m.key, baseline, m.label, m.unit, experiment.policies,
                               colour_of, labels)
-        out.append({"id": f"paired-{m.key}", "title": f"{m.label} vs {versus}", "figure": fig})
+        out.append({"id": f"paired-{m.key}", "title": f"{m.label} vs {versus}", "figure": fig,
+                    "point_link": lines})
     return out

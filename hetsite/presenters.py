@@ -251,3 +251,46 @@ def timing(experiment: Experiment, runs) -> dict:
     return {"elapsed": duration(elapsed), "eta": duration(eta) if eta is not None else "",
             "finished_runs": finished_runs, "total_runs": len(runs),
             "done_runs": sum(1 for r in runs if r.status == Status.DONE)}
+
+
+# --- sweeps and figure presets ---------------------------------------------------------------
+
+def point_label(ui: kinds.LabKind | None, setting: dict) -> str:
+    """``uavs_mean = 3, priority_cv = 0.2`` in words: the setting of one sweep point."""
+    return ", ".join(f"{labels.param_label(k)} = {_show(v)}" for k, v in setting.items())
+
+
+@dataclass
+class PointTable:
+    point: int
+    label: str
+    table: SummaryTable
+
+    @property
+    def dom_id(self) -> str:
+        return f"summary-table-{self.point}"
+
+
+def point_tables(ui: kinds.LabKind | None, experiment: Experiment) -> list[PointTable]:
+    """One summary table per sweep point, in point order."""
+    settings = {row["point"]: row["setting"] for row in experiment.summary}
+    return [PointTable(p, point_label(ui, settings[p]), summary_table(ui, experiment, p))
+            for p in sorted(settings)]
+
+
+def sweep_axes(experiment: Experiment) -> str:
+    """``uavs_mean (3 values) × priority_cv (2 values)``."""
+    return " × ".join(f"{labels.param_label(a['param'])} ({len(a['values'])} values)"
+                      for a in experiment.axes)
+
+
+def published(experiment: Experiment) -> dict | None:
+    """For an experiment made from a figure preset: the figure, the published claim and, from
+    the finished runs, whether each published ranking holds here."""
+    from . import reproduce, selectors
+
+    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
+    if figure is None:
+        return None
+    rows = reproduce.rows_of(figure, selectors.sweep_runs(experiment))
+    return {"figure": figure, "checks": reproduce.ranking_checks(figure, rows) if rows else []}

@@ -126,13 +126,15 @@ def progress_of(experiment: Experiment) -> dict:
 
 
 def run_groups(experiment: Experiment, policies: list[str] | None = None,
-               runs: list[Run] | None = None) -> dict[str, list[kinds.RunData]]:
-    """Finished runs grouped by policy label (experiment order), as chart input."""
+               runs: list[Run] | None = None, point: int | None = None
+               ) -> dict[str, list[kinds.RunData]]:
+    """Finished runs grouped by policy label (experiment order), as chart input; only the runs
+    of one sweep point when ``point`` is given."""
     runs = runs if runs is not None else runs_of(experiment)
     wanted = policies or experiment.policies
     groups: dict[str, list[kinds.RunData]] = {p: [] for p in wanted}
     for r in runs:
-        if r.status == Status.DONE and r.policy in groups:
+        if r.status == Status.DONE and r.policy in groups and point in (None, r.point):
             groups[r.policy].append(run_data(r))
     return {p: g for p, g in groups.items() if g}
 
@@ -149,11 +151,26 @@ def result_json(run: Run) -> bytes:
     return gzip.decompress(bytes(run.result_gz)) if run.result_gz else b""
 
 
-def sweep_runs(experiment: Experiment) -> list:
-    """The finished runs of an experiment as ``simcore.sweep.SweepRun`` (point, setting, policy,
-    seed, summary): the input of per-point tables and paired differences."""
+def sweep_runs(experiment: Experiment, point: int | None = None) -> list:
+    """The finished runs of an experiment (of one point, if given) as
+    ``simcore.sweep.SweepRun`` (point, setting, policy, seed, summary): the input of per-point
+    tables and paired differences."""
     from simcore.sweep import SweepRun
 
+    runs = experiment.runs.filter(status=Status.DONE)
+    if point is not None:
+        runs = runs.filter(point=point)
     return [SweepRun(r.point, r.overrides, r.policy, r.seed, r.summary)
-            for r in experiment.runs.filter(status=Status.DONE).only(
-                "point", "overrides", "policy", "seed", "summary").order_by("point", "id")]
+            for r in runs.only("point", "overrides", "policy", "seed", "summary")
+            .order_by("point", "id")]
+
+
+def point_of(experiment: Experiment, value) -> int | None:
+    """A sweep point index from a query value, or None when absent, malformed or unknown."""
+    if not experiment.axes or value in (None, "") or not str(value).isdigit():
+        return None
+    point = int(value)
+    count = 1
+    for axis in experiment.axes:
+        count *= len(axis["values"])
+    return point if point < count else None

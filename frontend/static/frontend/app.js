@@ -57,7 +57,19 @@
     el.dataset.drawn = "0";
     return Plotly.newPlot(el, figure.data || [], themed(layout), config).then(function () {
       el.dataset.drawn = "1";
+      if (el.dataset.pointLink === "1") linkPoints(el);
       document.dispatchEvent(new CustomEvent("hetsite:drawn", {detail: el.id}));
+    });
+  }
+
+  // A sweep chart's markers carry their point's index: a click opens that point's view.
+  function linkPoints(el) {
+    el.on("plotly_click", function (ev) {
+      var cd = ev.points && ev.points[0] && ev.points[0].customdata;
+      if (!cd || cd[0] === undefined || cd[0] === null) return;
+      var url = new URL(window.location.href);
+      url.searchParams.set("point", cd[0]);
+      window.location.href = url.toString();
     });
   }
 
