@@ -2,10 +2,11 @@
 
 **Events.** Job arrivals (after matchmaking, spec §3), completions (a heap with lazy
 invalidation by run epoch, spec §11) and the periodic tick every ``delta_s`` (global and
-synchronous). At one instant completions come first, then arrivals, then the tick. An arrival
-or a completion invokes the node's local scheduler at once (spec §5.1); a tick runs local
-scheduling on the nodes, then PUSH, then PULL (then queue balancing), with the node order of
-each phase drawn afresh per tick (spec §11).
+synchronous). At one instant every completion and arrival takes effect first (completions
+before arrivals), then each node they touched runs its local scheduler once (spec §5.1), then
+the tick, if one falls on that instant. A tick runs local scheduling on the nodes, then PUSH,
+then PULL (then queue balancing), with the node order of each phase drawn afresh per tick
+(spec §11).
 
 **Only nodes that changed are touched.** Between events a node's local schedule is a fixed
 point as long as ``alpha <= beta`` (queued jobs gain priority at rate alpha, running ones at
@@ -318,9 +319,9 @@ class GridSim:
         return fcfs_pass(self, n, t)
 
     # -- events ------------------------------------------------------------------------------------
-    def arrive(self, j: int, t: float) -> None:
+    def arrive(self, j: int, t: float) -> int:
         """Matchmaking (spec §3): the lowest normalized load among the sampled eligible nodes;
-        ties: fewer queued jobs, then the sample's random order."""
+        ties: fewer queued jobs, then the sample's random order. Returns the run node."""
         best, best_key = -1, None
         with_running = self.opts.load != "queued"
         for n in self.cand[j]:
@@ -339,10 +340,10 @@ class GridSim:
         self.first_node[j] = best
         self.arr_node[j] = t
         self.enqueue(j, best, t, 0.0)
-        self.invoke(best, t)
-        self.changed(best)
+        return best
 
-    def complete(self, j: int, t: float) -> None:
+    def complete(self, j: int, t: float) -> int:
+        """Job ``j`` ends at ``t``; returns its node."""
         n = self.node[j]
         self.exec_wall[j] += t - self.seg[j]
         if self.log.segments is not None:
@@ -355,8 +356,7 @@ class GridSim:
         self.state[j] = DONE
         self.end[j] = t
         self.done += 1
-        self.invoke(n, t)
-        self.changed(n)
+        return n
 
     # -- ticks -------------------------------------------------------------------------------------
     def wake(self, u: int, tick: int) -> None:
@@ -452,19 +452,26 @@ class GridSim:
                 self.sample(next_sample)
                 next_sample += sample_dt
             self.now = t
-            if t_c <= t:
-                _, j, _ = heapq.heappop(heap)
-                self.complete(j, t)
-                clock.report(self.done / m)
-            elif t_a <= t:
-                self.arrive(ia, t)
-                ia += 1
-            else:
+            if t_k < t_c and t_k < t_a:
                 t0 = perf()
                 self.run_tick(due, t)
                 clock.record(perf() - t0)
                 k = due + 1
                 continue
+            # Every completion and arrival of this instant takes effect, then each node they
+            # touched runs its scheduler once (spec §5.1).
+            touched = []
+            while heap and heap[0][0] == t:
+                _, j, ep = heapq.heappop(heap)
+                if ep == epoch[j]:
+                    touched.append(self.complete(j, t))
+            while ia < m and submit[ia] == t:
+                touched.append(self.arrive(ia, t))
+                ia += 1
+            for n in dict.fromkeys(touched):
+                self.invoke(n, t)
+                self.changed(n)
+            clock.report(self.done / m)
             # After an event, the next tick is the first one at or after it.
             if k * delta < t:
                 k = max(k, math.ceil(t / delta))
