@@ -17,8 +17,8 @@ KIND = "grid"
 MAX_TABLE = 16
 
 
-def _values(default, *, unit, help, integer=False, low=0.0):
-    return param(default, unit=unit, min=low, max=1e6, min_exclusive=not integer,
+def _values(default, *, unit, help, integer=False, low=0.0, high=1e6):
+    return param(default, unit=unit, min=low, max=high, min_exclusive=not integer,
                  min_items=1, max_items=MAX_TABLE, help=help)
 
 
@@ -32,8 +32,8 @@ class NodeParams:
     n_nodes: int = param(1000, min=1, max=50_000, unit="nodes",
                          help="Multi-core grid nodes, each with its own queue (spec §2).")
     cores: tuple[int, ...] = _values([1, 2, 4, 8], unit="cores", integer=True, low=1,
-                                     help="Core counts of the nodes (spec §3 capability "
-                                          "table).")
+                                     high=1024, help="Core counts of the nodes (spec §3 "
+                                                     "capability table).")
     cores_p: tuple[float, ...] = _probs([0.30, 0.30, 0.25, 0.15], "core count")
     speed: tuple[float, ...] = _values([0.5, 1.0, 1.5, 2.0], unit="x canonical",
                                        help="CPU speeds relative to the canonical node; a job "
@@ -61,6 +61,7 @@ class JobParams:
                               help="Half-width of the run-time range as a fraction of T "
                                    "(0.5 gives 0.5 T .. 1.5 T).")
     cores: tuple[int, ...] = _values([1, 2, 4, 8], unit="cores", integer=True, low=1,
+                                     high=1024,
                                      help="Cores a job needs (spec §3 requirement table).")
     cores_p: tuple[float, ...] = _probs([0.70, 0.15, 0.10, 0.05], "core requirement")
     min_speed: tuple[float, ...] = param([0.0, 1.0, 1.5], unit="x canonical", min=0.0, max=1e6,

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from simcore.clock import RunClock
-from simcore.result import Result
+from simcore.result import Result, plain
 
 from . import overlay as ov
 from .sim import GridSim
@@ -202,10 +202,10 @@ def build_result(sim: GridSim, cfg, wl, neighbours, clock: RunClock) -> Result:
     return Result(
         summary=summary(sim, cfg, wl, neighbours, waits),
         series=series(sim),
-        tasks=task_table(sim, wl, waits),
+        tasks=plain(task_table(sim, wl, waits)),
         events={"t_min": [t / 60.0 for t in log.tick_t], "visits": log.tick_visits,
                 "migrations": log.tick_moves},
-        extra=extra(sim, wl, neighbours),
+        extra=plain(extra(sim, wl, neighbours)),
         timing=clock.timing(ticks_total=ticks_total,
                             tick_ms_over_all=1000.0 * sum(clock.event_seconds) / ticks_total),
     )

@@ -13,7 +13,8 @@ from scheduling.engine.grid.workload import MIB, Jobs, Nodes, Workload, eligible
 
 def workload(nodes, jobs, candidates=None) -> Workload:
     """``nodes``: (cores, speed, memory GB, disk GB); ``jobs``: (submit, canonical work, cores,
-    memory GB, disk GB, min speed), in submission order. Candidates default to every eligible node, by id."""
+    memory GB, disk GB, min speed), in submission order. Candidates default to every eligible
+    node, by id."""
     n = np.asarray(nodes, dtype=float).reshape(-1, 4)
     j = np.asarray(jobs, dtype=float).reshape(-1, 6)
     assert np.all(np.diff(j[:, 0]) >= 0), "jobs must be given in submission order"

@@ -83,7 +83,7 @@ def _two_core_srpt(submit, work):
             if not rem[best] < rem[worst]:
                 break
             # The engine's victim choice: the lowest priority (longest remaining), ties by id.
-            worst = min((j for j in running if rem[j] == rem[worst]))
+            worst = min(j for j in running if rem[j] == rem[worst])
             running.remove(worst)
             waiting.append(worst)
             waiting.remove(best)
