@@ -22,6 +22,7 @@ def options(cfg: GridConfig) -> Options:
     s = cfg.scheduler
     return Options(alpha=s.alpha, beta=s.beta, delta=s.delta_s, victims=s.victims,
                    pull_recent=s.pull_recent, migrate_suspended=s.migrate_suspended,
+                   migrated_start=s.migrated_start,
                    load=cfg.matchmaking.load, sample_s=cfg.report.sample_s)
 
 

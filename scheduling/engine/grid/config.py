@@ -104,6 +104,11 @@ class SchedulerParams:
     pull_recent: int = param(3, min=0, max=1000, unit="intervals", advanced=True,
                              help="A PULL skips a neighbour it contacted within this many "
                                   "intervals (spec §6.3, §10 #14).")
+    migrated_start: str = param(
+        "now", choices=("now", "next-tick"),
+        help="When a PUSHed or PULLed job starts on its new node: at once (spec §6.2, 'target "
+             "starts h'), or when the receiver's scheduler next runs, at the next tick or an "
+             "earlier event there (the job waits in its queue meanwhile).")
     migrate_suspended: bool = param(
         False, advanced=True,
         help="May a suspended job (waiting, with progress) migrate? The spec keeps preempted "

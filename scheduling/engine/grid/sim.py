@@ -70,6 +70,7 @@ class Options:
     victims: str = "exact"
     pull_recent: int = 3
     migrate_suspended: bool = False
+    migrated_start: str = "now"
     load: str = "queued"
     sample_s: float = 60.0
 
@@ -297,11 +298,16 @@ class GridSim:
         log.mig_from.append(src)
         log.mig_to.append(dst)
         log.mig_kind.append(kind)
-        if start:
+        if start and self.opts.migrated_start == "now":
             self.w0[j] = 0.0
             self.t_q[j] = t
             self.start(j, dst, t)
             self.pend_local.add(dst)  # the receiver's scheduler runs at the next tick
+        elif start:
+            # The other reading: the receiver queues the job and its scheduler starts it at
+            # the next tick, unless an event there runs the scheduler sooner.
+            self.enqueue(j, dst, t, 0.0)
+            self.pend_local.add(dst)
         else:
             self.enqueue(j, dst, t, 0.0)
             self.invoke(dst, t)

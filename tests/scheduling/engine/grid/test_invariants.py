@@ -33,6 +33,7 @@ grids = st.fixed_dictionaries({
         "victims": st.sampled_from(["exact", "greedy"]),
         "pull_recent": st.sampled_from([0, 1, 3]),
         "migrate_suspended": st.booleans(),
+        "migrated_start": st.sampled_from(["now", "next-tick"]),
     }),
     "matchmaking": st.fixed_dictionaries({
         "sample": st.integers(1, 8), "load": st.sampled_from(["queued", "queued+running"])}),
