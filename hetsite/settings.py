@@ -244,5 +244,6 @@ HETSITE_LIMITS = {
         "uavs": 2_000,
         "targets": 5_000,
         "trace_jobs": 2_000_000,
+        "jobs": 200_000,
     }.items()
 }

@@ -13,7 +13,7 @@ from simcore import traces
 from simcore.errors import ScenarioError
 from simcore.stats import mean_ci
 
-from .charts import gantt, parallel, pbb, replay, serial
+from .charts import gantt, grid, parallel, pbb, replay, serial
 
 
 def _waits_min(tasks) -> list:
@@ -360,5 +360,52 @@ _register(LabKind(
               * p["system"]["cores_per_cluster"], "the arrival rate (tasks/day)"),
         Limit("sim_hours", "scheduler.duration_min",
               lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)"),
+    ],
+))
+
+
+_register(LabKind(
+    kind="grid",
+    title="Decentralized preemptive scheduling on a grid",
+    engine=engine,
+    metrics=[
+        Metric("wait_median_s", "median wait", "s", higher_is_better=False, digits=0, lower=0),
+        Metric("wait_mean_s", "mean wait", "s", higher_is_better=False, digits=0, lower=0),
+        Metric("wait_top10_median_s", "median wait of the 10% longest", "s",
+               higher_is_better=False, digits=0, lower=0),
+        Metric("wait_max_s", "longest wait", "s", higher_is_better=False, digits=0, lower=0),
+        Metric("conv_wait_median_s", "median wait from submission", "s",
+               higher_is_better=False, digits=0, lower=0),
+        Metric("preemptions", "preemptions", higher_is_better=False, digits=0, lower=0),
+        Metric("migrations", "migrations", higher_is_better=False, digits=0, lower=0),
+    ],
+    primary_metric="wait_median_s",
+    compact=lambda result: grid.compact(result, downsample, quantiles),
+    experiment_charts=[
+        ChartSpec("median-wait", "Median wait",
+                  _bars("wait_median_s", "Median wait at the run node", "s"), facetable=False),
+        ChartSpec("wait-curve", "Jobs completed vs wait (Fig. 5)", grid.wait_curve),
+        ChartSpec("wait-tail", "Longest waits (Fig. 6)", grid.wait_tail),
+        ChartSpec("alpha", "Aging: alpha compared (Fig. 4)", grid.alpha_comparison,
+                  facetable=False, applies=grid.varies("alpha")),
+        ChartSpec("iat", "Median wait vs inter-arrival time (Fig. 3)", grid.wait_vs_iat,
+                  facetable=False, applies=grid.varies("iat_s")),
+        ChartSpec("busy-cores", "Busy cores over time",
+                  lambda g: shared.mean_series(g, "busy_cores_pct", "Busy cores", "% of cores")),
+        ChartSpec("queued", "Queued jobs over time",
+                  lambda g: shared.mean_series(g, "queued", "Queued jobs", "jobs")),
+        ChartSpec("preemptions", "Preemptions per run",
+                  _bars("preemptions", "Preemptions per run"), facetable=False),
+        ChartSpec("migrations-over-time", "Migrations over time",
+                  lambda g: shared.mean_series(g, "migrations", "Migrations per sample interval",
+                                               "migrations")),
+    ],
+    run_charts=[ChartSpec("load", "Node load over time", grid.load_map),
+                ChartSpec("migrations", "Migrations and preemptions", grid.migration_map)],
+    default_policies=["fcfs", "local", "internode-can", "internode-2nn"],
+    default_preset="grid-small",
+    limits=[
+        Limit("nodes", "nodes.n_nodes", lambda p: p["nodes"]["n_nodes"], "the node count"),
+        Limit("jobs", "jobs.n_jobs", lambda p: p["jobs"]["n_jobs"], "the job count"),
     ],
 ))

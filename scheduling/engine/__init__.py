@@ -18,6 +18,7 @@ ENGINE = Engine(
         "swf-replay": "scheduling.engine.replay",  # SWF traces: FCFS, EASY, conservative
         "serial-preemption": "scheduling.engine.serial",  # ch. 4: preemptive serial tasks
         "swf-preemptive": "scheduling.engine.pbb",  # SWF traces: preemption-based backfill
+        "grid": "scheduling.engine.grid",  # decentralized preemptive grid (JSSPP 2013)
     },
     commands={"replay": "swf-replay", "pbb": "swf-preemptive"},
     # The chapters' own sweep commands of earlier releases, kept for users' scripts.

@@ -27,6 +27,8 @@ PBB = ["first-fit", "random", "duration-consumed", "duration-remaining", "wcdura
        "wcduration-percentresusage", "scaled-remaining", "min-work"]
 UAV = ["random", "rbs", "max-value", "max-value+pf", "max-vpt+p", "max-vpe+f", "meta",
        "meta+pf"]
+GRID = ["fcfs", "local", "internode-can", "internode-2nn", "internode-can+qb",
+        "internode-2nn+qb"]
 
 # (engine package, preset, dotted overrides, policy, seed)
 CASES: list[tuple[str, str, dict, str, int]] = [
@@ -46,6 +48,10 @@ CASES: list[tuple[str, str, dict, str, int]] = [
     *[("uav.engine", "small-baseline", {}, p, 2) for p in UAV],
     ("uav.engine", "example-tables-9-10", {}, "meta+p", 0),
     ("uav.engine", "geometry-demo", {}, "max-vpe+pf", 1),
+    *[("scheduling.engine", "grid-small", {}, p, 5) for p in GRID],
+    ("scheduling.engine", "grid-small", {"scheduler.alpha": 0.5, "scheduler.victims": "greedy",
+                                         "scheduler.migrate_suspended": True},
+     "internode-can", 6),
 ]
 
 # Full-size runs for speed work (issue 15); together they take minutes, so they are checked by

@@ -16,7 +16,8 @@ KINDS = {"parallel-energy": ("small", ["conservative", "meta-event"]),
          "swf-replay": ("swf-small", ["fcfs", "easy"]),
          "swf-preemptive": ("pbb-small-mix-b", ["first-fit", "duration-remaining"]),
          "serial-preemption": ("ch4-small", ["max-util", "max-util-greedy"]),
-         "uav": ("small-baseline", ["max-value", "meta+pf"])}
+         "uav": ("small-baseline", ["max-value", "meta+pf"]),
+         "grid": ("grid-small", ["local", "internode-can"])}
 
 
 def test_every_engine_environment_has_a_lab_kind():

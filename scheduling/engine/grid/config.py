@@ -1,0 +1,179 @@
+"""Scenario parameters of the decentralized grid (``grid``; spec decentralized-preemptive-grid).
+
+Every number of the spec and every [DEFAULT] it adds is a parameter here; the help text names
+the spec section. The capability and requirement tables (spec §3) are given as value lists
+with their probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from simcore.errors import ScenarioError
+from simcore.params import group, param
+
+KIND = "grid"
+MAX_TABLE = 16
+
+
+def _values(default, *, unit, help, integer=False, low=0.0, high=1e6):
+    return param(default, unit=unit, min=low, max=high, min_exclusive=not integer,
+                 min_items=1, max_items=MAX_TABLE, help=help)
+
+
+def _probs(default, what):
+    return param(default, min=0.0, max=1.0, min_items=1, max_items=MAX_TABLE,
+                 help=f"Probability of each {what} value (same order; they sum to 1).")
+
+
+@dataclass(frozen=True)
+class NodeParams:
+    n_nodes: int = param(1000, min=1, max=50_000, unit="nodes",
+                         help="Multi-core grid nodes, each with its own queue (spec §2).")
+    cores: tuple[int, ...] = _values([1, 2, 4, 8], unit="cores", integer=True, low=1,
+                                     high=1024, help="Core counts of the nodes (spec §3 "
+                                                     "capability table).")
+    cores_p: tuple[float, ...] = _probs([0.30, 0.30, 0.25, 0.15], "core count")
+    speed: tuple[float, ...] = _values([0.5, 1.0, 1.5, 2.0], unit="x canonical",
+                                       help="CPU speeds relative to the canonical node; a job "
+                                            "of estimate E runs E / speed (spec §2, §3).")
+    speed_p: tuple[float, ...] = _probs([0.2, 0.4, 0.25, 0.15], "speed")
+    memory_gb: tuple[float, ...] = _values([1, 2, 4, 8], unit="GB",
+                                           help="Memory sizes (spec §3; whole MiB).")
+    memory_p: tuple[float, ...] = _probs([0.3, 0.3, 0.25, 0.15], "memory")
+    disk_gb: tuple[float, ...] = _values([20, 50, 100, 200], unit="GB",
+                                         help="Disk sizes (spec §3; whole MiB).")
+    disk_p: tuple[float, ...] = _probs([0.3, 0.3, 0.25, 0.15], "disk")
+
+
+@dataclass(frozen=True)
+class JobParams:
+    n_jobs: int = param(5000, min=1, max=1_000_000, unit="jobs",
+                        help="Jobs submitted (spec §3).")
+    iat_s: float = param(2.0, min=0.0, max=1e6, min_exclusive=True, unit="s",
+                         help="Mean inter-arrival time of the Poisson arrivals: the load knob "
+                              "(spec §3; the paper shows 1.5, 2.0, 2.5 and 4.0 s).")
+    run_mean_s: float = param(3600.0, min=0.0, max=1e7, min_exclusive=True, unit="s",
+                              help="T: estimated run times ~ Uniform(0.5 T, 1.5 T) on the "
+                                   "canonical node of speed 1 (spec §3).")
+    run_spread: float = param(0.5, min=0.0, max=0.99, advanced=True,
+                              help="Half-width of the run-time range as a fraction of T "
+                                   "(0.5 gives 0.5 T .. 1.5 T).")
+    cores: tuple[int, ...] = _values([1, 2, 4, 8], unit="cores", integer=True, low=1,
+                                     high=1024,
+                                     help="Cores a job needs (spec §3 requirement table).")
+    cores_p: tuple[float, ...] = _probs([0.70, 0.15, 0.10, 0.05], "core requirement")
+    min_speed: tuple[float, ...] = param([0.0, 1.0, 1.5], unit="x canonical", min=0.0, max=1e6,
+                                         min_items=1, max_items=MAX_TABLE,
+                                         help="Minimum node speed a job needs; 0 = none "
+                                              "(spec §3, §10 #15).")
+    min_speed_p: tuple[float, ...] = _probs([0.80, 0.15, 0.05], "minimum speed")
+    memory_gb: tuple[float, ...] = _values([0.5, 1, 2, 4], unit="GB",
+                                           help="Memory a job needs (spec §3; whole MiB).")
+    memory_p: tuple[float, ...] = _probs([0.5, 0.3, 0.15, 0.05], "memory requirement")
+    disk_gb: tuple[float, ...] = _values([5, 10, 20, 50], unit="GB",
+                                         help="Disk a job needs (spec §3; whole MiB).")
+    disk_p: tuple[float, ...] = _probs([0.5, 0.3, 0.15, 0.05], "disk requirement")
+
+
+@dataclass(frozen=True)
+class MatchParams:
+    sample: int = param(8, min=1, max=1000, unit="nodes",
+                        help="The owner node samples up to this many random eligible nodes and "
+                             "picks the one with the lowest normalized load L_i (spec §3).")
+    load: str = param("queued", choices=("queued", "queued+running"), advanced=True,
+                      help="L_i = max over resources of the queued demand / capacity "
+                           "(queued, spec §6.4), or of queued plus running demand.")
+
+
+@dataclass(frozen=True)
+class SchedulerParams:
+    alpha: float = param(0.0, min=0.0, max=1000.0,
+                         help="Weight of the wait W in the priority alpha W - beta T_rem "
+                              "(spec §4; 0 = preemptive shortest remaining time, 0.5 = aging).")
+    beta: float = param(1.0, min=0.0, max=1000.0,
+                        help="Weight of the remaining time T_rem in the priority (spec §4).")
+    delta_s: float = param(5.0, min=0.5, max=86400.0, unit="s",
+                           help="Scheduling interval: local scheduling, then PUSH, then PULL "
+                                "on every node (spec §5.1, §6; 2.5 s is also tested).")
+    victims: str = param("exact", choices=("exact", "greedy"),
+                         help="Victim choice when a queued job preempts: exact search for the "
+                              "subset freeing just enough (spec §5.3 default) or greedy "
+                              "lowest-priority-first accumulation (the option of §5.3).")
+    pull_recent: int = param(3, min=0, max=1000, unit="intervals", advanced=True,
+                             help="A PULL skips a neighbour it contacted within this many "
+                                  "intervals (spec §6.3, §10 #14).")
+    migrated_start: str = param(
+        "now", choices=("now", "next-tick"),
+        help="When a PUSHed or PULLed job starts on its new node: at once (spec §6.2, 'target "
+             "starts h'), or when the receiver's scheduler next runs, at the next tick or an "
+             "earlier event there (the job waits in its queue meanwhile).")
+    migrate_suspended: bool = param(
+        False, advanced=True,
+        help="May a suspended job (waiting, with progress) migrate? The spec keeps preempted "
+             "jobs in their node's queue (§2); on true they move like any waiting job.")
+
+
+@dataclass(frozen=True)
+class ReportParams:
+    omit_lowest: int = param(2000, min=0, max=1_000_000, unit="jobs",
+                             help="The cumulative wait curve omits this many lowest waits "
+                                  "(spec §8, Fig. 5).")
+    tail_jobs: int = param(200, min=1, max=1_000_000, unit="jobs",
+                           help="The tail: this many highest waits (spec §8, Fig. 6).")
+    sample_s: float = param(60.0, min=1.0, max=86400.0, unit="s", advanced=True,
+                            help="Node load is sampled every this many seconds for the "
+                                 "per-minute series and the load map.")
+
+
+@dataclass(frozen=True)
+class GridConfig:
+    nodes: NodeParams = group(NodeParams, label="Nodes")
+    jobs: JobParams = group(JobParams, label="Jobs")
+    matchmaking: MatchParams = group(MatchParams, label="Matchmaking")
+    scheduler: SchedulerParams = group(SchedulerParams, label="Scheduler")
+    report: ReportParams = group(ReportParams, label="Report")
+
+    def validate(self) -> None:
+        n, j = self.nodes, self.jobs
+        for prefix, table in (("nodes", n), ("jobs", j)):
+            for name in ("cores", "speed", "min_speed", "memory_gb", "disk_gb"):
+                if not hasattr(table, name):
+                    continue
+                values = getattr(table, name)
+                pname = name.replace("_gb", "") + "_p"
+                probs = getattr(table, pname)
+                if len(probs) != len(values):
+                    raise ScenarioError(f"{prefix}.{pname}",
+                                        f"needs one probability per value of {prefix}.{name} "
+                                        f"({len(values)}); got {len(probs)}")
+                if not math.isclose(sum(probs), 1.0, abs_tol=1e-6):
+                    raise ScenarioError(f"{prefix}.{pname}",
+                                        f"must sum to 1; got {sum(probs):.6g}")
+        for name in ("memory_gb", "disk_gb"):
+            for prefix, values in (("nodes", getattr(n, name)), ("jobs", getattr(j, name))):
+                if min(values) * 1024 < 0.5:
+                    raise ScenarioError(f"{prefix}.{name}", "values must be at least 1 MiB")
+        # Every job class must have somewhere to run (spec §3 resamples unsatisfiable jobs):
+        # at least the largest node of the table must take the smallest job.
+        small = (min(j.cores), min(j.min_speed), min(j.memory_gb), min(j.disk_gb))
+        if (max(n.cores) < small[0] or max(n.speed) < small[1] or max(n.memory_gb) < small[2]
+                or max(n.disk_gb) < small[3]):
+            raise ScenarioError("jobs.cores", "no node of the capability table can run even "
+                                              "the smallest job of the requirement table")
+        if self.report.tail_jobs > j.n_jobs:
+            raise ScenarioError("report.tail_jobs",
+                                f"must be <= jobs.n_jobs ({j.n_jobs}); got "
+                                f"{self.report.tail_jobs}")
+        # Bounded work: the simulated span over the interval gives the number of ticks.
+        span = j.n_jobs * j.iat_s + 20 * j.run_mean_s * (1 + j.run_spread) / min(n.speed)
+        ticks = span / self.scheduler.delta_s
+        if ticks > 20_000_000:
+            raise ScenarioError("scheduler.delta_s",
+                                f"gives about {ticks:,.0f} scheduling intervals; at most "
+                                "20,000,000 (raise delta_s or lower the job count)")
+        samples = span / self.report.sample_s
+        if samples > 200_000:
+            raise ScenarioError("report.sample_s",
+                                f"gives about {samples:,.0f} load samples; at most 200,000")
