@@ -88,6 +88,7 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
 
 policies.register(ENGINE)
 presets.register(ENGINE)
+presets.register_figures(ENGINE)
 cli.register(ENGINE)
 
 __all__ = [
