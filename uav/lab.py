@@ -25,6 +25,8 @@ register(LabKind(
     metrics=[
         Metric("value", "surveillance value"),
         Metric("value_pct_over_random", "value over Random", "%"),
+        # the most one complete surveil per window could earn (None with unlimited repeats)
+        Metric("value_pct_of_bound", "value of the per-window bound", "%"),
         Metric("surveils_completed", "surveils completed", digits=1),
         Metric("surveils_preempted", "surveils preempted", higher_is_better=False, digits=1),
         Metric("energy_used_total", "energy used", higher_is_better=False, digits=3),

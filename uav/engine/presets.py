@@ -134,7 +134,7 @@ def register_figures(engine) -> None:
         "ch5-fig-46", kind, title="All small scenarios, value over Random (Fig. 46)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
         policies=VALUE_BASED + ("max-value+p", "max-value+f", "max-vpe+p", "max-vpe+f"),
-        trials=400, metrics=("value",),
+        trials=1000, metrics=("value",),
         ranking=[("meta+p", "meta"), ("meta+f", "meta"), ("meta", "max-vpe"),
                  ("meta", "rbs"), ("max-value", "random"), ("max-vpt", "random"),
                  ("max-vpe", "random")],
@@ -142,19 +142,19 @@ def register_figures(engine) -> None:
         claim="Unmodified Meta is among the best value-based heuristics, and preemption or "
               "filtering each raise its mean value significantly; every value-based heuristic "
               "beats Random.",
-        scale="the baseline set only (the figure pools 200,000 scenarios of 20 sets); 400 "
+        scale="the baseline set only (the figure pools 200,000 scenarios of 20 sets); 1,000 "
               "missions instead of 10,000 per set")
     engine.figure(
         "ch5-fig-47", kind, title="Energy consumption rate (Fig. 47)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
-        axes=[("energy_rate_mean", [0.05, 0.10, 0.15, 0.20])], policies=META, trials=500,
+        axes=[("energy_rate_mean", [0.05, 0.10, 0.15, 0.20])], policies=META, trials=800,
         metrics=("value",), per_point=True,
         ranking=[("meta+p", "meta"), ("meta+f", "meta"), ("meta+pf", "meta")],
         source="dissertation ch. 5 Fig. 47; spec ch5 §8.2 R3",
         claim="Preemption helps at every energy rate; at the low rate (0.05) preemption is "
               "better than filtering, and as the rate grows filtering becomes more effective "
               "than preemption (checked at the ends by ch5-fig-47-low and ch5-fig-47-high).",
-        scale="500 missions per point instead of 10,000; the same seeds at every point")
+        scale="800 missions per point instead of 10,000; the same seeds at every point")
     engine.figure(
         "ch5-fig-47-low", kind, title="Energy rate 0.05: preemption ahead of filtering (Fig. 47)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
@@ -202,11 +202,11 @@ def register_figures(engine) -> None:
     engine.figure(
         "ch5-fig-50", kind, title="Large scenarios (Fig. 50)",
         preset="large", overrides=NO_REFERENCE_RUN, baseline="random",
-        policies=META + ("max-value", "max-vpe"), trials=60, metrics=("value",),
+        policies=META + ("max-value", "max-vpe"), trials=120, metrics=("value",),
         ranking=[("meta+pf", "meta+p"), ("meta+pf", "meta+f"), ("meta+pf", "meta"),
                  ("meta+p", "meta"), ("meta+f", "meta")],
         source="dissertation ch. 5 Fig. 50; spec ch5 §8.2 R6, §8.3 check 5",
         claim="At ten times the size, Meta+P+F is the best heuristic overall, filtering alone "
               "matches preemption alone on Meta, and every value-based heuristic gains more "
               "over Random than in the small set.",
-        scale="the large baseline set only, 60 missions instead of 10,000 over 20 sets")
+        scale="the large baseline set only, 120 missions instead of 10,000 over 20 sets")
