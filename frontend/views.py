@@ -128,9 +128,13 @@ def _form_context(ui, form):
     families: dict[str, list] = {}
     for policy in ui.engine.list_policies(ui.kind):
         families.setdefault(policy.family or "policies", []).append(policy)
-    return {"ui": ui, "form": form, "presets": ui.engine.list_presets(ui.kind),
+    presets = ui.engine.list_presets(ui.kind)
+    current = form["preset"].value() or ""
+    return {"ui": ui, "form": form, "presets": presets,
             "families": families, "chosen": set(form["policies"].value() or []),
-            "current_preset": form["preset"].value() or "",
+            "current_preset": current,
+            # the whole description: the picker truncates it, and it may carry caveats
+            "current_preset_info": next((p for p in presets if p.name == current), None),
             "errors": form.error_summary() if form.is_bound else []}
 
 

@@ -39,11 +39,16 @@ class SweepRun:
 
 
 def points(axes: Sequence[tuple[str, Sequence]]) -> list[dict]:
-    """The product of the axes as dotted override dicts (``[{}]`` without axes)."""
+    """The product of the axes as dotted override dicts (``[{}]`` without axes).
+
+    An axis named ``"a+b"`` is one axis of linked parameters: each value sets both ``a`` and
+    ``b`` (e.g. the ch4 flag sweep, where both preemption flags share one probability).
+    """
     if not axes:
         return [{}]
-    return [dict(combo) for combo in itertools.product(
-        *[[(name, value) for value in values] for name, values in axes])]
+    return [{key: value for name, value in combo for key in name.split("+")}
+            for combo in itertools.product(
+                *[[(name, value) for value in values] for name, values in axes])]
 
 
 def _run_one(job: tuple) -> tuple[int, dict, dict]:

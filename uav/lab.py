@@ -27,6 +27,8 @@ def _bars(key, title, unit=""):
 METRICS = [
     Metric("value", "surveillance value", lower=0),
     Metric("value_pct_over_random", "value over Random", "%", lower=-100),
+    # the most one complete surveil per window could earn (None with unlimited repeats)
+    Metric("value_pct_of_bound", "value of the per-window bound", "%", lower=0, upper=100),
     Metric("surveils_completed", "surveils completed", digits=1, lower=0),
     Metric("surveils_preempted", "surveils preempted", higher_is_better=False, digits=1,
            lower=0),

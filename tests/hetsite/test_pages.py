@@ -65,6 +65,17 @@ def test_form_shows_units_ranges_and_policy_descriptions(client, small):
     assert "allowed:" in html and "Advanced parameters" in html
 
 
+def test_the_preset_page_shows_its_whole_description_and_source(client):
+    """Caveats live in the description (e.g. the UAV example's unpublished windows) and the
+    picker truncates it, so the page prints it whole with its source."""
+    from uav.engine import get_preset
+
+    preset = get_preset("example-tables-9-10")
+    html = client.get("/new/uav/?preset=example-tables-9-10").content.decode()
+    assert "does not publish the example&#x27;s surveillance windows" in html
+    assert "Tables 9/10" in html and preset.source.split(" (")[0] in html
+
+
 def test_valid_post_creates_and_redirects_to_share_page(client, small):
     response = client.post(f"/new/{small['kind']}/", form_data(client, small))
     assert response.status_code == 302, response.content.decode()[:3000]

@@ -30,16 +30,27 @@ from simcore.clock import RunClock  # noqa: E402
 from simcore.sampling import rng  # noqa: E402
 
 from . import cli, policies, presets  # noqa: E402
+from .bound import value_bound  # noqa: E402
 from .config import KIND, UavConfig  # noqa: E402
 from .result import UavResult, build  # noqa: E402
 from .sim import Simulator  # noqa: E402
 from .workload import generate  # noqa: E402
 
 
-def fly(mission, cfg: UavConfig, policy: str, seed: int, clock: RunClock) -> Simulator:
-    """One policy over an already generated mission (policy randomness from its own stream)."""
-    return Simulator(mission, cfg, ENGINE.get_policy(KIND, policy).factory(rng(seed, "policy")),
-                     clock).run()
+def fly(mission, cfg: UavConfig, policy: str, seed: int, clock: RunClock,
+        bound: float | None = None) -> Simulator:
+    """One policy over an already generated mission (policy randomness from its own stream).
+
+    ``bound``: the mission's per-window value bound, which no run may exceed (a model error)."""
+    sim = Simulator(mission, cfg, ENGINE.get_policy(KIND, policy).factory(rng(seed, "policy")),
+                    clock).run()
+    if bound is not None:
+        value = sum(s.value for s in sim.surveils)
+        if value > bound * (1 + 1e-9) + 1e-9:
+            raise RuntimeError(f"{policy} earned {value:.6g}, above the per-window bound "
+                               f"{bound:.6g} (seed {seed}): the model broke one surveil per "
+                               f"window")
+    return sim
 
 
 @ENGINE.kind(KIND, title="UAV surveillance missions", config_cls=UavConfig,
@@ -51,14 +62,17 @@ def fly(mission, cfg: UavConfig, policy: str, seed: int, clock: RunClock) -> Sim
              cost=lambda cfg, policy: cfg.uavs_mean * cfg.targets_mean)
 def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavResult:
     mission = generate(cfg, seed)
+    bound = value_bound(mission) if cfg.one_surveil_per_window else None
     compare = cfg.compare_random and policy.name != "random"
     split = 0.8 if compare else 1.0
     own = ctx.clock.part(0.0, split)
-    result = build(fly(mission, cfg, policy.name, seed, own), own)
+    result = build(fly(mission, cfg, policy.name, seed, own, bound), own)
     value = result.summary["value"]
+    result.summary["value_bound"] = bound  # the most one surveil per window can earn
+    result.summary["value_pct_of_bound"] = 100.0 * value / bound if bound else None
     if compare:
         other = ctx.clock.part(split, 1.0)
-        rsim = fly(mission, cfg, "random", seed, other)
+        rsim = fly(mission, cfg, "random", seed, other, bound)
         value_random = float(sum(s.value for s in rsim.surveils))
         result.timing["random_wall_s"] = other.timing()["wall_s"]
     elif cfg.compare_random:
@@ -74,6 +88,7 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
 
 policies.register(ENGINE)
 presets.register(ENGINE)
+presets.register_figures(ENGINE)
 cli.register(ENGINE)
 
 __all__ = [

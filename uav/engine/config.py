@@ -213,12 +213,15 @@ class UavConfig:
     horizon_h: float = param(24.0, unit="h", min=0, max=24, min_exclusive=True, advanced=True,
                              help="length of the mission day (the spec uses 24 h)")
     one_surveil_per_window: bool = param(True, advanced=True,
-                                         help="A4: after a completed surveil a target waits for "
-                                              "its next window (off: unlimited repeats)")
-    after_partial: str = param("fresh", choices=("fresh", "continue"), advanced=True,
-                               help="A5: a surveil after a partial one in the same window is a "
-                                    "fresh full-length one, or continues the window's progress "
-                                    "(at most one surveil's worth per window)")
+                                         help="A4: a window is worth one complete surveil; "
+                                              "after it completes the target waits for its "
+                                              "next window (off: unlimited repeats)")
+    after_partial: str = param("continue", choices=("continue", "fresh"), advanced=True,
+                               help="A5: a surveil after a partial one in the same window "
+                                    "continues the window's progress (needs only the rest of "
+                                    "T_s), or is a fresh full-length one and the window is "
+                                    "credited with its best surveil; either way a window "
+                                    "earns at most one surveil's worth")
     pacing_clock: str = param("day", choices=("day", "since-join"), advanced=True,
                               help="A16: δ = t/24 for every UAV, or the fraction of the UAV's "
                                    "own remaining day since it joined")

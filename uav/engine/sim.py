@@ -38,15 +38,17 @@ REASONS = (COMPLETE, ENERGY, WINDOW_END, DAY_END, UAV_REMOVED, TARGET_REMOVED, S
 
 
 class Surveil:
-    __slots__ = ("id", "uav", "sensor", "target", "start", "end", "p", "value", "energy",
+    __slots__ = ("id", "uav", "sensor", "target", "start", "end", "p", "value", "raw", "energy",
                  "vpe", "reason", "split", "version", "win", "win_end", "arrive", "observing",
-                 "travel", "flown", "priority", "mode", "origin")
+                 "travel", "flown", "priority", "mode", "origin", "floor")
 
     def __init__(self, sid, uav, sensor, target, start):
         self.id, self.uav, self.sensor, self.target, self.start = sid, uav, sensor, target, start
         self.end = None
         self.p = 0.0
-        self.value = 0.0
+        self.value = 0.0  # value credited to the run
+        self.raw = 0.0  # value the surveil observed (differs only under after_partial=fresh)
+        self.floor = 0.0  # fresh: the best earlier surveil of the window, credited already
         self.energy = 0.0
         self.reason = ""
         self.split = False
@@ -107,10 +109,12 @@ class Simulator:
         self.t_ws = np.full(T, INF)
         self.t_we = np.full(T, INF)
         self.t_done = np.full(T, -1, np.int64)
-        # A5 alternative: progress reached in a window by earlier partial surveils
+        # A window is worth one surveil (A4, A5): t_wprog is the progress (continue) or the best
+        # surveil value (fresh) reached in window t_wwin by earlier surveils of the target.
         self.continue_partial = cfg.after_partial == "continue"
+        self.best_of_window = self.one_per_window and not self.continue_partial
         self.t_wprog = np.zeros(T)
-        self.t_wprog_win = np.full(T, -1, np.int64)
+        self.t_wwin = np.full(T, -1, np.int64)
         for i, t in enumerate(mission.targets):
             for s, a in t.allowed.items():
                 self.t_allowed[i, s] = True
@@ -203,8 +207,13 @@ class Simulator:
         if sv.observing:
             t, s = sv.target, sv.sensor
             dp = 1.0 - sv.p if reason == COMPLETE else min(dt / self.t_ts[t], 1.0 - sv.p)
-            value = self.t_prio[t] * self.t_aff[t, s] * self.u_q[u, s] * dp
+            raw = self.t_prio[t] * self.t_aff[t, s] * self.u_q[u, s] * dp
             sv.p = 1.0 if reason == COMPLETE else sv.p + dp
+            if self.best_of_window:  # the window earns its best surveil, not their sum
+                value = max(sv.floor, sv.raw + raw) - max(sv.floor, sv.raw)
+            else:
+                value = raw
+            sv.raw += raw
             sv.value += value
             self.u_value[u] += value
         else:
@@ -228,11 +237,14 @@ class Simulator:
         self._close_piece(sv, now, reason)
         sv.end = now
         sv.reason = reason
+        t = sv.target
         if reason == COMPLETE:
-            self.t_done[sv.target] = sv.win
-        elif self.continue_partial:
-            self.t_wprog[sv.target] = sv.p
-            self.t_wprog_win[sv.target] = sv.win
+            self.t_done[t] = sv.win
+        self.t_wwin[t] = sv.win
+        if self.continue_partial:  # a completed surveil leaves nothing to continue
+            self.t_wprog[t] = 0.0 if reason == COMPLETE else sv.p
+        else:
+            self.t_wprog[t] = max(sv.floor, sv.raw)
         u = sv.uav
         if self.geo is not None:
             self.u_pos[u] = self._position(sv, now)
@@ -249,8 +261,11 @@ class Simulator:
         sv.win = int(self.t_ptr[t])
         sv.win_end = float(self.t_we[t])
         sv.mode = mode
-        if self.continue_partial and self.t_wprog_win[t] == sv.win:
-            sv.p = float(self.t_wprog[t])
+        if self.t_wwin[t] == sv.win:
+            if self.continue_partial:
+                sv.p = float(self.t_wprog[t])
+            elif self.best_of_window:
+                sv.floor = float(self.t_wprog[t])
         if self.geo is not None:
             sv.origin = self.u_pos[u].copy()
             sv.travel = float(np.hypot(*(self.t_pos[t] - sv.origin))) / self.speed

@@ -42,5 +42,6 @@ def run(cfg: SerialConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Re
 
 policies.register(ENGINE)
 presets.register(ENGINE)
+presets.register_figures(ENGINE)
 
 __all__ = ["KIND", "SerialConfig", "run"]

@@ -110,6 +110,12 @@ class UtilityParams:
                            help="Utility classes of the 'classes' family (spec §5.4, A8).")
     classes_seed: int = param(20, min=0, max=2**31 - 1, advanced=True,
                               help="Seed of the class table; shared by all trials (A8).")
+    class_start: str = param(
+        "arrival", choices=("arrival", "after-average"), advanced=True,
+        help="When a class starts to decay: at arrival, after its optional lead-in (like "
+             "the Fig. 34 example, 5.18 of 8 at 15 min), or only after the type's average "
+             "execution time E_k (at least; as the chapter builds its step and decaying "
+             "families), so a task's own length costs no utility (spec §5.4, A8).")
     lead_in_prob: float = param(0.5, min=0.0, max=1.0, advanced=True,
                                 help="Probability that a class has its optional flat lead-in.")
     lead_in_max: float = param(1.0, min=0.0, max=100, advanced=True, unit="x E_k",
@@ -147,6 +153,13 @@ class SchedulerParams:
     fcfs_core: str = param("random", choices=("random", "first"), advanced=True,
                            help="FCFS's 'arbitrary' idle core: uniform random or the lowest "
                                 "feasible index (spec §9.2).")
+    pair_tie: str = param(
+        "wait", choices=("wait", "preempt"), advanced=True,
+        help="Pair, equal nets of the two orderings on a core: no preemption (spec A18; the "
+             "text: 'Tasks are not preempted unless higher utility can be earned for another "
+             "task'), or preempt (the Pair paragraph drops preemption on a core only 'if the "
+             "second ordering results in higher Util'; with flat utilities two tasks then "
+             "swap cores at every event).")
     min_utility: float = param(0.0, min=0.0, max=1e6, advanced=True,
                                help="Dropping threshold: assignments need utility strictly "
                                     "above it (A9).")

@@ -25,8 +25,9 @@ class UtilityClass:
     rates: tuple[float, ...]  # per minute
     jumps: tuple[float, ...]  # factor applied when entering interval 2, 3, ...
 
-    def shape(self, avg_time: float) -> Shape:
-        lead = self.lead_in * avg_time
+    def shape(self, avg_time: float, after_average: bool = False) -> Shape:
+        # after_average: flat for at least E_k, as the chapter builds its other two families
+        lead = (max(1.0, self.lead_in) if after_average else self.lead_in) * avg_time
         if lead > 0:
             return Shape((lead,) + self.lengths, (0.0,) + self.rates, (1.0,) + self.jumps)
         return Shape(self.lengths, self.rates, self.jumps)
@@ -65,7 +66,8 @@ def family_shapes(p: UtilityParams, avg_time: np.ndarray, critical_type: np.ndar
         rate = p.urgency / p.urgency_time_unit_min
         return [Shape((e, p.decay_length_min), (0.0, rate), closed=True) for e in avg]
     if p.family == "classes":
-        return [c.shape(e) for c in classes for e in avg]
+        after = p.class_start == "after-average"
+        return [c.shape(e, after) for c in classes for e in avg]
     raise ValueError(f"unknown utility family {p.family!r}")
 
 

@@ -76,9 +76,11 @@ def test_preemption_takes_the_better_target(uavsim):
     assert [(s.target, s.start, s.reason) for s in plain.surveils] == [
         (0, 0.0, "complete"), (1, 4.0, "complete")]
     pre = uavsim.run(two_targets(uavsim), "max-value+p")
+    # partial credit, then A's window continues from p = 1/4 (A5): 3 h more, not 4
     assert [(s.target, s.start, s.end, s.reason) for s in pre.surveils] == [
-        (0, 0.0, 1.0, "preempted"), (1, 1.0, 2.0, "complete"), (0, 2.0, 6.0, "complete")]
-    assert pre.surveils[0].value == pytest.approx(50 / 4)  # partial credit, then a fresh start
+        (0, 0.0, 1.0, "preempted"), (1, 1.0, 2.0, "complete"), (0, 2.0, 5.0, "complete")]
+    assert pre.surveils[0].value == pytest.approx(50 / 4)
+    assert pre.surveils[2].value == pytest.approx(50 * 3 / 4)
 
 
 def test_preemption_needs_a_strictly_better_score(uavsim):

@@ -108,17 +108,33 @@ def test_repeat_surveils_when_windows_allow(uavsim):
     assert [s.reason for s in again.surveils] == ["complete"] * 3 + ["window_end"]
 
 
-def test_after_partial_continue_caps_a_window_at_one_surveil(uavsim):
-    # Target A (V 50, 4 h) is preempted at 1 h by B (V 200, opens at 1 h). A5 default: A starts
-    # afresh at 2 h and needs 4 h more; the alternative continues from p = 0.25 (3 h more), so A
-    # earns one surveil's worth in its window.
+def test_a_window_earns_at_most_one_surveil_under_either_reading(uavsim):
+    # Target A (V 50, 4 h) is preempted at 1 h by B (V 200, opens at 1 h). A5 default: A's
+    # window continues from p = 0.25 (3 h more); the alternative starts afresh (4 h more) and
+    # credits the window with its best surveil. Either way A's window earns 50, not 62.5.
     m = uavsim.mission([(1.0, {"VIS": (0.01, 5)})],
                        [(2, 4.0, {"VIS": 5}, [(0.0, 24.0)]), (8, 1.0, {"VIS": 5}, [(1.0, 24.0)])])
-    fresh = uavsim.run(m, "max-value+p")
-    cont = uavsim.run(m, "max-value+p", after_partial="continue")
+    cont = uavsim.run(m, "max-value+p")
+    fresh = uavsim.run(m, "max-value+p", after_partial="fresh")
     assert [(s.target, s.end) for s in fresh.surveils] == [(0, 1.0), (1, 2.0), (0, 6.0)]
     assert [(s.target, s.end) for s in cont.surveils] == [(0, 1.0), (1, 2.0), (0, 5.0)]
-    a_fresh = sum(s.value for s in fresh.surveils if s.target == 0)
-    a_cont = sum(s.value for s in cont.surveils if s.target == 0)
-    assert a_fresh == pytest.approx(50 * 1.25) and a_cont == pytest.approx(50.0)
+    a_fresh = [s.value for s in fresh.surveils if s.target == 0]
+    a_cont = [s.value for s in cont.surveils if s.target == 0]
+    assert a_cont == pytest.approx([12.5, 37.5])
+    # fresh: the new surveil earns nothing until it passes the partial one's 12.5
+    assert a_fresh == pytest.approx([12.5, 37.5]) and fresh.surveils[2].raw == pytest.approx(50)
     assert cont.surveils[2].reason == "complete" and cont.surveils[2].p == 1.0
+
+
+def test_fresh_credits_the_best_surveil_of_a_window(uavsim):
+    # UAV 1 (quality 9) on A is removed at 1 h (p = 1/2, earns 45); UAV 2 (quality 2) then
+    # completes a fresh A (raw 20): the window keeps its best, 45, and the second earns 0.
+    m = uavsim.mission([(1.0, {"VIS": (0.01, 9)}), (1.0, {"VIS": (0.01, 2)})],
+                       [(2, 2.0, {"VIS": 5}, [(0.0, 24.0)])],
+                       [uavsim.event(1.0, "E2", uav=1, effect="remove")])
+    fresh = uavsim.run(m, after_partial="fresh")
+    assert [s.value for s in fresh.surveils] == pytest.approx([45.0, 0.0])
+    assert fresh.surveils[1].reason == "complete"
+    cont = uavsim.run(m)  # continue: UAV 2 finishes the second half at its own quality
+    assert [s.value for s in cont.surveils] == pytest.approx([45.0, 10.0])
+    assert cont.surveils[1].end == pytest.approx(2.0)

@@ -41,4 +41,4 @@ def register(engine) -> None:
                       description=f"Values each busy core by the better order of the newcomer "
                                   f"and the running task (sum of both {short}s) against the "
                                   "best idle core.")(
-            lambda cfg, rng, m=mode: PairPolicy(m))
+            lambda cfg, rng, m=mode: PairPolicy(m, cfg.scheduler.pair_tie))

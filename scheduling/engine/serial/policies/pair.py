@@ -2,9 +2,10 @@
 
 For a task ``t`` that may preempt, every busy core running a preemptible task ``r`` is valued
 by the better of two orderings on that core (A: t first, then r resumes; B: r finishes, then t
-runs; ties go to B). The best such core P* is compared with the best idle core, whose net adds
-``Val(r*)`` of P*'s partner continuing undisturbed. Phase 2 picks the task with the highest
-*own* objective of its chosen option; ordering B means "wait": the task leaves this event.
+runs; ties go to B, ``pair_tie = "preempt"``: to A). The best such core P* is compared with
+the best idle core, whose net adds ``Val(r*)`` of P*'s partner continuing undisturbed. Phase 2
+picks the task with the highest *own* objective of its chosen option; ordering B means "wait":
+the task leaves this event.
 
 Speed (spec §15.1): all pair values of an event are fixed, because the per-event guard (A19)
 keeps tasks started in this event out of the partner set. So the (group x partner) matrix is
@@ -26,12 +27,15 @@ NONE, IDLE, ORDER_A, ORDER_B = 0, 1, 2, 3
 
 
 def pair_terms(t: float, upt: bool, table, ret_t, obj_t, util_t, arr_t, urow_t, scale_t,
-               ret_r, val_r, arr_r, urow_r, scale_r):
+               ret_r, val_r, arr_r, urow_r, scale_r, ties_preempt: bool = False):
     """Two-ordering values of task(s) t against partner(s) r (broadcastable arrays).
 
     ``ret_t``, ``obj_t``, ``util_t``: t's remaining time and objective / utility if started
     now on r's cluster; ``val_r``: r's objective if left alone. Returns
-    ``(net, own, own_util, is_a)`` of the better ordering per pair (ties: B, no preemption).
+    ``(net, own, own_util, is_a)`` of the better ordering per pair. Equal nets go to B (no
+    preemption: "Tasks are not preempted unless higher utility can be earned for another
+    task", paper §II.D; spec A18) or, with ``ties_preempt``, to A (the Pair paragraph drops
+    preemption on a core only "if the second ordering results in higher Util").
     """
     ct_a = t + ret_t  # ordering A: t now, r resumes after it
     u_ra = table.value(urow_r, scale_r, ct_a + ret_r - arr_r)
@@ -39,16 +43,19 @@ def pair_terms(t: float, upt: bool, table, ret_t, obj_t, util_t, arr_t, urow_t, 
     u_tb = table.value(urow_t, scale_t, t + ret_r + ret_t - arr_t)  # B: after r
     own_b = u_tb / ret_t if upt else u_tb
     net_b = val_r + own_b
-    is_a = net_a > net_b
+    is_a = net_a >= net_b if ties_preempt else net_a > net_b
     return (np.where(is_a, net_a, net_b), np.where(is_a, obj_t, own_b),
             np.where(is_a, util_t, u_tb), is_a)
 
 
 class PairPolicy:
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, tie: str = "wait"):
         if mode not in ("util", "upt"):
             raise ValueError(f"bad mode {mode!r}")
+        if tie not in ("preempt", "wait"):
+            raise ValueError(f"bad tie rule {tie!r}")
         self.mode = mode
+        self.ties_preempt = tie == "preempt"
         # Picks where a task started earlier in the event would have been a better partner.
         self.guard_fired = 0
         self.deferred = 0  # tasks that chose ordering B (wait for the partner)
@@ -199,7 +206,8 @@ class PairPolicy:
             jc = cl_j[c]
             p_net, p_own, p_u, p_a = pair_terms(
                 t, upt, table, ret[rr, jc], obj[rr, jc], util[rr, jc], arr[rr], urow[rr],
-                scale[rr], cl_ret[c], cl_val[c], cl_arr[c], cl_urow[c], cl_scale[c])
+                scale[rr], cl_ret[c], cl_val[c], cl_arr[c], cl_urow[c], cl_scale[c],
+                self.ties_preempt)
             order = np.lexsort((cl_first[c], -p_net, ri))
             ri_sorted = ri[order]
             pick = order[np.flatnonzero(np.concatenate([[True],
@@ -297,7 +305,7 @@ class PairPolicy:
             g_net, _, _, g_a = pair_terms(
                 t, upt, table, ret[row, jj], o[sel], util[row, jj], arr[row], urow[row],
                 scale[row], gc_ret[sel], gc_val[sel], gc_arr[sel], gc_urow[sel],
-                gc_scale[sel])
+                gc_scale[sel], self.ties_preempt)
             return bool(np.any(g_a & (util[row, jj] > thr) & (g_net > chosen)))
 
         all_rows = np.arange(n0)

@@ -108,8 +108,9 @@ class RefGreedy:
 class RefPair:
     """Max Util/UPT Preempt Pair, literally, with the per-event guard (A19)."""
 
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, tie: str = "wait"):
         self.mode = mode
+        self.tie = tie
 
     def _obj(self, sim, task, ct, ret):
         u = float(sim.ufast.value(np.array([sim.t_urow[task]]), sim.t_scale[task],
@@ -155,7 +156,8 @@ class RefPair:
                         net_a = v_t + obj_ra
                         own_b = u_tb / ret_t if upt else u_tb
                         net_b = val_r + own_b
-                        if net_a > net_b:
+                        # equal nets: no preemption (A18), or preempt with pair_tie="preempt"
+                        if net_a > net_b or (net_a == net_b and self.tie == "preempt"):
                             cand = (net_a, "A", v_t, u_t, core, val_r)
                         else:
                             cand = (net_b, "B", own_b, u_tb, core, val_r)

@@ -92,11 +92,33 @@ def test_pair_two_orderings_on_one_core(mode):
     assert rec.policy.deferred >= 1
 
 
-def test_pair_ties_go_to_ordering_b():
-    # Equal nets (A: 1 + 1, B: 1 + 1 with flat utilities): no preemption.
+def test_pair_ties_go_to_ordering_b_unless_told_to_preempt():
+    # Equal nets (A: 1 + 1, B: 1 + 1 with flat utilities). By default no preemption: "Tasks are
+    # not preempted unless higher utility can be earned for another task" (A18).
     wl = one_core(step(100.0), 1.0, step(100.0))
     rec = run_hand(wl, PairPolicy("util"))
     assert rec.sim.preemptions == 0
+    # pair_tie="preempt" (the Pair paragraph drops preemption only "if the second ordering
+    # results in higher Util"): t preempts r. Reversed, the pair ties again, so with flat
+    # utilities the two swap at every event (free preemption; the guard only stops it within
+    # one event) until t is done.
+    wl = one_core(step(100.0), 1.0, step(100.0))
+    rec = run_hand(wl, PairPolicy("util", "preempt"))
+    assert sorted(rec.sim.trace) == [(0, 0, 0.0, 2.0), (0, 0, 3.0, 4.0), (0, 0, 5.0, 6.0),
+                                     (0, 0, 7.0, 13.0), (1, 0, 2.0, 3.0), (1, 0, 4.0, 5.0),
+                                     (1, 0, 6.0, 7.0)]
+    assert rec.sim.preemptions == 5
+
+
+def test_the_tie_rule_is_a_scenario_parameter():
+    sc = preset_scenario("ch4-small", {"utility.family": "step",
+                                       "scheduler.duration_min": 300})
+    wait = simulate(sc, "max-upt-pair", seed=2).summary["preemptions"]
+    pre = simulate(preset_scenario("ch4-small", {"utility.family": "step",
+                                                 "scheduler.duration_min": 300,
+                                                 "scheduler.pair_tie": "preempt"}),
+                   "max-upt-pair", seed=2).summary["preemptions"]
+    assert pre > 2 * wait
 
 
 @pytest.mark.parametrize("flags", [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0)])
@@ -137,16 +159,18 @@ def test_greedy_family_matches_the_literal_algorithm(ref, seed, family, p, mode,
     assert _same_run(fast, slow)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000), family=st.sampled_from(["step", "decay", "classes"]),
-       p=st.sampled_from([1.0, 0.6]), mode=st.sampled_from(["util", "upt"]))
-def test_pair_matches_the_literal_algorithm(ref, seed, family, p, mode):
-    cfg = ref.tiny_config(utility={"family": family},
+       p=st.sampled_from([1.0, 0.6]), mode=st.sampled_from(["util", "upt"]),
+       tie=st.sampled_from(["preempt", "wait"]),
+       start=st.sampled_from(["arrival", "after-average"]))
+def test_pair_matches_the_literal_algorithm(ref, seed, family, p, mode, tie, start):
+    cfg = ref.tiny_config(utility={"family": family, "class_start": start},
                           workload={"p_can_preempt": p, "p_preemptible": p,
                                     "tasks_per_core_per_day": 120},
                           scheduler={"duration_min": 100, "warmup_min": 20})
-    fast, _ = ref.simulate_raw(cfg, PairPolicy(mode), seed)
-    slow, _ = ref.simulate_raw(cfg, ref.RefPair(mode), seed)
+    fast, _ = ref.simulate_raw(cfg, PairPolicy(mode, tie), seed)
+    slow, _ = ref.simulate_raw(cfg, ref.RefPair(mode, tie), seed)
     assert _same_run(fast, slow)
 
 

@@ -154,10 +154,33 @@ def test_twenty_classes_fixed_monotone_and_start_at_s():
     assert any(c.lead_in > 0 for c in classes) and any(c.lead_in == 0 for c in classes)
 
 
+def test_classes_after_average_are_flat_for_the_types_average_time():
+    """class_start = after-average: every class earns S up to E_k (and up to its own lead-in if
+    longer), then decays with the same shape as the arrival reading, shifted."""
+    p = preset_scenario("ch4-baseline", {"utility.class_start": "after-average"}).params.utility
+    base = preset_scenario("ch4-baseline").params.utility
+    avg = np.array([10.0, 50.0])
+    table, classes = build_table(p, avg, np.array([True, False]))
+    arrival, _ = build_table(base, avg, np.array([True, False]))
+    for k, c in enumerate(classes):
+        for i, e in enumerate(avg):
+            row = k * len(avg) + i
+            lead = max(1.0, c.lead_in) * e
+            assert _util(table, row, 8.0, lead) == 8.0
+            assert _util(table, row, 8.0, lead + 5.0) < 8.0
+            # after the flat part the decay is the arrival reading's, moved by the lead-in
+            shift = lead - c.lead_in * e
+            for x in (1.0, 17.0, 60.0):
+                assert _util(table, row, 8.0, lead + x) == pytest.approx(
+                    _util(arrival, row, 8.0, c.lead_in * e + x))
+    assert shift >= 0
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(["step", "decay", "classes"]))
 def test_fast_utility_matches_the_shared_table(seed, family):
-    p = preset_scenario(f"ch4-family-{family}").params.utility
+    over = {"utility.class_start": "after-average"} if seed % 2 else {}
+    p = preset_scenario(f"ch4-family-{family}", over).params.utility
     gen = rng(seed, "test")
     avg = gen.uniform(5, 60, size=6)
     table, _ = build_table(p, avg, gen.random(6) < 0.3)
