@@ -19,6 +19,6 @@ urlpatterns = [
     path("r/<uuid:public_id>/result.json", views.run_result_json, name="run-json"),
     path("e/<uuid:public_id>/points.csv", views.export_points_csv, name="points-csv"),
     path("figures/", views.figures_index, name="figures"),
-    path("figures/<slug:name>/run/", views.run_figure, name="run-figure"),
+    path("figures/<str:name>/run/", views.run_figure, name="run-figure"),
     path("compare/", views.compare_runs, name="compare-runs"),
 ]

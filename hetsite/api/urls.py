@@ -18,7 +18,7 @@ urlpatterns = [
     path("experiments/<uuid:id>/figures/<slug:chart>/", views.ExperimentFigure.as_view(),
          name="api-experiment-figure"),
     path("figures/", views.FigureList.as_view(), name="api-figures"),
-    path("figures/<slug:name>/run/", views.FigureRun.as_view(), name="api-figure-run"),
+    path("figures/<str:name>/run/", views.FigureRun.as_view(), name="api-figure-run"),
     path("runs/<uuid:id>/", views.RunDetail.as_view(), name="api-run"),
     path("runs/<uuid:id>/result/", views.RunResult.as_view(), name="api-run-result"),
     path("runs/<uuid:id>/figures/<slug:chart>/", views.RunFigure.as_view(),

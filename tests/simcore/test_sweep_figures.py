@@ -34,7 +34,8 @@ def test_a_linked_axis_runs_both_flags_together():
 @pytest.mark.parametrize("package", ENGINES)
 def test_every_figure_preset_is_runnable_as_declared(package):
     """Each figure names policies of its kind, a valid preset with valid overrides and axis
-    values, ranking pairs among its policies, and says how it is scaled."""
+    values, ranking pairs among its policies (none where the claim is not a ranking of
+    policies, e.g. the best leniency of one filter), and says how it is scaled."""
     import importlib
 
     engine = importlib.import_module(package).ENGINE
@@ -44,7 +45,7 @@ def test_every_figure_preset_is_runnable_as_declared(package):
         names = {p.name for p in engine.list_policies(fig.kind)}
         assert set(fig.policies) <= names, fig.name
         assert all(a in fig.policies and b in fig.policies for a, b in fig.ranking), fig.name
-        assert fig.ranking and fig.claim and fig.source and fig.scale and fig.trials >= 1
+        assert fig.claim and fig.source and fig.scale and fig.trials >= 1
         base = engine.preset_scenario(fig.preset, fig.overrides)
         config = type(base.params)
         for setting in points(fig.axes):
