@@ -88,11 +88,6 @@ def register(engine) -> None:
                               "priority CV 0.6, Δ 5 min")
     engine.preset("large", kind, params=large_params(), source=LARGE,
                   description="large scenario: λ_U 90, λ_T 140, every event rate x10")
-    for axis, (field, label, values) in SWEEPS.items():
-        for v in values:
-            engine.preset(f"sweep-{axis}-{v:g}", kind, params={field: float(v)}, source=SMALL,
-                          description=f"small sweep: {label} = {v:g} (baseline "
-                                      f"{BASELINE[axis]:g}); other parameters at baseline")
     engine.preset("example-tables-9-10", kind, params=_example(),
                   source="dissertation ch. 5 Tables 9/10, Figs. 43/45 (spec ch5 §1.3, §1.4, "
                          "§2.4, §4.5)",
@@ -167,7 +162,8 @@ def register_figures(engine) -> None:
         scale="1,000 missions instead of 10,000")
     engine.figure(
         "ch5-fig-47-high", kind, title="Energy rate 0.20: filtering ahead of preemption (Fig. 47)",
-        preset="sweep-energy-0.2", overrides=NO_REFERENCE_RUN, baseline="random",
+        preset="small-baseline", overrides={**NO_REFERENCE_RUN, "energy_rate_mean": 0.2},
+        baseline="random",
         policies=META, trials=1000, metrics=("value",),
         ranking=[("meta+f", "meta+p"), ("meta+pf", "meta+p")],
         source="dissertation ch. 5 Fig. 47, §5.5.1.2; spec ch5 §8.2 R3, §8.3 check 3",

@@ -30,5 +30,6 @@ ENGINE.kind(
 )(run)
 policies.register(ENGINE)
 presets.register(ENGINE)
+presets.register_figures(ENGINE)
 
 __all__ = ["KIND", "ParallelEnergyConfig", "run"]

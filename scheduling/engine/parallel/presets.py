@@ -87,8 +87,6 @@ def register(engine) -> None:
                               "from Tables 6-7, a task every 120 s for 3 h, 50 s mapping, "
                               "budget = simulated Max UPR energy (the 100% case).")
 
-    register_figures(engine)
-
 
 COMPARISON = ("random", "conservative", "easy", "fcfs-mq")
 PH = ("max-util-ph", "max-upt-ph", "max-upr-ph", "max-upe-ph")

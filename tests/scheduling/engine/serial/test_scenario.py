@@ -35,22 +35,18 @@ def test_policies_registered_with_labels_and_families():
     assert all(p.spec.startswith("§9") and p.description for p in pols.values())
 
 
-def test_presets_cover_every_sweep_point():
+def test_presets_are_few_and_every_sweep_is_a_figure_preset():
+    from scheduling.engine import ENGINE
+
     names = {p.name for p in list_presets(KIND)}
-    expected = {"ch4-small", "ch4-baseline", "ch4-family-step", "ch4-family-decay",
-                "ch4-family-classes"}
-    expected |= {f"ch4-burst-{b}" for b in (1, 16, 32, 64, 128)}
-    expected |= {f"ch4-flags-{p}" for p in (0, 20, 40, 60, 80, 100)}
-    expected |= {f"ch4-critical-{m}" for m in (10, 30, 50)}
-    assert expected <= names
+    assert names == {"ch4-small", "ch4-baseline", "ch4-decay-fast"}
     for name in names:
         preset = next(p for p in list_presets(KIND) if p.name == name)
         assert preset.source.startswith("§")
         preset_scenario(name)  # validates
-    assert preset_scenario("ch4-burst-128").params.workload.burst_size == 128
-    assert preset_scenario("ch4-flags-20").params.workload.p_preemptible == 0.2
-    assert preset_scenario("ch4-critical-30").params.etc.critical_mean_min == 30
-    assert preset_scenario("ch4-family-step").params.utility.family == "step"
+    swept = {p for f in ENGINE.list_figures(KIND) for p, _ in f.axes}
+    assert {"utility.family", "workload.burst_size", "etc.critical_mean_min",
+            "workload.p_can_preempt+workload.p_preemptible"} <= swept
 
 
 def test_baseline_defaults_match_the_spec():
@@ -145,27 +141,32 @@ def test_cli_runs_a_preset(tmp_path):
 
 
 def test_sweep_command_writes_rows_and_ci(tmp_path):
+    """The older ``ch4-sweep`` name of the core sweep: presets x a linked flag axis x policies x
+    trials, one CSV row per run and a mean ± CI line per (point, policy)."""
     out = tmp_path / "runs.csv"
     proc = subprocess.run(
         [sys.executable, "-m", "scheduling.engine", "ch4-sweep", "--presets",
-         "ch4-small,ch4-flags-0", "--policies", "max-util,max-util-greedy", "--trials", "2",
+         "ch4-small,ch4-decay-fast", "--policies", "max-util,max-util-greedy", "--trials", "2",
+         "--vary", "workload.p_can_preempt+workload.p_preemptible=0,1",
          "--set", "scheduler.duration_min=200", "--set", "scheduler.warmup_min=40",
          "--set", "system.cores_per_cluster=4", "--csv", str(out)],
         cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     with out.open() as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 2 * 2 * 2
-    assert {(r["preset"], r["policy"], r["seed"]) for r in rows} == {
-        (p, q, s) for p in ("ch4-small", "ch4-flags-0") for q in ("max-util", "max-util-greedy")
-        for s in ("0", "1")}
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("-  ")]
-    assert len(lines) == 4 and all("±" in line for line in lines)
-    # At 0% flags Greedy equals Max Util (same seeds), so their rows agree.
-    metrics = [k for k in rows[0] if k not in ("preset", "point", "policy", "seed", "wall_s",
-                                               "event_ms_mean")]
-    flags0 = [r for r in rows if r["preset"] == "ch4-flags-0"]
-    util = {r["seed"]: [r[k] for k in metrics] for r in flags0 if r["policy"] == "max-util"}
-    greedy = {r["seed"]: [r[k] for k in metrics] for r in flags0
+    assert len(rows) == 2 * 2 * 2 * 2
+    assert {(r["preset"], r["set:workload.p_preemptible"], r["policy"], r["seed"])
+            for r in rows} == {(p, f, q, s) for p in ("ch4-small", "ch4-decay-fast")
+                               for f in ("0", "1") for q in ("max-util", "max-util-greedy")
+                               for s in ("0", "1")}
+    lines = [line for line in proc.stdout.splitlines() if "p_preemptible=" in line]
+    assert len(lines) == 8 and all("±" in line for line in lines)
+    # With no task allowed to preempt, Greedy equals Max Util (same seeds): their rows agree.
+    metrics = [k for k in rows[0] if not k.startswith("set:") and k not in (
+        "preset", "point", "policy", "seed", "wall_s", "event_ms_mean")]
+    flags0 = [r for r in rows if r["set:workload.p_preemptible"] == "0"]
+    util = {(r["preset"], r["seed"]): [r[k] for k in metrics] for r in flags0
+            if r["policy"] == "max-util"}
+    greedy = {(r["preset"], r["seed"]): [r[k] for k in metrics] for r in flags0
               if r["policy"] == "max-util-greedy"}
     assert util == greedy

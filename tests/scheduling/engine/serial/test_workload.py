@@ -19,6 +19,10 @@ from scheduling.engine.serial.workload import generate
 from simcore.sampling import rng
 
 
+def FLAGS(p: float) -> dict:  # noqa: N802  (reads like a preset name in the tests)
+    return {"workload.p_can_preempt": p, "workload.p_preemptible": p}
+
+
 def test_table8_is_inconsistent():
     assert fastest_cluster(TABLE8).tolist() == [2, 0, 1, 1]  # C, A, B, B
     assert is_inconsistent(TABLE8)
@@ -52,7 +56,7 @@ def test_etc_classic_mode_draws_every_cluster():
 
 def test_baseline_volume_and_critical_share():
     """~60,000 tasks per 24 h on 800 cores, 20% critical (spec §4.1, §4.2)."""
-    cfg = preset_scenario("ch4-burst-1").params
+    cfg = preset_scenario("ch4-baseline", {"workload.burst_size": 1}).params
     per_day, crit = [], []
     for seed in range(3):
         wl = generate(cfg, seed)
@@ -78,7 +82,7 @@ def test_bursts_share_type_arrival_and_utility_and_sizes_follow_b():
 
 
 def test_flags_are_per_task_and_groups_are_contiguous():
-    cfg = preset_scenario("ch4-flags-40").params
+    cfg = preset_scenario("ch4-baseline", FLAGS(0.4)).params
     wl = generate(cfg, 2)
     assert wl.can_preempt.mean() == pytest.approx(0.4, abs=0.02)
     assert wl.preemptible.mean() == pytest.approx(0.4, abs=0.02)
@@ -94,8 +98,8 @@ def test_flags_are_per_task_and_groups_are_contiguous():
 
 def test_sweeps_share_random_numbers():
     """The flag sweep only switches flags on: a task flagged at 20% is flagged at 60%."""
-    lo = generate(preset_scenario("ch4-flags-20").params, 5)
-    hi = generate(preset_scenario("ch4-flags-60").params, 5)
+    lo = generate(preset_scenario("ch4-baseline", FLAGS(0.2)).params, 5)
+    hi = generate(preset_scenario("ch4-baseline", FLAGS(0.6)).params, 5)
     assert np.array_equal(lo.arrival, hi.arrival) and np.array_equal(lo.type, hi.type)
     for flag in ("can_preempt", "preemptible"):
         per_burst_lo = np.bincount(lo.burst, weights=getattr(lo, flag))
@@ -109,7 +113,7 @@ def _util(table, row, scale, x):
 
 
 def test_step_family_inclusive_windows():
-    p = preset_scenario("ch4-family-step").params.utility
+    p = preset_scenario("ch4-baseline", {"utility.family": "step"}).params.utility
     avg = np.array([10.0, 50.0])
     table, _ = build_table(p, avg, np.array([True, False]))
     assert _util(table, 0, 8.0, 0.0) == 8.0
@@ -121,7 +125,7 @@ def test_step_family_inclusive_windows():
 
 
 def test_decay_family_flat_then_decays_200_min():
-    p = preset_scenario("ch4-family-decay").params.utility
+    p = preset_scenario("ch4-baseline", {"utility.family": "decay"}).params.utility
     table, _ = build_table(p, np.array([12.0]), np.array([True]))
     assert _util(table, 0, 8.0, 0.0) == 8.0
     assert _util(table, 0, 8.0, 12.0) == 8.0
@@ -180,7 +184,7 @@ def test_classes_after_average_are_flat_for_the_types_average_time():
 @given(st.integers(0, 10_000), st.sampled_from(["step", "decay", "classes"]))
 def test_fast_utility_matches_the_shared_table(seed, family):
     over = {"utility.class_start": "after-average"} if seed % 2 else {}
-    p = preset_scenario(f"ch4-family-{family}", over).params.utility
+    p = preset_scenario("ch4-baseline", {"utility.family": family, **over}).params.utility
     gen = rng(seed, "test")
     avg = gen.uniform(5, 60, size=6)
     table, _ = build_table(p, avg, gen.random(6) < 0.3)
