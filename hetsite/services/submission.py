@@ -448,8 +448,11 @@ def _delete_with_scenario(experiment: Experiment) -> None:
 
 
 def load_presets() -> int:
-    """Create or update one Scenario row per engine preset; returns how many exist."""
-    count = 0
+    """Create or update one Scenario row per engine preset; returns how many exist.
+
+    Rows of presets the engines no longer have are deleted, or, when experiments used them,
+    kept as ordinary scenarios (so their experiments still show what was run)."""
+    names = set()
     for lab in kinds.all_kinds():
         for preset in lab.engine.list_presets(lab.kind):
             Scenario.objects.update_or_create(
@@ -457,5 +460,8 @@ def load_presets() -> int:
                 defaults={"kind": lab.kind, "name": preset.name,
                           "params": _preset_params(lab, preset.name),
                           "description": preset.description})
-            count += 1
-    return count
+            names.add(preset.name)
+    gone = Scenario.objects.filter(is_preset=True).exclude(preset__in=names)
+    gone.filter(experiments__isnull=True).delete()
+    gone.update(is_preset=False)
+    return len(names)

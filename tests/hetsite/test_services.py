@@ -264,3 +264,19 @@ def test_reaper_dispatches_queued_runs_that_never_reached_the_broker(small):
         created=timezone.now() - timezone.timedelta(minutes=5))
     assert execution.reap_stale_runs()["dispatched"] == len(small["policies"])
     assert {r.status for r in experiment.runs.all()} == {Status.DONE}  # eager Celery
+
+
+def test_load_presets_retires_presets_the_engines_no_longer_have(small):
+    from hetsite.models import Scenario
+
+    kept = Scenario.objects.create(kind="uav", name="sweep-uavs-5", preset="sweep-uavs-5",
+                                   is_preset=True, params={})
+    dropped = Scenario.objects.create(kind="uav", name="sweep-cv-1", preset="sweep-cv-1",
+                                      is_preset=True, params={})
+    Experiment.objects.create(name="old", kind="uav", scenario=kept, policies=["random"],
+                              trials=1)
+    count = submission.load_presets()
+    assert count == Scenario.objects.filter(is_preset=True).count() > 0
+    kept.refresh_from_db()
+    assert not kept.is_preset and kept.experiments.count() == 1  # history keeps its scenario
+    assert not Scenario.objects.filter(pk=dropped.pk).exists()
