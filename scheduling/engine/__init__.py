@@ -17,8 +17,9 @@ ENGINE = Engine(
         "parallel-energy": "scheduling.engine.parallel",  # ch. 3: utility, P-states, energy
         "swf-replay": "scheduling.engine.replay",  # SWF traces: FCFS, EASY, conservative
         "serial-preemption": "scheduling.engine.serial",  # ch. 4: preemptive serial tasks
+        "many-task": "scheduling.engine.manytask",  # trailing tasks, tail-chopping
     },
-    commands={"replay": "swf-replay"},
+    commands={"replay": "swf-replay", "many-task-checks": "many-task"},
     # The chapters' own sweep commands of earlier releases, kept for users' scripts.
     sweep_aliases={"ch3-sweep": {"seeds": "1-3"},
                    "ch4-sweep": {"preset": "ch4-baseline", "trials": 4}},
