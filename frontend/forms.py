@@ -110,7 +110,7 @@ class ExperimentForm(forms.Form):
                     trials=None, base_seed=None, name="") -> dict:
         initial = {"preset": preset, "name": name,
                    "policies": policies or ui.default_policies,
-                   "trials": trials or 3, "base_seed": base_seed or 0}
+                   "trials": trials or ui.default_trials, "base_seed": base_seed or 0}
         for dotted, value in _flatten(params).items():
             initial[PREFIX + dotted] = value
         return initial

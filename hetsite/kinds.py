@@ -96,6 +96,8 @@ class LabKind:
     form_hook: FormHook | None = None
     # Deterministic kinds (trace replay) gain nothing from more than one trial.
     deterministic: bool = False
+    # Trials the new-experiment form suggests (the many-task kind: the paper's 100 shuffles).
+    default_trials: int = 3
 
     @property
     def environment(self):

@@ -227,5 +227,7 @@ HETSITE_LIMITS = {
         "uavs": 2_000,
         "targets": 5_000,
         "trace_jobs": 2_000_000,
+        "many_tasks": 2_000_000,
+        "many_task_work": 1_000_000_000,
     }.items()
 }

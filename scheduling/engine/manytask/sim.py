@@ -42,7 +42,6 @@ from simcore.clock import RunClock
 
 from .config import MachineParams
 
-
 #: Block mode falls back to the heap when blocks average fewer tasks than this (per-block numpy
 #: overhead is worth about this many heap operations).
 MIN_BLOCK = 48
