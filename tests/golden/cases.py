@@ -25,6 +25,7 @@ CH4 = ["random", "fcfs", "max-util", "max-util-greedy", "max-util-diff", "max-ut
        "max-upt", "max-upt-greedy", "max-upt-diff", "max-upt-pair"]
 UAV = ["random", "rbs", "max-value", "max-value+pf", "max-vpt+p", "max-vpe+f", "meta",
        "meta+pf"]
+MANY = ["random", "sorted", "random+chop", "sorted+chop"]
 
 # (engine package, preset, dotted overrides, policy, seed)
 CASES: list[tuple[str, str, dict, str, int]] = [
@@ -38,6 +39,8 @@ CASES: list[tuple[str, str, dict, str, int]] = [
     *[("uav.engine", "small-baseline", {}, p, 2) for p in UAV],
     ("uav.engine", "example-tables-9-10", {}, "meta+p", 0),
     ("uav.engine", "geometry-demo", {}, "max-vpe+pf", 1),
+    *[("scheduling.engine", "many-task-small", {}, p, 1) for p in MANY],
+    ("scheduling.engine", "dock6", {}, "random+chop", 0),
 ]
 
 # Full-size runs for speed work (issue 15); together they take minutes, so they are checked by
@@ -51,6 +54,8 @@ LARGE_CASES: list[tuple[str, str, dict, str, int]] = [
     ("scheduling.engine", "ch4-baseline", {}, "max-util-pair", 0),
     ("scheduling.engine", "ch4-baseline", {}, "max-upt-diff", 0),
     ("uav.engine", "large", {}, "meta+pf", 0),
+    ("scheduling.engine", "fig1-real935k", {}, "random", 0),
+    ("scheduling.engine", "real935k", {}, "random+chop", 1),
 ]
 LARGE_DIGESTS = HERE / "digests_large.json"
 

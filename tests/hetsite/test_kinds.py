@@ -15,7 +15,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 KINDS = {"parallel-energy": ("small", ["conservative", "meta-event"]),
          "swf-replay": ("swf-small", ["fcfs", "easy"]),
          "serial-preemption": ("ch4-small", ["max-util", "max-util-greedy"]),
-         "uav": ("small-baseline", ["max-value", "meta+pf"])}
+         "uav": ("small-baseline", ["max-value", "meta+pf"]),
+         "many-task": ("many-task-small", ["random", "sorted+chop"])}
 
 
 def test_every_engine_environment_has_a_lab_kind():

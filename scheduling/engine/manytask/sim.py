@@ -140,10 +140,9 @@ class Partition:
     def _chop_data(self) -> None:
         e = np.sort(self.end)
         last_dispatch = float(self.start[-1])  # starts are non-decreasing in queue order
-        tail = e[np.searchsorted(e, last_dispatch, side="left"):]
-        keep = np.ones(tail.size, dtype=bool)
-        keep[1:] = tail[1:] != tail[:-1]
-        self._cand = tail[keep]  # completion instants once the queue is empty
+        # Completion instants once the queue is empty (repeated instants repeat harmlessly:
+        # each copy sees every completion of its instant).
+        self._cand = e[np.searchsorted(e, last_dispatch, side="left"):]
         self._running = e.size - np.searchsorted(e, self._cand, side="right")
 
     def chop_index(self, f: float, r: float, menu: tuple[int, ...]) -> int | None:
