@@ -38,13 +38,10 @@ def simulate(d, menu, r, f, startup=170.0, teardown=2.4, teardown_first=True, re
         pending = []
         running = {}  # task -> start, in dispatch order
         events = []
-        seq = 0
 
-        def start(task, now):
-            nonlocal seq
+        def start(task, now, running=running, events=events):
             running[task] = now
-            heapq.heappush(events, (now + d[task], seq, task))
-            seq += 1
+            heapq.heappush(events, (now + d[task], task))
 
         for _ in range(min(m, len(queue))):
             start(queue.popleft(), ready)
