@@ -51,7 +51,7 @@ def simulate(d, menu, r, f, startup=170.0, teardown=2.4, teardown_first=True, re
             now = events[0][0]
             done = []
             while events and events[0][0] == now:
-                done.append(heapq.heappop(events)[2])
+                done.append(heapq.heappop(events)[1])
             for task in done:
                 active += d[task]
                 del running[task]
