@@ -234,8 +234,10 @@ def compact_manytask(result) -> dict:
             "hist": result.extra.get("runtime_hist")}
     grid = result.extra.get("tradeoff")
     if grid:
-        dist["grid"] = {"r": grid["r"], "f": grid["f"], "utilization": grid["utilization"],
-                        "tts_h": [[None if t is None else t / 3600.0 for t in row]
+        # Six significant digits: charts show four, and an experiment holds hundreds of grids.
+        dist["grid"] = {"r": grid["r"], "f": grid["f"],
+                        "utilization": [shared.rounded(row, 6) for row in grid["utilization"]],
+                        "tts_h": [shared.rounded([t / 3600.0 for t in row], 6)
                                   for row in grid["tts_s"]]}
     return {"series": downsample(result.series), "dist": dist}
 

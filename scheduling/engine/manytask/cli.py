@@ -41,7 +41,12 @@ def run(args) -> int:
     print(f"\n{time.perf_counter() - started:.0f} s with {args.jobs} processes "
           f"(935k: {args.trials_935k} shuffles, 15k: {args.trials_15k})", file=sys.stderr)
     if args.json:
-        data = {"checks": [c.__dict__ for c in out["checks"]], "dock6": out["dock6"]}
+        grids = [{"workload": g.label, "order": g.order, "trials": g.trials, "r": g.r.tolist(),
+                  "f": g.f.tolist(), "tts_h": g.tts_h.tolist(),
+                  "utilization": g.utilization.tolist()}
+                 for g in [*out["grids"].values(), out["coarse"]]]
+        data = {"checks": [c.__dict__ for c in out["checks"]], "dock6": out["dock6"],
+                "grids": grids}
         with open(args.json, "w") as fh:
             json.dump(data, fh, indent=1)
     return 0 if all(c.holds for c in out["checks"]) else 1

@@ -112,7 +112,7 @@ class ChopParams:
 @dataclass(frozen=True)
 class TradeoffParams:
     ratios: tuple[float, ...] = param(
-        (), min=0.0, max=1e7, max_items=200, label="trade-off ratios r",
+        (), min=0.0, max=1e7, min_exclusive=True, max_items=200, label="trade-off ratios r",
         help="also simulate every r of this list x every f below (and no chopping) with the "
              "run's task order, for the TTS-vs-utilization trade-off (spec §7.1; empty = off)")
     idle_fractions: tuple[float, ...] = param(
@@ -120,8 +120,6 @@ class TradeoffParams:
         help="the f values of the trade-off grid; no chopping (f = 1) is always included")
 
     def validate(self) -> None:
-        if any(r <= 0 for r in self.ratios):
-            raise ScenarioError("tradeoff.ratios", "every ratio must be > 0")
         for name, values in (("tradeoff.ratios", self.ratios),
                              ("tradeoff.idle_fractions", self.idle_fractions)):
             if len(set(values)) != len(values):

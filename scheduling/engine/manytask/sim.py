@@ -125,7 +125,7 @@ class Partition:
     """
 
     __slots__ = ("queue", "m", "start", "end", "makespan", "children", "_cand", "_running",
-                 "_shrink")
+                 "_shrink", "_chops")
 
     def __init__(self, queue: np.ndarray, d: np.ndarray, m: int):
         self.queue = queue
@@ -136,6 +136,7 @@ class Partition:
         self.children: dict[tuple[int, int], Partition] = {}
         self._cand = None
         self._shrink: dict[float, int] = {}
+        self._chops: dict[int, tuple[float, np.ndarray, float]] = {}
 
     def _chop_data(self) -> None:
         e = np.sort(self.end)
@@ -164,13 +165,12 @@ class Partition:
 
     def chop(self, k: int) -> tuple[float, np.ndarray, float]:
         """(instant, cancelled mask, CPU time the cancelled tasks had used) of candidate k."""
-        t = float(self._cand[k])
-        cancelled = self.end > t
-        wasted = float(np.sum(t - self.start[cancelled]))
-        return t, cancelled, wasted
-
-    def running_after(self, k: int) -> int:
-        return int(self._running[k])
+        out = self._chops.get(k)
+        if out is None:
+            t = float(self._cand[k])
+            cancelled = self.end > t
+            out = self._chops[k] = (t, cancelled, float(np.sum(t - self.start[cancelled])))
+        return out
 
 
 @dataclass

@@ -64,7 +64,7 @@ def test_points_are_means_over_seeds(groups):
     assert trace["y"][j] == pytest.approx(sum(v[1] for v in by_seed.values()) / 3, rel=1e-4)
     # The operating point of random+chop (r = 5, f = 0.5) is the grid's cell: same numbers.
     run = groups["random+chop"][0]
-    assert by_seed[0][1] == pytest.approx(run.summary["utilization"], rel=1e-12)
+    assert by_seed[0][1] == pytest.approx(run.summary["utilization"], rel=1e-5)
 
 
 def test_axes_experiments_without_grids_are_drawn_from_summaries():

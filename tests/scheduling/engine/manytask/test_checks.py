@@ -66,3 +66,14 @@ def test_collect_averages_a_real_grid(monkeypatch):
     assert g.tts_h.shape == (2, 2) and np.all((g.utilization > 0) & (g.utilization <= 1))
     # Chopping never shortens the TTS at a fixed r (spec §8).
     assert np.all(g.tts_h[0] >= g.tts_h[1])
+
+
+def test_low_tts_f_names_the_fastest_f_to_each_target():
+    # f = 0.5 reaches every target first here, so the f = 0.8 claim does not hold.
+    g = grid([[1.0, 2.0, 4.0], [1.5, 3.0, 6.0]], [[0.8, 0.9, 0.96], [0.7, 0.85, 0.97]])
+    check = checks.low_tts_f({("toy", "random"): g})
+    assert "80% -> f = 0.5" in check.ours and not check.holds
+    g8 = MeanGrid("toy", "random", np.asarray([1.0, 2.0]), np.asarray([0.5, 0.8, 1.0]),
+                  np.asarray([[3.0, 6.0], [1.0, 2.0], [0.5, 1.0]]),
+                  np.asarray([[0.9, 0.96], [0.9, 0.96], [0.6, 0.7]]), 1, 3.0)
+    assert checks.low_tts_f({("toy", "random"): g8}).holds
