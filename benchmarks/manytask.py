@@ -140,17 +140,25 @@ def main() -> None:
 
 
 def figures(jobs: int) -> None:
+    """Each figure preset as the sweep runner runs it; figures that share their runs (Figs. 4,
+    5 and 7 plot the same grid) are timed once."""
     from scheduling.engine import ENGINE
-    from simcore.sweep import sweep, table
+    from simcore.sweep import sweep
 
+    timed: dict = {}
     for fig in ENGINE.list_figures("many-task"):
-        t0 = time.perf_counter()
-        runs_ = sweep(ENGINE, ENGINE.preset_scenario(fig.preset, fig.overrides),
-                      axes=fig.axes, policies=fig.policies, seeds=range(fig.trials), jobs=jobs)
+        key = (fig.preset, repr(sorted(fig.overrides.items())), fig.axes, fig.policies,
+               fig.trials)
+        if key in timed:
+            print(f"  {fig.name:<26} same runs as {timed[key]}")
+            continue
+        timed[key] = fig.name
+        t0, c0 = time.perf_counter(), time.process_time()
+        done = sweep(ENGINE, ENGINE.preset_scenario(fig.preset, fig.overrides),
+                     axes=fig.axes, policies=fig.policies, seeds=range(fig.trials), jobs=jobs)
         wall = time.perf_counter() - t0
-        rows = table(runs_, fig.metrics[:1])
-        print(f"  {fig.name:<26} {len(runs_):6,d} runs {wall:7.1f} s wall on {jobs} processes "
-              f"({len(rows)} table rows); {load_text()}")
+        print(f"  {fig.name:<26} {len(done):6,d} runs {wall:7.1f} s wall on {jobs} processes "
+              f"(parent CPU {time.process_time() - c0:.1f} s); {load_text()}", flush=True)
 
 
 if __name__ == "__main__":

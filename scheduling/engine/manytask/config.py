@@ -42,11 +42,12 @@ class WorkloadParams:
              "for the 15k workloads, every run time of a file or list). Fewer than a file "
              "holds takes its first ones.")
     mean_s: float = param(700.0, unit="s", min=0.0, max=1e7, min_exclusive=True,
+                          label="mean run time",
                           help="lognormal source: mean run time")
-    cov: float = param(0.5, min=0.0, max=20.0,
+    cov: float = param(0.5, min=0.0, max=20.0, label="CoV",
                        help="lognormal source: coefficient of variation (std / mean)")
     truncate_s: float | None = param(
-        None, unit="s", min=0.0, max=1e9, min_exclusive=True,
+        None, unit="s", min=0.0, max=1e9, min_exclusive=True, label="truncate above",
         help="lognormal source: run times above this are redrawn (empty = no truncation)")
     runtimes: str = param(
         "lublin_256", label="run-time file",
@@ -75,20 +76,20 @@ class MachineParams:
         help="the partition menu, ascending: sizes (workers) that can be allocated "
              "(spec §3: Intrepid, 256 to 163,840 cores)")
     workers: int | None = param(
-        None, unit="workers", min=1, max=100_000_000,
+        None, unit="workers", min=1, max=100_000_000, label="first partition",
         help="size of the first partition; empty = chosen from the menu by the task/worker "
              "ratio r (fix it to reproduce Fig. 2's worker counts)")
-    startup_s: float = param(170.0, unit="s", min=0.0, max=1e7,
+    startup_s: float = param(170.0, unit="s", min=0.0, max=1e7, label="start-up",
                              help="partition start-up: request to all workers ready "
                                   "(spec §3, measured on Intrepid)")
-    teardown_s: float = param(2.4, unit="s", min=0.0, max=1e7,
+    teardown_s: float = param(2.4, unit="s", min=0.0, max=1e7, label="tear-down",
                               help="partition tear-down (spec §3, measured on Intrepid)")
     teardown_first: bool = param(
         True, advanced=True,
         help="after a chop, tear the old partition down before requesting the new one "
              "(spec §6 [DEFAULT]); off: request the new one at once, tear-down in parallel")
     requeue_wait_s: float = param(
-        0.0, unit="s", min=0.0, max=1e8, advanced=True,
+        0.0, unit="s", min=0.0, max=1e8, advanced=True, label="extra queue wait",
         help="extra queue wait before every partition after the first (spec §7.2: the real "
              "second allocation waited much longer than 170 s)")
 
