@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import sys
 import time
 from heapq import heapify, heapreplace
@@ -54,6 +55,12 @@ def best(fn, repeat: int) -> tuple[float, float, object]:
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     return min(wall), min(cpu), out
+
+
+def cpu_with_children() -> float:
+    """CPU seconds of this process and its finished children (the sweep's worker pool)."""
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def load_text() -> str:
@@ -153,12 +160,13 @@ def figures(jobs: int) -> None:
             print(f"  {fig.name:<26} same runs as {timed[key]}")
             continue
         timed[key] = fig.name
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0 = time.perf_counter(), cpu_with_children()
         done = sweep(ENGINE, ENGINE.preset_scenario(fig.preset, fig.overrides),
                      axes=fig.axes, policies=fig.policies, seeds=range(fig.trials), jobs=jobs)
-        wall = time.perf_counter() - t0
-        print(f"  {fig.name:<26} {len(done):6,d} runs {wall:7.1f} s wall on {jobs} processes "
-              f"(parent CPU {time.process_time() - c0:.1f} s); {load_text()}", flush=True)
+        wall, cpu = time.perf_counter() - t0, cpu_with_children() - c0
+        print(f"  {fig.name:<26} {len(done):6,d} runs {wall:7.1f} s wall on {jobs} processes, "
+              f"{cpu:7.1f} CPU-s (so about {cpu / jobs / 60:.1f} min on {jobs} idle cores); "
+              f"{load_text()}", flush=True)
 
 
 if __name__ == "__main__":

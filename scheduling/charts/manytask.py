@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.charts import color, layout, rounded
-from simcore.stats import mean_ci
+from simcore.stats import mean_ci, t_quantile
 
 ORDER_TITLE = {"random": "random order", "sorted": "longest first"}
 NO_CHOP = 1.0
@@ -48,8 +48,39 @@ def f_name(f: float) -> str:
 
 # -- observations --------------------------------------------------------------------------------
 
+class Cell:
+    """The observations of one (setting, order): whole grids by seed, and single points (runs'
+    operating points) where no grid covers them."""
+
+    __slots__ = ("grids", "points", "_curves")
+
+    def __init__(self):
+        self.grids: dict = {}  # (f tuple, r tuple, workers) -> {seed: (tts_h, utilization)}
+        self.points: dict = {}  # (f, r, workers) -> {seed: (tts_h, utilization)}
+        self._curves = None
+
+    def keys(self) -> set:
+        out = {(f, r, w) for (fs, rs, w) in self.grids for f in fs for r in rs}
+        return out | set(self.points)
+
+    def curves(self) -> dict:
+        """{f: [(r, workers, tts CI, utilization CI), ...]}, points ordered along the curve
+        (r ascending, then larger fixed partitions first)."""
+        if self._curves is None:
+            self._curves = _curves(self)
+        return self._curves
+
+
+_last: tuple = (None, None)
+
+
 def observations(groups: dict) -> tuple[dict, dict]:
-    """``({(setting, order): {(f, r, workers): {seed: (tts_h, utilization)}}}, labels)``."""
+    """``({(setting, order): Cell}, {setting: label})``, computed once per ``groups`` (every
+    chart of a page reads the same groups)."""
+    global _last
+    cached_groups, cached = _last
+    if cached_groups is groups:
+        return cached
     data: dict = {}
     labels: dict = {}
     for runs in groups.values():
@@ -58,20 +89,67 @@ def observations(groups: dict) -> tuple[dict, dict]:
             key = setting.get("key", "")
             labels.setdefault(key, setting.get("label", ""))
             workers = int(setting.get("workers") or 0)
-            cell = data.setdefault((key, order_of(run.policy)), {})
+            cell = data.get((key, order_of(run.policy)))
+            if cell is None:
+                cell = data[(key, order_of(run.policy))] = Cell()
             grid = run.dist.get("grid")
             if grid:
-                for i, f in enumerate(grid["f"]):
-                    for j, r in enumerate(grid["r"]):
-                        tts, util = grid["tts_h"][i][j], grid["utilization"][i][j]
-                        if tts is not None and util is not None:
-                            cell.setdefault((f, r, workers), {})[run.seed] = (tts, util)
+                where = (tuple(grid["f"]), tuple(grid["r"]), workers)
+                cell.grids.setdefault(where, {})[run.seed] = (grid["tts_h"],
+                                                              grid["utilization"])
             s = run.summary
             if all(isinstance(s.get(k), (int, float)) for k in ("f", "r", "tts_h",
                                                                 "utilization")):
-                cell.setdefault((s["f"], s["r"], workers), {})[run.seed] = (
+                cell.points.setdefault((s["f"], s["r"], workers), {})[run.seed] = (
                     s["tts_h"], s["utilization"])
+    _last = (groups, (data, labels))
     return data, labels
+
+
+def _ci_arrays(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Means and 95% CI half-widths over axis 0 (None with one value)."""
+    n = values.shape[0]
+    mean = values.mean(axis=0)
+    if n < 2:
+        return mean, None
+    half = t_quantile(0.975, n - 1) * values.std(axis=0, ddof=1) / np.sqrt(n)
+    return mean, half
+
+
+def _ci(n: int, mean: float, half) -> dict:
+    return {"n": n, "mean": float(mean), "half_width": None if half is None else float(half)}
+
+
+def _curves(cell: Cell) -> dict:
+    out: dict = {}
+    covered = set()
+    for (fs, rs, workers), by_seed in cell.grids.items():
+        n = len(by_seed)
+        tts = np.asarray([v[0] for v in by_seed.values()], dtype=float)
+        util = np.asarray([v[1] for v in by_seed.values()], dtype=float)
+        (tm, th), (um, uh) = _ci_arrays(tts), _ci_arrays(util)
+        for i, f in enumerate(fs):
+            for j, r in enumerate(rs):
+                if (f, r, workers) in covered or not (np.isfinite(tm[i, j])
+                                                      and np.isfinite(um[i, j])):
+                    continue
+                covered.add((f, r, workers))
+                out.setdefault(f, []).append((
+                    r, workers, _ci(n, tm[i, j], None if th is None else th[i, j]),
+                    _ci(n, um[i, j], None if uh is None else uh[i, j])))
+    for (f, r, workers), by_seed in cell.points.items():
+        if (f, r, workers) in covered:
+            continue  # a grid of the same runs holds this point already
+        values = list(by_seed.values())
+        out.setdefault(f, []).append((r, workers, mean_ci([v[0] for v in values]),
+                                      mean_ci([v[1] for v in values])))
+    for points in out.values():
+        points.sort(key=lambda p: (p[0], -p[1]))
+    return dict(sorted(out.items()))
+
+
+def curves(cell: Cell) -> dict:
+    return cell.curves()
 
 
 def setting_names(labels: dict) -> dict:
@@ -83,23 +161,10 @@ def setting_names(labels: dict) -> dict:
             for key, label in labels.items()}
 
 
-def curves(cell: dict) -> dict:
-    """{f: [(r, workers, tts CI, utilization CI), ...]} with points ordered along the curve
-    (r ascending, then larger fixed partitions first)."""
-    out: dict = {}
-    for (f, r, workers), by_seed in cell.items():
-        values = list(by_seed.values())
-        tts = mean_ci([v[0] for v in values])
-        util = mean_ci([v[1] for v in values])
-        out.setdefault(f, []).append((r, workers, tts, util))
-    for points in out.values():
-        points.sort(key=lambda p: (p[0], -p[1]))
-    return dict(sorted(out.items()))
-
-
-def _varies_by_workers(cell: dict) -> bool:
-    rs = {r for (_, r, _) in cell}
-    ws = {w for (_, _, w) in cell}
+def _varies_by_workers(cell: Cell) -> bool:
+    keys = cell.keys()
+    rs = {r for (_, r, _) in keys}
+    ws = {w for (_, _, w) in keys}
     return len(rs) <= 1 and len(ws) > 1
 
 

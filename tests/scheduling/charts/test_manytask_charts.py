@@ -3,6 +3,7 @@ curves ordered along r, the paper's axes; plain JSON."""
 
 import json
 
+import numpy as np
 import pytest
 
 from hetsite.kinds import RunData
@@ -56,15 +57,18 @@ def test_points_are_means_over_seeds(groups):
     data, _ = charts.observations(groups)
     (key, order), cell = next(iter(data.items()))
     assert order == "random"
-    by_seed = cell[(0.5, 5.0, 0)]
+    (fs, rs, _), by_seed = next(iter(cell.grids.items()))
     assert sorted(by_seed) == [0, 1, 2]
+    i, j = fs.index(0.5), rs.index(5.0)
+    utils = [v[1][i][j] for v in by_seed.values()]
     fig = charts.tradeoff(groups, "random")
     trace = next(t for t in fig["data"] if t["name"] == "f = 0.5")
-    j = [1, 2, 3, 5, 10, 20].index(5)
-    assert trace["y"][j] == pytest.approx(sum(v[1] for v in by_seed.values()) / 3, rel=1e-4)
+    assert trace["y"][j] == pytest.approx(sum(utils) / 3, rel=1e-4)
+    half = np.std(utils, ddof=1) / np.sqrt(3) * 4.302652729911275  # t(0.975, 2)
+    assert trace["error_y"]["array"][j] == pytest.approx(half, rel=1e-3)
     # The operating point of random+chop (r = 5, f = 0.5) is the grid's cell: same numbers.
     run = groups["random+chop"][0]
-    assert by_seed[0][1] == pytest.approx(run.summary["utilization"], rel=1e-5)
+    assert by_seed[0][1][i][j] == pytest.approx(run.summary["utilization"], rel=1e-5)
 
 
 def test_axes_experiments_without_grids_are_drawn_from_summaries():
