@@ -233,13 +233,16 @@ def compact_manytask(result) -> dict:
     dist = {"setting": _setting(params, workload.get("label", "")),
             "hist": result.extra.get("runtime_hist")}
     grid = result.extra.get("tradeoff")
+    # An experiment holds hundreds of runs (the paper's 100 shuffles per policy) and its page
+    # reads every one: keep what the experiment charts draw, at the digits they show.
     if grid:
-        # Six significant digits: charts show four, and an experiment holds hundreds of grids.
         dist["grid"] = {"r": grid["r"], "f": grid["f"],
-                        "utilization": [shared.rounded(row, 6) for row in grid["utilization"]],
-                        "tts_h": [shared.rounded([t / 3600.0 for t in row], 6)
+                        "utilization": [shared.rounded(row, 5) for row in grid["utilization"]],
+                        "tts_h": [shared.rounded([t / 3600.0 for t in row], 5)
                                   for row in grid["tts_s"]]}
-    return {"series": downsample(result.series), "dist": dist}
+    keep = ("t_min", "busy_workers", "allocated_workers")
+    series = downsample({k: result.series[k] for k in keep if k in result.series}, 200)
+    return {"series": {k: shared.rounded(v, 5) for k, v in series.items()}, "dist": dist}
 
 
 class RuntimeChoice:
