@@ -131,9 +131,10 @@ class TradeoffParams:
 class OutputParams:
     series_points: int = param(2000, min=10, max=100_000, advanced=True,
                                help="at most this many points per time series")
-    task_records: int = param(20_000, min=0, max=2_000_000, advanced=True, unit="tasks",
+    task_records: int = param(2_000, min=0, max=2_000_000, advanced=True, unit="tasks",
                               help="per-task records are kept for workloads of at most this "
-                                   "many tasks")
+                                   "many tasks (a stored 15k-task run grows about 1 MB with "
+                                   "them)")
     histogram_bins: int = param(60, min=2, max=1000, advanced=True,
                                 help="bins of the run-time histogram")
 

@@ -19,6 +19,7 @@ SMALL = {
     "workload": {"source": "lognormal", "tasks": 3000, "mean_s": 251.5, "cov": 1.0},
     "machine": {"partitions": [16, 32, 64, 128, 256, 512, 1024]},
     "tradeoff": {"ratios": [1, 2, 3, 5, 10, 20], "idle_fractions": [0.2, 0.5, 0.8]},
+    "output": {"task_records": 5000},
 }
 
 
