@@ -17,13 +17,17 @@ to fetch and draw the run's node Gantt. Machine load (uptime) is printed beside 
 
     .venv/bin/python benchmarks/web_pages.py [--preset ch3-5k] [--trials 3] [--repeat 20]
         [--loads 3] [--no-browser] [--gunicorn]
+    .venv/bin/python benchmarks/web_pages.py --kind many-task --preset fig6-synth15k \
+        --trials 100 --policies random,random+chop,sorted,sorted+chop   # the many-task default
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -52,7 +56,9 @@ def simulate(args):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kind", default="parallel-energy")
     parser.add_argument("--preset", default="ch3-5k")
+    parser.add_argument("--policies", default=",".join(POLICIES))
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
@@ -63,6 +69,7 @@ def main() -> int:
     args = parser.parse_args()
 
     scratch = tempfile.mkdtemp(prefix="hetsite-bench-")
+    atexit.register(shutil.rmtree, scratch, True)  # the scratch database can reach 200 MB
     os.environ.update(DJANGO_SETTINGS_MODULE="hetsite.settings_test",
                       DATABASE_URL=f"sqlite:///{scratch}/bench.sqlite3", DEBUG="0")
     import django
@@ -79,8 +86,9 @@ def main() -> int:
 
     setup_test_environment()
     call_command("migrate", verbosity=0)
-    sub = submission.validate_submission(kind="parallel-energy", preset=args.preset,
-                                         policies=POLICIES, trials=args.trials)
+    policies = args.policies.split(",")
+    sub = submission.validate_submission(kind=args.kind, preset=args.preset,
+                                         policies=policies, trials=args.trials)
     experiment = submission.create_experiment(sub, dispatch=False)
     cache = ROOT / ".run" / "bench" / args.preset
     cache.mkdir(parents=True, exist_ok=True)
@@ -90,7 +98,7 @@ def main() -> int:
     with ProcessPoolExecutor(args.jobs) as pool:
         texts = list(pool.map(simulate, todo))
     print(f"simulated or loaded {len(runs)} runs in {time.perf_counter() - started:.1f} s")
-    ui = kinds.get_kind("parallel-energy")
+    ui = kinds.get_kind(args.kind)
     for run, text in zip(runs, texts, strict=True):
         Run.objects.filter(pk=run.pk).update(status=Status.RUNNING, worker="bench")
         run.refresh_from_db()
@@ -119,15 +127,16 @@ def main() -> int:
 
     rows = []
     page = f"/e/{experiment.public_id}/"
-    compare = f"/e/{experiment.public_id}/compare/?" + "&".join(f"p={p}" for p in POLICIES[:4])
-    gantt = f"/api/runs/{runs[0].public_id}/figures/gantt/"
+    compare = f"/e/{experiment.public_id}/compare/?" + "&".join(f"p={p}" for p in policies[:4])
+    chart = ui.run_charts[0].id
+    gantt = f"/api/runs/{runs[0].public_id}/figures/{chart}/"
     for label, url in (("experiment page", page), ("side by side (4 policies)", compare),
-                       ("node Gantt (one run, on demand)", gantt)):
+                       (f"{chart} (one run, on demand)", gantt)):
         times, size, body = measure(url)
         figs = figure_bytes(body) if "figures" not in url else len(body)
         rows.append((label, statistics.median(times) * 1000,
                      sorted(times)[int(0.95 * (len(times) - 1))] * 1000, figs, size))
-    print(f"\n{args.preset}: {len(POLICIES)} policies x {args.trials} trials "
+    print(f"\n{args.preset}: {len(policies)} policies x {args.trials} trials "
           f"({len(runs)} runs), {args.repeat} renders each")
     print(f"{'page':<34} {'median ms':>10} {'p95 ms':>8} {'figure data':>12} {'HTML':>10}")
     for label, med, p95, figs, size in rows:

@@ -143,7 +143,7 @@ class ExperimentForm(forms.Form):
 
     @staticmethod
     def default_trials(ui: LabKind) -> int:
-        return 1 if ui.deterministic else 3
+        return 1 if ui.deterministic else ui.default_trials
 
     @staticmethod
     def trials_help(ui: LabKind) -> str:

@@ -125,6 +125,8 @@ class LabKind:
     form_hook: FormHook | None = None
     # Deterministic kinds (trace replay) gain nothing from more than one trial.
     deterministic: bool = False
+    # Trials the new-experiment form suggests (the many-task kind: the paper's 100 shuffles).
+    default_trials: int = 3
     # Parameters that apply only under a setting of another one (see Condition).
     conditions: list[Condition] = field(default_factory=list)
     # Facts about a scenario's inputs beyond its parameters, as (label, text) pairs, e.g. the

@@ -245,5 +245,7 @@ HETSITE_LIMITS = {
         "targets": 5_000,
         "trace_jobs": 2_000_000,
         "jobs": 200_000,
+        "many_tasks": 2_000_000,
+        "many_task_work": 1_000_000_000,
     }.items()
 }

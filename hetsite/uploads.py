@@ -1,5 +1,6 @@
-"""Uploaded SWF traces: validated and stored by content on the request side, found by the
-engines through the trace library the worker hands them (never a path from web input).
+"""Uploaded SWF traces and run-time lists: validated and stored by content on the request side,
+found by the engines through the trace library the worker hands them (never a path from web
+input).
 
 Where uploads live is one interface, :class:`TraceStore`, chosen by ``HETSITE_TRACE_STORE``:
 
@@ -32,11 +33,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from simcore.errors import ScenarioError
+from simcore.runtimes import LIST, read_runtimes, sniff
 from simcore.swf import GZIP_MAGIC, read_swf
 from simcore.traces import TraceLibrary, UploadDir, UploadStore, upload_sha
 
 log = logging.getLogger(__name__)
-_FILE_RE = re.compile(r"^([0-9a-f]{64})(\.swf|\.swf\.gz)?$")
+_FILE_RE = re.compile(r"^([0-9a-f]{64})(\.swf|\.swf\.gz|\.txt|\.txt\.gz)?$")
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class TraceStore(UploadStore, Protocol):
     """Where uploads are kept: ``save`` a validated file, ``info`` about one, and ``locate``
     a readable local file for the engines (:class:`simcore.traces.UploadStore`)."""
 
-    def save(self, sha256: str, source: Path, *, jobs: int) -> None: ...
+    def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None: ...
 
     def info(self, sha256: str) -> StoredTrace | None: ...
 
@@ -66,7 +68,7 @@ class DatabaseTraceStore:
 
     cache_dir: Path
 
-    def save(self, sha256: str, source: Path, *, jobs: int) -> None:
+    def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None:
         from .models import TraceUpload
 
         raw = Path(source).read_bytes()
@@ -115,7 +117,7 @@ class FolderTraceStore:
 
     directory: Path
 
-    def save(self, sha256: str, source: Path, *, jobs: int) -> None:
+    def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None:
         directory = Path(self.directory)
         directory.mkdir(parents=True, exist_ok=True)
         with open(source, "rb") as fh:
@@ -124,7 +126,7 @@ class FolderTraceStore:
         os.close(fd)
         try:
             shutil.copyfile(source, tmp)
-            os.replace(tmp, directory / (sha256 + (".swf.gz" if gz else ".swf")))
+            os.replace(tmp, directory / (sha256 + suffix + (".gz" if gz else "")))
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -168,6 +170,19 @@ def _count_jobs(path: str | os.PathLike) -> int:
     return sum(1 for _ in jobs)
 
 
+def _check_swf(path: str) -> tuple[int, str]:
+    count = _count_jobs(path)
+    if count == 0:
+        raise ScenarioError("trace", "holds no jobs")
+    return count, ".swf"
+
+
+def _check_runtimes(path: str) -> tuple[int, str]:
+    _kind, values = read_runtimes(path, max_bytes=settings.HETSITE_MAX_TRACE_DECODED_BYTES,
+                                  max_values=settings.HETSITE_MAX_TRACE_JOBS)
+    return len(values), ".txt" if sniff(path) == LIST else ".swf"
+
+
 def store_trace_upload(upload) -> str:
     """Validate an uploaded SWF file (streaming) and store it by content; returns its trace id.
 
@@ -176,6 +191,19 @@ def store_trace_upload(upload) -> str:
     at most ``HETSITE_MAX_TRACE_JOBS`` jobs. Only a fully valid file is kept, under its SHA-256;
     the scenario refers to it as ``upload:<sha256>``, never by a path.
     """
+    return _store(upload, "trace_file", _check_swf)
+
+
+def store_runtimes_upload(upload, field: str = "runtimes_file") -> str:
+    """Like :func:`store_trace_upload` for task run times: a list with one run time (s) per
+    line, or an SWF trace whose run-time column is used (``simcore.runtimes``)."""
+    return _store(upload, field, _check_runtimes)
+
+
+def _store(upload, field: str, check) -> str:
+    """Copy ``upload`` to a temporary file (hashing, within the byte limit), ``check(path)`` it
+    (returns the count of jobs or values and the file suffix; raises ScenarioError) and keep it
+    in the site's store under its SHA-256."""
     limit = settings.HETSITE_MAX_TRACE_BYTES
     digest = hashlib.sha256()
     size = 0
@@ -185,23 +213,22 @@ def store_trace_upload(upload) -> str:
             for chunk in upload.chunks():
                 size += len(chunk)
                 if size > limit:
-                    raise ScenarioError("trace_file", f"is larger than the upload limit of "
-                                                      f"{limit:,} bytes")
+                    raise ScenarioError(field, f"is larger than the upload limit of "
+                                               f"{limit:,} bytes")
                 digest.update(chunk)
                 out.write(chunk)
         if size == 0:
-            raise ScenarioError("trace_file", "is empty")
-        count = _count_jobs(tmp_name)
-        if count == 0:
-            raise ScenarioError("trace_file", "holds no jobs")
+            raise ScenarioError(field, "is empty")
+        count, suffix = check(tmp_name)
         sha = digest.hexdigest()
-        trace_store().save(sha, Path(tmp_name), jobs=count)
+        trace_store().save(sha, Path(tmp_name), jobs=count, suffix=suffix)
         return f"upload:{sha}"
     except ScenarioError as err:
-        if err.field.startswith("trace"):
-            raise ScenarioError("trace_file", err.message if err.field == "trace_file"
-                                else f"{err.field.removeprefix('trace:')}: {err.message}") from None
-        raise
+        if err.field == field:
+            raise
+        where = err.field.partition(":")[2]  # "trace:12:run_time" -> "12:run_time"
+        raise ScenarioError(field, f"{where}: {err.message}" if where else err.message
+                            ) from None
     finally:
         if os.path.exists(tmp_name):
             os.unlink(tmp_name)

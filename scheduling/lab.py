@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from django import forms
 
 import scheduling.engine as engine
@@ -13,7 +16,7 @@ from simcore import traces
 from simcore.errors import ScenarioError
 from simcore.stats import mean_ci
 
-from .charts import gantt, grid, parallel, pbb, replay, serial
+from .charts import gantt, grid, manytask, parallel, pbb, replay, serial
 
 
 def _waits_min(tasks) -> list:
@@ -407,5 +410,154 @@ _register(LabKind(
     limits=[
         Limit("nodes", "nodes.n_nodes", lambda p: p["nodes"]["n_nodes"], "the node count"),
         Limit("jobs", "jobs.n_jobs", lambda p: p["jobs"]["n_jobs"], "the job count"),
+    ],
+))
+
+
+# -- many-task (trailing tasks, tail-chopping) ---------------------------------------------------
+
+def _setting(params: dict, label: str) -> dict:
+    """What a run's trade-off observations are pooled by: the scenario without its chopping,
+    grid and output parameters (and without the fixed first partition, an axis of Fig. 2)."""
+    core = {k: v for k, v in params.items() if k in ("workload", "machine")}
+    core["machine"] = {k: v for k, v in core.get("machine", {}).items() if k != "workers"}
+    digest = hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()[:12]
+    return {"key": digest, "label": label,
+            "workers": (params.get("machine") or {}).get("workers")}
+
+
+def compact_manytask(result) -> dict:
+    params = (result.meta.get("scenario") or {}).get("params") or {}
+    workload = result.extra.get("workload") or {}
+    dist = {"setting": _setting(params, workload.get("label", "")),
+            "hist": result.extra.get("runtime_hist")}
+    grid = result.extra.get("tradeoff")
+    # An experiment holds hundreds of runs (the paper's 100 shuffles per policy) and its page
+    # reads every one: keep what the experiment charts draw, at the digits they show.
+    if grid:
+        dist["grid"] = {"r": grid["r"], "f": grid["f"],
+                        "utilization": [shared.rounded(row, 5) for row in grid["utilization"]],
+                        "tts_h": [shared.rounded([t / 3600.0 for t in row], 5)
+                                  for row in grid["tts_s"]]}
+    keep = ("t_min", "busy_workers", "allocated_workers")
+    series = downsample({k: result.series[k] for k in keep if k in result.series}, 200)
+    return {"series": {k: shared.rounded(v, 5) for k, v in series.items()}, "dist": dist}
+
+
+class RuntimeChoice:
+    """many-task: run times from a library trace or an uploaded file (one run time per line,
+    or an SWF trace's run-time column); an upload switches the source to it."""
+
+    field = PARAM_PREFIX + "workload.runtimes"
+
+    def customize(self, form) -> None:
+        old = form.fields[self.field]
+        choices = [(t["name"], f"{t['name']} (run-time column) — {t['description']}")
+                   for t in traces.list_traces()]
+        current = form.initial.get(self.field) or (
+            form.data.get(self.field) if form.is_bound else None)
+        if current and traces.upload_sha(current):
+            choices.append((current, f"uploaded file {current[7:19]}…"))
+        field = forms.ChoiceField(choices=choices, label="run-time file (library)",
+                                  help_text="used by the runtimes source; or upload your own "
+                                            "file below", required=False)
+        for attr in ("unit", "advanced", "param", "json_type", "optional"):
+            setattr(field, attr, getattr(old, attr))
+        form.fields[self.field] = field
+        form.fields["runtimes_file"] = forms.FileField(
+            required=False, label="upload task run times",
+            help_text="one run time (s) per line, or an SWF trace (its run-time column); plain "
+                      "or .gz; selects the runtimes source")
+        form.fields["runtimes_file"].json_type = "file"
+        form.extra_names.append("runtimes_file")
+
+    def clean(self, form, data: dict) -> None:
+        upload = data.get("runtimes_file")
+        if not upload:
+            if not data.get(self.field):
+                data[self.field] = "lublin_256"
+            return
+        from hetsite.uploads import store_runtimes_upload
+
+        try:
+            data[self.field] = store_runtimes_upload(upload)
+            data[PARAM_PREFIX + "workload.source"] = "runtimes"
+        except ScenarioError as err:
+            form.add_error("runtimes_file", err.message)
+
+
+def _many_tasks(p: dict) -> int:
+    """Tasks of a many-task scenario (files are counted; uploads were when stored)."""
+    from scheduling.engine.manytask.workload import SURROGATES
+
+    w = p["workload"]
+    if w["source"] in SURROGATES:
+        return w["tasks"] or SURROGATES[w["source"]].tasks
+    if w["source"] == "list":
+        return len(w["values"])
+    if w["source"] == "runtimes":
+        if traces.upload_sha(w["runtimes"]) is not None:
+            return w["tasks"] or 0
+        count = len(traces.TraceLibrary().load_runtimes(w["runtimes"]))
+        return min(count, w["tasks"] or count)
+    return w["tasks"] or 0
+
+
+def _many_task_work(p: dict) -> int:
+    grid = len(p["tradeoff"]["ratios"]) * (len(p["tradeoff"]["idle_fractions"]) + 1)
+    return _many_tasks(p) * (1 + grid)
+
+
+_register(LabKind(
+    kind="many-task",
+    title="Many-task workloads and trailing tasks (tail-chopping)",
+    engine=engine,
+    metrics=[
+        Metric("utilization", "utilization", digits=1, scale=100.0, shown_unit="%", lower=0,
+               upper=1),
+        Metric("tts_h", "time to solution", "h", higher_is_better=False, digits=3, lower=0),
+        Metric("tts_min", "time to solution", "min", higher_is_better=False, digits=1, lower=0),
+        Metric("allocated_cpu_h", "allocated CPU time", "CPU-h", higher_is_better=False,
+               digits=0, lower=0),
+        Metric("active_cpu_h", "active CPU time", "CPU-h", higher_is_better=False, digits=0,
+               lower=0),
+        Metric("idle_cpu_h", "idle CPU time", "CPU-h", higher_is_better=False, digits=0,
+               lower=0),
+        Metric("wasted_cpu_h", "CPU lost to cancellations", "CPU-h", higher_is_better=False,
+               digits=1, lower=0),
+        Metric("partitions", "partitions used", higher_is_better=False, digits=2, lower=1),
+    ],
+    primary_metric="utilization",
+    compact=compact_manytask,
+    experiment_charts=[
+        ChartSpec("tradeoff-random", "TTS against utilization (random order)",
+                  lambda g: manytask.tradeoff(g, "random"), facetable=False,
+                  applies=manytask.has_order("random")),
+        ChartSpec("tradeoff-sorted", "TTS against utilization (longest first)",
+                  lambda g: manytask.tradeoff(g, "sorted"), facetable=False,
+                  applies=manytask.has_order("sorted")),
+        ChartSpec("tts-vs-r", "TTS against r", lambda g: manytask.versus_ratio(g, "tts"),
+                  facetable=False),
+        ChartSpec("utilization-vs-r", "Utilization against r",
+                  lambda g: manytask.versus_ratio(g, "utilization"), facetable=False),
+        ChartSpec("utilization", "Utilization", _bars("utilization", "Utilization"),
+                  facetable=False),
+        ChartSpec("tts", "Time to solution", _bars("tts_h", "Time to solution", "h"),
+                  facetable=False),
+        ChartSpec("workers", "Busy and allocated workers", manytask.workers_over_time),
+        ChartSpec("histogram", "Run-time histogram", manytask.runtime_histogram,
+                  facetable=False),
+    ],
+    run_charts=[ChartSpec("workers", "Active and idle workers", manytask.run_workers),
+                ChartSpec("histogram", "Run-time histogram", manytask.run_histogram),
+                ChartSpec("tradeoff", "This run's trade-off grid", manytask.run_tradeoff)],
+    default_policies=["random", "random+chop", "sorted", "sorted+chop"],
+    default_preset="fig6-synth15k",
+    default_trials=100,
+    form_hook=RuntimeChoice(),
+    limits=[
+        Limit("many_tasks", "workload.tasks", _many_tasks, "the number of tasks"),
+        Limit("many_task_work", "tradeoff.ratios", _many_task_work,
+              "the work of one run (tasks x (1 + trade-off points))"),
     ],
 ))

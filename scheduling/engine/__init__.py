@@ -19,8 +19,10 @@ ENGINE = Engine(
         "serial-preemption": "scheduling.engine.serial",  # ch. 4: preemptive serial tasks
         "swf-preemptive": "scheduling.engine.pbb",  # SWF traces: preemption-based backfill
         "grid": "scheduling.engine.grid",  # decentralized preemptive grid (JSSPP 2013)
+        "many-task": "scheduling.engine.manytask",  # trailing tasks, tail-chopping
     },
-    commands={"replay": "swf-replay", "pbb": "swf-preemptive"},
+    commands={"replay": "swf-replay", "pbb": "swf-preemptive",
+              "many-task-checks": "many-task"},
     # The chapters' own sweep commands of earlier releases, kept for users' scripts.
     sweep_aliases={"ch3-sweep": {"seeds": "1-3"},
                    "ch4-sweep": {"preset": "ch4-baseline", "trials": 4}},

@@ -20,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import ScenarioError
+from ..runtimes import read_runtimes
 from ..swf import SwfHeader, read_swf_arrays
 
 LIBRARY_DIR = Path(__file__).resolve().parent
@@ -51,12 +52,13 @@ class UploadStore(Protocol):
 
 @dataclass(frozen=True)
 class UploadDir:
-    """Uploads kept as ``<sha256>[.swf|.swf.gz]`` files in one folder."""
+    """Uploads kept as ``<sha256>[.swf|.swf.gz|.txt|.txt.gz]`` files in one folder."""
 
     directory: Path
 
     def locate(self, sha256: str) -> Path | None:
-        for name in (sha256, sha256 + ".swf", sha256 + ".swf.gz"):
+        for name in (sha256, sha256 + ".swf", sha256 + ".swf.gz", sha256 + ".txt",
+                     sha256 + ".txt.gz"):
             path = Path(self.directory) / name
             if path.is_file():
                 return path
@@ -122,6 +124,13 @@ class TraceLibrary:
         st = path.stat()
         return _load_file(str(path), st.st_size, st.st_mtime_ns, value)
 
+    def load_runtimes(self, value: str) -> np.ndarray:
+        """The task run times a reference names: a run-time list (one per line) or an SWF
+        trace's run-time column (see ``simcore.runtimes``); read-only, cached."""
+        path = self.resolve(value)
+        st = path.stat()
+        return _load_runtimes(str(path), st.st_size, st.st_mtime_ns)
+
 
 def load_path(path: str | os.PathLike) -> LoadedTrace:
     """Parse any file (the CLI's ``--trace PATH``; not reachable from a scenario)."""
@@ -131,6 +140,13 @@ def load_path(path: str | os.PathLike) -> LoadedTrace:
         raise ScenarioError("trace", f"cannot open {os.fspath(path)!r}: "
                                      f"{exc.strerror or exc}") from exc
     return _load_file(os.fspath(path), st.st_size, st.st_mtime_ns, os.fspath(path))
+
+
+@functools.lru_cache(maxsize=8)
+def _load_runtimes(path: str, size: int, mtime_ns: int) -> np.ndarray:
+    _, values = read_runtimes(path)
+    values.setflags(write=False)
+    return values
 
 
 @functools.lru_cache(maxsize=8)

@@ -29,6 +29,7 @@ UAV = ["random", "rbs", "max-value", "max-value+pf", "max-vpt+p", "max-vpe+f", "
        "meta+pf"]
 GRID = ["fcfs", "local", "internode-can", "internode-2nn", "internode-can+qb",
         "internode-2nn+qb"]
+MANY = ["random", "sorted", "random+chop", "sorted+chop"]
 
 # (engine package, preset, dotted overrides, policy, seed)
 CASES: list[tuple[str, str, dict, str, int]] = [
@@ -52,6 +53,8 @@ CASES: list[tuple[str, str, dict, str, int]] = [
     ("scheduling.engine", "grid-small", {"scheduler.alpha": 0.5, "scheduler.victims": "greedy",
                                          "scheduler.migrate_suspended": True},
      "internode-can", 6),
+    *[("scheduling.engine", "many-task-small", {}, p, 1) for p in MANY],
+    ("scheduling.engine", "dock6", {}, "random+chop", 0),
 ]
 
 # Full-size runs for speed work (issue 15); together they take minutes, so they are checked by
@@ -67,6 +70,8 @@ LARGE_CASES: list[tuple[str, str, dict, str, int]] = [
     ("scheduling.engine", "ch4-baseline", {}, "max-util-pair", 0),
     ("scheduling.engine", "ch4-baseline", {}, "max-upt-diff", 0),
     ("uav.engine", "large", {}, "meta+pf", 0),
+    ("scheduling.engine", "fig1-real935k", {}, "random", 0),
+    ("scheduling.engine", "real935k", {}, "random+chop", 1),
 ]
 LARGE_DIGESTS = HERE / "digests_large.json"
 

@@ -17,7 +17,8 @@ KINDS = {"parallel-energy": ("small", ["conservative", "meta-event"]),
          "swf-preemptive": ("pbb-small-mix-b", ["first-fit", "duration-remaining"]),
          "serial-preemption": ("ch4-small", ["max-util", "max-util-greedy"]),
          "uav": ("small-baseline", ["max-value", "meta+pf"]),
-         "grid": ("grid-small", ["local", "internode-can"])}
+         "grid": ("grid-small", ["local", "internode-can"]),
+         "many-task": ("many-task-small", ["random", "sorted+chop"])}
 
 
 def test_every_engine_environment_has_a_lab_kind():
