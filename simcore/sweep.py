@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import importlib
 import itertools
+import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -174,3 +175,9 @@ def parse_seeds(text: str) -> list[int]:
     if not out or min(out) < 0:
         raise ScenarioError("--seeds", f"give at least one seed >= 0; got {text!r}")
     return out
+
+
+def default_jobs() -> int:
+    """The processes a machine offers (CPUs this process may run on)."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else os.cpu_count() or 1)

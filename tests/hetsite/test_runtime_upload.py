@@ -18,6 +18,9 @@ SWF = b"""; MaxProcs: 4
 
 @pytest.fixture
 def uploads(settings, tmp_path):
+    """The folder store, so the stored files can be looked at (the database store, the
+    default, is covered for both upload kinds by test_database_store_keeps_run_time_lists)."""
+    settings.HETSITE_TRACE_STORE = "folder"
     settings.HETSITE_TRACE_UPLOAD_DIR = tmp_path / "traces"
     return tmp_path / "traces"
 
@@ -91,3 +94,20 @@ def test_too_many_tasks_are_refused(uploads, settings):
     assert response.status_code == 400
     assert "many_tasks" in response.content.decode()
     assert Experiment.objects.count() == 0
+
+
+def test_database_store_keeps_run_time_lists(settings, tmp_path):
+    from hetsite.models import TraceUpload
+
+    settings.HETSITE_TRACE_STORE = "database"
+    settings.HETSITE_TRACE_CACHE_DIR = tmp_path / "cache"
+    body = b"\n".join(str(20 + i % 5).encode() for i in range(40)) + b"\n"
+    response = post(Client(), upload=SimpleUploadedFile("mine.txt", body),
+                    **{"p.workload.tasks": ""})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    experiment = Experiment.objects.get()
+    sha = experiment.scenario.params["workload"]["runtimes"][7:]
+    row = TraceUpload.objects.get(sha256=sha)
+    assert row.size == len(body) and row.jobs == 40
+    assert experiment.status == Status.DONE
+    assert experiment.runs.get(policy="random", trial=0).summary["tasks"] == 40
