@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.charts import color, layout, mean_curve, nanmean_columns, rounded
+from simcore.charts import color, contiguous_blocks, layout, mean_curve, nanmean_columns, rounded
 
 MAX_GANTT_BARS = 12_000
 
@@ -78,18 +78,6 @@ def metaheuristic_choice(groups: dict) -> dict:
     return {"data": data, "layout": lay}
 
 
-def _runs_of_ids(ids) -> list[tuple[int, int]]:
-    """Contiguous (first, count) blocks of a node-id list."""
-    ids = sorted(int(i) for i in ids)
-    blocks = []
-    for node in ids:
-        if blocks and node == blocks[-1][0] + blocks[-1][1]:
-            blocks[-1][1] += 1
-        else:
-            blocks.append([node, 1])
-    return [(a, b) for a, b in blocks]
-
-
 def node_gantt(result) -> dict:
     """Node allocation over time: one lane per cluster, one bar per contiguous node block.
 
@@ -115,7 +103,7 @@ def node_gantt(result) -> dict:
                 f"priority {tasks['priority'][i]:.2f}, P-state {tasks['pstate'][i]}<br>"
                 f"{tasks['nodes'][i]} nodes on {where}<br>"
                 f"{start / 3600:.2f} h – {end / 3600:.2f} h, utility {utility or 0:.3g}")
-        for first, count in _runs_of_ids(node_ids) or [(0, tasks["nodes"][i])]:
+        for first, count in contiguous_blocks(node_ids) or [(0, tasks["nodes"][i])]:
             ys.append(offsets[cluster] + first + count / 2.0)
             widths.append(count)
             bases.append(start / 3600.0)

@@ -17,6 +17,7 @@ ENGINE = Engine(
         "parallel-energy": "scheduling.engine.parallel",  # ch. 3: utility, P-states, energy
         "swf-replay": "scheduling.engine.replay",  # SWF traces: FCFS, EASY, conservative
         "serial-preemption": "scheduling.engine.serial",  # ch. 4: preemptive serial tasks
+        "value-of-service": "scheduling.engine.vos",  # ch. 2: VoS, VM configurations
     },
     commands={"replay": "swf-replay"},
     # The chapters' own sweep commands of earlier releases, kept for users' scripts.

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 KINDS = {"parallel-energy": ("small", ["conservative", "meta-event"]),
          "swf-replay": ("swf-small", ["fcfs", "easy"]),
          "serial-preemption": ("ch4-small", ["max-util", "max-util-greedy"]),
+         "value-of-service": ("vos-small", ["simple-dp", "max-vptr"]),
          "uav": ("small-baseline", ["max-value", "meta+pf"])}
 
 
