@@ -192,7 +192,7 @@ class ArrivalParams:
     phase_h: float = param(1.0, min=0.0, max=1000.0, min_exclusive=True, unit="h",
                            help="[DEFAULT] Length of each phase (§8.2).")
     rate_per_core_h: float = param(
-        0.75, min=0.0, max=1e4, min_exclusive=True, unit="tasks/core/h",
+        2.4, min=0.0, max=1e4, min_exclusive=True, unit="tasks/core/h",
         help="Arrival rate in the high period per VM core, so the task count scales with the "
              "cores (§8.2: chosen so that the high period oversubscribes the system; set on "
              "80 cores, see docs/vos.md).")
