@@ -8,7 +8,7 @@ import numpy as np
 
 from simcore.value import soft_hard
 
-from .config import CATEGORIES, PERIODS, ValueParams
+from .config import PERIODS, ValueParams
 
 
 def weight_table(v: ValueParams) -> np.ndarray:
@@ -38,16 +38,12 @@ def task_value(resp, energy, p_soft, p_hard, vp_min, e_soft, e_hard, ve_min, gam
     return value, v_p, v_e
 
 
-# The Max VPTR family (spec §7.1): the value divided by what each heuristic counts as the cost
-# of an assignment. ``etc`` is the execution time, ``tr`` Eq. 4's total resources.
+# The Max VPTR family (spec §7.1) ranks by value / cost, each heuristic with its own cost of an
+# assignment: ``cost(etc, cores, memory, tr)`` with ``tr`` Eq. 4's total resources.
 METRICS = {
-    "vptr": ("value per total resource", lambda v, etc, c, m, tr: v / tr),
-    "value": ("value", lambda v, etc, c, m, tr: v),
-    "vpt": ("value per unit of execution time", lambda v, etc, c, m, tr: v / etc),
-    "vpcr": ("value per core-minute", lambda v, etc, c, m, tr: v / (etc * c)),
-    "vpmr": ("value per GB-minute of memory", lambda v, etc, c, m, tr: v / (etc * m)),
+    "vptr": ("value per total resource", lambda etc, c, m, tr: tr),
+    "value": ("value", lambda etc, c, m, tr: np.ones_like(etc)),
+    "vpt": ("value per unit of execution time", lambda etc, c, m, tr: etc),
+    "vpcr": ("value per core-minute", lambda etc, c, m, tr: etc * c),
+    "vpmr": ("value per GB-minute of memory", lambda etc, c, m, tr: etc * m),
 }
-
-
-def category_names() -> tuple[str, ...]:
-    return CATEGORIES

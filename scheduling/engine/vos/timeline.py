@@ -123,10 +123,10 @@ class NodeTimeline:
         """Room for ``extra`` more rows after ``hi`` (moving the live rows to the front and
         growing the buffers when needed); row indices change, so call before taking any."""
         live = self.hi - self.lo
-        if self.hi + extra <= self._cap:
+        if self.hi + extra < self._cap:  # one spare row: T[hi] is always +inf
             return
         cap = max(self._cap, 32)
-        while live + extra > cap // 2:
+        while live + extra >= cap // 2:
             cap *= 2
         T = np.full(cap, INF)
         G = np.empty((cap, self.n))
@@ -236,17 +236,18 @@ class NodeTimeline:
         k = hi - lo
         T = self.T[lo:hi]
         need = d - EPS
-        cols = np.clip(self.n - c, 0, self.n - 1)
-        ok = self.S[lo:hi][:, cols] >= need
-        F = self.F[lo:hi]
-        short = F[:, None] < m[None, :] - EPS
+        fits = (c >= 1) & (c <= self.n) & (m <= self.memory + EPS)
+        every = bool(fits.all())
+        ok = self.S[lo:hi][:, self.n - c if every else np.where(fits, self.n - c, 0)] >= need
+        short = self.F[lo:hi, None] < m[None, :] - EPS
         if short.any():
-            # First segment at or after each row where memory runs short (k: never).
+            # First segment at or after each row where memory runs short (k: never); T[hi] is
+            # +inf, so that index reads as "enough memory forever".
             first = np.where(short, np.arange(k)[:, None], k)
             first = np.minimum.accumulate(first[::-1], axis=0)[::-1]
-            until = np.append(T, INF)[first] - T[:, None]
-            ok &= until >= need
-        ok &= ((c >= 1) & (c <= self.n) & (m <= self.memory + EPS))[None, :]
+            ok &= self.T[lo:hi + 1][first] - T[:, None] >= need
+        if not every:
+            ok &= fits[None, :]
         row = ok.argmax(axis=0)
         found = ok[row, np.arange(len(c))]
         return np.where(found, T[row], INF), np.where(found, lo + row, -1)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore.value import soft_hard
+
 from ..model import METRICS
 
 
@@ -23,50 +25,57 @@ class ValuePolicy:
 
     def __init__(self, metric: str, tr_weights: tuple[float, float]):
         self.metric = metric
-        self.ratio = METRICS[metric][1]
+        self.cost = METRICS[metric][1]
         self.tr_weights = tr_weights
 
     def map(self, sim, tasks: np.ndarray) -> None:
-        n_tasks = tasks.size
+        wl = sim.wl
+        n = tasks.size
         C, M, D, E, valid = sim.options(tasks)
+        kmax = C.shape[1]
         wc, wm = self.tr_weights
-        tr = np.where(valid, D, 1.0) * (wc * C / sim.total_cores + wm * M / sim.total_memory)
-        # The energy half of the value does not depend on the start: computed once.
-        rows = np.broadcast_to(tasks[:, None], C.shape)
+        etc = np.where(valid, D, 1.0)
+        tr = etc * (wc * C / sim.total_cores + wm * M / sim.total_memory)
+        # One query per valid (task, configuration), row-major; everything that does not
+        # depend on the start (the energy half of the value, the cost) is computed once.
         flat = np.flatnonzero(valid.ravel())
+        qrow = flat // kmax
+        qtask = tasks[qrow]
         qc, qm, qd = C.ravel()[flat], M.ravel()[flat], D.ravel()[flat]
-        start = np.full(C.shape, np.inf)
-        where = np.zeros(C.shape, dtype=np.int64)  # node of each earliest start
-        score = np.full(C.shape, -np.inf)
-        vmax = np.zeros(n_tasks)
-        lo_w = np.full(n_tasks, np.inf)
-        hi_w = np.full(n_tasks, -np.inf)
-        alive = np.ones(n_tasks, dtype=bool)
-        stale = np.ones(n_tasks, dtype=bool)
-        qrow = np.repeat(np.arange(n_tasks), valid.sum(axis=1))  # task row of each query
-        kcount = valid.shape[1]
+        v_e = soft_hard(E.ravel()[flat], wl.e_soft[qtask], wl.e_hard[qtask], wl.ve_min[qtask])
+        q_energy = wl.gamma[qtask] * wl.w_e[qtask] * v_e
+        q_gp = wl.gamma[qtask] * wl.w_p[qtask]
+        q_earns = v_e > 0.0
+        q_offset = qd - wl.arrival[qtask]  # response time = start + offset
+        q_soft, q_hard, q_vmin = wl.p_soft[qtask], wl.p_hard[qtask], wl.vp_min[qtask]
+        q_cost = self.cost(etc, C, M, tr).ravel()[flat]
+        score = np.full(n * kmax, -np.inf)
+        value = np.zeros(n * kmax)
+        start = np.full(n * kmax, np.inf)
+        where = np.zeros(n * kmax, dtype=np.int64)  # node of each earliest start
+        vmax = np.zeros(n)
+        lo_w = np.full(n, np.inf)
+        hi_w = np.full(n, -np.inf)
+        alive = np.ones(n, dtype=bool)
+        stale = np.ones(n, dtype=bool)
         while True:
-            idx = np.flatnonzero(stale)
-            if idx.size:
-                pick = stale[qrow] if idx.size < n_tasks else slice(None)
+            if stale.any():
+                pick = stale[qrow]
                 q = flat[pick]
                 s, nd = sim.earliest(qc[pick], qm[pick], qd[pick])
-                r, k = np.divmod(q, kcount)
-                value, _, _ = sim.values(rows[r, k], s, D[r, k], E[r, k])
-                sub = np.full((idx.size, kcount), -np.inf)
-                vsub = np.zeros((idx.size, kcount))
-                ssub = np.full((idx.size, kcount), np.inf)
-                local = np.searchsorted(idx, r)
-                where[r, k] = nd
-                sub[local, k] = self.ratio(value, D[r, k], C[r, k], M[r, k], tr[r, k])
-                vsub[local, k] = value
-                ssub[local, k] = s
-                score[idx] = sub
-                start[idx] = ssub
-                vmax[idx] = vsub.max(axis=1)
-                fin = np.isfinite(ssub)
-                lo_w[idx] = np.where(fin, ssub, np.inf).min(axis=1)
-                hi_w[idx] = np.where(fin, ssub + D[idx], -np.inf).max(axis=1)
+                v_p = soft_hard(s + q_offset[pick], q_soft[pick], q_hard[pick], q_vmin[pick])
+                v = np.where((v_p > 0.0) & q_earns[pick], q_gp[pick] * v_p + q_energy[pick],
+                             0.0)
+                value[q] = v
+                score[q] = v / q_cost[pick]
+                start[q] = s
+                where[q] = nd
+                idx = np.flatnonzero(stale)
+                vmax[idx] = value.reshape(n, kmax)[idx].max(axis=1)
+                sub = start.reshape(n, kmax)[idx]
+                fin = np.isfinite(sub)
+                lo_w[idx] = np.where(fin, sub, np.inf).min(axis=1)
+                hi_w[idx] = np.where(fin, sub + D[idx], -np.inf).max(axis=1)
                 gone = idx[vmax[idx] <= 0.0]
                 for j in gone.tolist():  # no configuration can earn value: drop (§6.5)
                     sim.drop(int(tasks[j]))
@@ -74,12 +83,12 @@ class ValuePolicy:
                 stale[idx] = False
             if not alive.any():
                 return
-            best_k = score.argmax(axis=1)
-            best = score[np.arange(n_tasks), best_k]
-            j = int(np.where(alive, best, -np.inf).argmax())
+            grid = score.reshape(n, kmax)
+            best_k = grid.argmax(axis=1)
+            j = int(np.where(alive, grid[np.arange(n), best_k], -np.inf).argmax())
             k = int(best_k[j])
-            s0 = float(start[j, k])
-            sim.assign(int(tasks[j]), k, s0, int(where[j, k]), "voids", True)
+            s0 = float(start[j * kmax + k])
+            sim.assign(int(tasks[j]), k, s0, int(where[j * kmax + k]), "voids", True)
             alive[j] = False
             e0 = s0 + float(D[j, k])
             stale = alive & (lo_w < e0) & (hi_w > s0)
