@@ -25,6 +25,7 @@ CH4 = ["random", "fcfs", "max-util", "max-util-greedy", "max-util-diff", "max-ut
        "max-upt", "max-upt-greedy", "max-upt-diff", "max-upt-pair"]
 UAV = ["random", "rbs", "max-value", "max-value+pf", "max-vpt+p", "max-vpe+f", "meta",
        "meta+pf"]
+VOS = ["simple", "simple-d", "simple-p", "simple-dp", "max-vptr", "max-vpmr"]
 
 # (engine package, preset, dotted overrides, policy, seed)
 CASES: list[tuple[str, str, dict, str, int]] = [
@@ -38,6 +39,10 @@ CASES: list[tuple[str, str, dict, str, int]] = [
     *[("uav.engine", "small-baseline", {}, p, 2) for p in UAV],
     ("uav.engine", "example-tables-9-10", {}, "meta+p", 0),
     ("uav.engine", "geometry-demo", {}, "max-vpe+pf", 1),
+    *[("scheduling.engine", "vos-small", {}, p, 1) for p in VOS],
+    ("scheduling.engine", "vos-testbed-w2-40", {}, "max-vptr", 2),
+    ("scheduling.engine", "vos-testbed-w1-20", {"scheduler.energy_noise_cov": 0.1},
+     "simple-dp", 3),
 ]
 
 # Full-size runs for speed work (issue 15); together they take minutes, so they are checked by
