@@ -151,6 +151,10 @@ def soft_hard(obj, soft, hard, vmin, vmax=1.0) -> np.ndarray:
     first branch winning where both apply, as in the source's order of cases).
     """
     obj = np.asarray(obj, dtype=float)
-    span = np.asarray(soft, dtype=float) - hard
-    slope = (np.asarray(vmax, dtype=float) - vmin) / np.where(span != 0.0, span, -1.0)
-    return np.where(obj <= soft, vmax, np.where(obj < hard, (obj - hard) * slope + vmin, 0.0))
+    span = np.asarray(hard, dtype=float) - soft
+    # The share of the way from hard back to soft, in [0, 1] on the middle branch: no overflow
+    # for tiny spans, and an infinite objective (an impossible start) simply reads as past hard.
+    ahead = np.minimum(np.maximum(hard - obj, 0.0), span)
+    share = ahead / np.where(span > 0.0, span, 1.0)
+    line = vmin + (np.asarray(vmax, dtype=float) - vmin) * share
+    return np.where(obj <= soft, vmax, np.where(obj < hard, line, 0.0))

@@ -36,7 +36,8 @@ def maximum(wl: Workload, cfg: VosConfig) -> dict:
                                  wl.e_hard, wl.ve_min, wl.gamma, wl.w_p, wl.w_e)
     earns = value > 0.0
     return {"vos": value, "perf": np.where(earns, wl.gamma * wl.w_p * v_p, 0.0),
-            "energy": np.where(earns, wl.gamma * wl.w_e * v_e, 0.0)}
+            "energy": np.where(earns, wl.gamma * wl.w_e * v_e, 0.0),
+            "perf_raw": wl.gamma * wl.w_p * v_p, "energy_raw": wl.gamma * wl.w_e * v_e}
 
 
 def credits(sim: VosSim, cfg: VosConfig) -> dict:
@@ -54,6 +55,8 @@ def credits(sim: VosSim, cfg: VosConfig) -> dict:
         "vos": sim.value * frac,
         "perf": np.where(earns, wl.gamma * wl.w_p * sim.v_p, 0.0) * frac,
         "energy": np.where(earns, wl.gamma * wl.w_e * sim.v_e, 0.0) * frac,
+        "perf_raw": wl.gamma * wl.w_p * sim.v_p * frac,
+        "energy_raw": wl.gamma * wl.w_e * sim.v_e * frac,
     }
 
 
@@ -89,6 +92,12 @@ def summary(rec: RunRecord, cfg: VosConfig) -> dict:
         "energy_value": energy,
         "max_energy_value": max_energy,
         "pct_max_energy_value": _pct(energy, max_energy),
+        # The halves counted over every task that ran, also those whose other half was 0 (so
+        # they earned no VoS): the other reading of "total performance value" (spec §8.2).
+        "pct_max_perf_value_raw": _pct(float(got["perf_raw"].sum()),
+                                       float(bound["perf_raw"][population].sum())),
+        "pct_max_energy_value_raw": _pct(float(got["energy_raw"].sum()),
+                                         float(bound["energy_raw"][population].sum())),
         "max_vos_window_arrivals": float(bound["vos"][in_window].sum()),
         "max_vos_all_arrivals": float(bound["vos"].sum()),
         "exec_time_ks": float(np.sum(np.where(done, sim.end - sim.start, 0.0))) * 60.0 / 1e3,
