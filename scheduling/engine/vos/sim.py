@@ -16,7 +16,7 @@ from simcore.clock import RunClock
 
 from .config import VosConfig
 from .model import task_value
-from .timeline import INF, NodeTimeline
+from .timeline import NodeTimeline
 from .workload import Workload
 
 WAITING, COMMITTED, DROPPED = 0, 1, 2
@@ -175,7 +175,9 @@ def run_simulation(wl: Workload, cfg: VosConfig, policy, clock: RunClock) -> Run
             dropped_before = len(sim.drops_at)
             if tasks.size:
                 policy.map(sim, tasks)
-        started = int(np.count_nonzero(sim.start == now))
+        # Tasks that started since the last event: this one's starts and reservations that
+        # came due in between.
+        started = int(np.count_nonzero((sim.start > now - r.interval_min) & (sim.start <= now)))
         running = int(np.count_nonzero((sim.start <= now) & (sim.end > now)))
         events["t_min"].append(now)
         events["mappable"].append(int(tasks.size))
@@ -189,5 +191,5 @@ def run_simulation(wl: Workload, cfg: VosConfig, policy, clock: RunClock) -> Run
     return RunRecord(sim, events, policy)
 
 
-__all__ = ["COMMITTED", "DROPPED", "INF", "STATUS_NAMES", "WAITING", "RunRecord", "VosSim",
+__all__ = ["COMMITTED", "DROPPED", "STATUS_NAMES", "WAITING", "RunRecord", "VosSim",
            "run_simulation"]
