@@ -55,7 +55,7 @@ def param_field(d: dict, siblings=()) -> forms.Field:
         field = forms.IntegerField(min_value=_lower(d), max_value=d["max"], **common)
     elif kind == "float":
         field = forms.FloatField(min_value=_lower(d), max_value=d["max"], **common)
-    elif d["choices"]:
+    elif d["choices"] and kind != "json":  # a list's choices apply to its items: JSON below
         field = forms.ChoiceField(choices=[(c, c) for c in d["choices"]], **common)
     elif kind == "str":
         field = forms.CharField(max_length=500, **common)

@@ -8,7 +8,7 @@
 | ``result`` | ``Result`` and its stable JSON; ``code_version`` |
 | ``clock`` | ``RunClock``: progress throttling, per-event timing, the timing summary |
 | ``sampling`` | named random streams (``rng``) and the samplers the workloads share |
-| ``value`` | monotone piecewise-exponential value functions (utility classes, step functions) |
+| ``value`` | piecewise-exponential utility functions; the VoS soft/hard-threshold value |
 | ``speedup`` | Downey's speedup model |
 | ``accounting`` | window overlap, pro-rated credit, per-minute cumulative series |
 | ``stats`` | means with Student-t 95% CIs (no scipy) |

@@ -87,6 +87,17 @@ def rounded(values, digits: int = 5) -> list:
             for v in values]
 
 
+def contiguous_blocks(ids) -> list[tuple[int, int]]:
+    """Contiguous ``(first, count)`` blocks of a list of node or core ids (for Gantt bars)."""
+    blocks: list[list[int]] = []
+    for i in sorted(int(x) for x in ids):
+        if blocks and i == blocks[-1][0] + blocks[-1][1]:
+            blocks[-1][1] += 1
+        else:
+            blocks.append([i, 1])
+    return [(a, b) for a, b in blocks]
+
+
 def clipped_interval(ci: dict, lower: float | None = None, upper: float | None = None):
     """(mean, minus, plus, clipped): error-bar lengths of a mean_ci kept inside
     [lower, upper]; ``clipped`` says whether the t interval had to be cut."""

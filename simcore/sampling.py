@@ -4,8 +4,12 @@
 
 * :func:`gamma_mean_cov`: Gamma draws parameterised by mean and coefficient of variation, as in
   the COV method of Ali et al. for ETC matrices.
+* :func:`normal_mean_cov`: Gaussian draws by mean and COV, redrawn until they fall inside bounds
+  (the seeds' "resample if below the maximum").
 * :func:`sinusoidal_nhpp`: event times of many independent non-homogeneous Poisson processes
   with rates ``mean * (1 + amplitude * sin(2 pi cycles t / period - phase))``, by thinning.
+* :func:`sinusoidal_times`: a fixed number of arrival times whose density follows the sinusoidal
+  rate (an NHPP conditioned on its number of events).
 * :func:`uniform_int_around`: integers uniform on ``[ceil(m - s m), floor(m + s m)]``.
 * :func:`integer_split`: integer sizes with a fixed total (largest-remainder rounding).
 """
@@ -44,6 +48,39 @@ def gamma_mean_cov(rng: np.random.Generator, mean, cov: float, size=None) -> np.
     return rng.gamma(shape, mean * cov * cov, size=size)
 
 
+def normal_mean_cov(rng: np.random.Generator, mean, cov: float, lo=None, hi=None,
+                    lo_open: bool = False, max_rounds: int = 1000) -> np.ndarray:
+    """Gaussian draws with the given mean and COV (sd = cov x mean), one per entry of ``mean``,
+    each redrawn until it lies in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``).
+
+    ``lo``/``hi`` broadcast against ``mean`` (None: unbounded). Redrawing keeps the shape of the
+    distribution inside the bounds (a truncated Gaussian); after ``max_rounds`` rounds the few
+    draws still outside (bounds far in a tail) are clipped into them, so the call always ends.
+    """
+    mean = np.atleast_1d(np.asarray(mean, dtype=float))
+    sd = np.abs(mean) * float(cov)
+    lo_arr = np.broadcast_to(-np.inf if lo is None else np.asarray(lo, dtype=float), mean.shape)
+    hi_arr = np.broadcast_to(np.inf if hi is None else np.asarray(hi, dtype=float), mean.shape)
+
+    def outside(x, idx):
+        below = x <= lo_arr[idx] if lo_open else x < lo_arr[idx]
+        return below | (x > hi_arr[idx])
+
+    out = rng.normal(mean, sd)
+    bad = np.flatnonzero(outside(out, np.arange(mean.size)))
+    for _ in range(max_rounds):
+        if bad.size == 0:
+            return out
+        out[bad] = rng.normal(mean[bad], sd[bad])
+        bad = bad[outside(out[bad], bad)]
+    if bad.size:
+        floor = np.where(np.isfinite(lo_arr[bad]), lo_arr[bad], out[bad])
+        if lo_open:
+            floor = np.nextafter(floor, np.inf)
+        out[bad] = np.minimum(np.maximum(out[bad], floor), hi_arr[bad])
+    return out
+
+
 def sinusoidal_rate(t, mean, amplitude, cycles, phase, period: float = 1440.0) -> np.ndarray:
     """``mean * (1 + amplitude * sin(2 pi cycles t / period - phase))`` (vectorized)."""
     t = np.asarray(t, dtype=float)
@@ -76,6 +113,24 @@ def sinusoidal_nhpp(rng: np.random.Generator, mean, amplitude, cycles, phase, t0
     times, owner = times[keep], owner[keep]
     order = np.lexsort((owner, times))
     return times[order], owner[order]
+
+
+def sinusoidal_times(rng: np.random.Generator, n: int, amplitude: float, cycles: float,
+                     phase: float, t0: float, t1: float, period: float = 1440.0) -> np.ndarray:
+    """``n`` sorted arrival times on ``[t0, t1)`` whose density is proportional to
+    :func:`sinusoidal_rate` (mean 1): the event times of that NHPP given that it has ``n``
+    events, drawn by rejection in batches."""
+    if not 0 <= amplitude <= 1:
+        raise ValueError("amplitude must lie in [0, 1] so the rate stays non-negative")
+    out = np.empty(0)
+    while out.size < n:
+        want = n - out.size
+        batch = max(16, int(want * (1.0 + amplitude) * 1.2))
+        times = rng.uniform(t0, t1, size=batch)
+        rate = sinusoidal_rate(times, 1.0, amplitude, cycles, phase, period)
+        keep = rng.random(batch) * (1.0 + amplitude) < rate
+        out = np.concatenate((out, times[keep][:want]))
+    return np.sort(out)
 
 
 def uniform_int_bounds(mean: float, spread: float = 0.5) -> tuple[int, int]:

@@ -1,4 +1,11 @@
-"""Monotone value (utility) functions of completion time, shared by every workload.
+"""Monotone value (utility) functions, shared by every workload.
+
+Two families live here:
+
+* :class:`UtilityTable`: piecewise-exponential utility of completion time (utility classes and
+  step functions of dissertation ch. 3 and 4);
+* :func:`soft_hard`: the Value of Service value function (dissertation ch. 2, Eq. 1): full value
+  up to a soft threshold, linear down to a minimum at a hard threshold, zero from there on.
 
 The seeds' utility functions (Khemka et al.; dissertation ch. 3 and 4) all fit one shape: a
 sequence of intervals; inside interval j the value decays exponentially from its start fraction,
@@ -127,3 +134,27 @@ class UtilityTable:
         """JSON description of every shape, for results and docs."""
         return [{"lengths": list(s.lengths), "rates": list(s.rates), "jumps": list(s.jumps),
                  "closed": s.closed} for s in self.shapes]
+
+
+def soft_hard(obj, soft, hard, vmin, vmax=1.0) -> np.ndarray:
+    """Value of an objective (completion time, energy) with soft and hard thresholds.
+
+    Eq. 1 of dissertation ch. 2, vectorized over broadcastable arrays::
+
+        obj <= soft          -> vmax
+        soft < obj < hard    -> (obj - hard) (vmax - vmin) / (soft - hard) + vmin
+        obj >= hard          -> 0
+
+    The middle branch is the straight line from (soft, vmax) down to (hard, vmin); the value
+    jumps from vmin to 0 at the hard threshold. Negative objectives count as 0 (full value);
+    ``soft >= hard`` leaves no middle branch (vmax up to ``soft``, then 0 from ``hard`` on, the
+    first branch winning where both apply, as in the source's order of cases).
+    """
+    obj = np.asarray(obj, dtype=float)
+    span = np.asarray(hard, dtype=float) - soft
+    # The share of the way from hard back to soft, in [0, 1] on the middle branch: no overflow
+    # for tiny spans, and an infinite objective (an impossible start) simply reads as past hard.
+    ahead = np.minimum(np.maximum(hard - obj, 0.0), span)
+    share = ahead / np.where(span > 0.0, span, 1.0)
+    line = vmin + (np.asarray(vmax, dtype=float) - vmin) * share
+    return np.where(obj <= soft, vmax, np.where(obj < hard, line, 0.0))

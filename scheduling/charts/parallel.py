@@ -6,6 +6,7 @@ import numpy as np
 
 from simcore.charts import (
     band_traces,
+    contiguous_blocks,
     curve_band,
     group_color,
     layout,
@@ -102,18 +103,6 @@ def metaheuristic_choice(groups: dict) -> dict:
     return {"data": data, "layout": lay}
 
 
-def _runs_of_ids(ids) -> list[tuple[int, int]]:
-    """Contiguous (first, count) blocks of a node-id list."""
-    ids = sorted(int(i) for i in ids)
-    blocks = []
-    for node in ids:
-        if blocks and node == blocks[-1][0] + blocks[-1][1]:
-            blocks[-1][1] += 1
-        else:
-            blocks.append([node, 1])
-    return [(a, b) for a, b in blocks]
-
-
 def _allocations(result):
     """(cluster, first node, node count, start s, end s, task index) of every allocation, in
     start order; a task on scattered nodes gives one allocation per contiguous block."""
@@ -127,7 +116,7 @@ def _allocations(result):
         cluster, end = tasks["cluster"][i], tasks["end"][i]
         if cluster is None or end is None:
             continue
-        for first, count in _runs_of_ids(node_ids[i] or []) or [(0, tasks["nodes"][i])]:
+        for first, count in contiguous_blocks(node_ids[i] or []) or [(0, tasks["nodes"][i])]:
             out.append((cluster, first, count, tasks["start"][i], end, i))
     return out
 

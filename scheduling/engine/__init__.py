@@ -20,6 +20,7 @@ ENGINE = Engine(
         "swf-preemptive": "scheduling.engine.pbb",  # SWF traces: preemption-based backfill
         "grid": "scheduling.engine.grid",  # decentralized preemptive grid (JSSPP 2013)
         "many-task": "scheduling.engine.manytask",  # trailing tasks, tail-chopping
+        "value-of-service": "scheduling.engine.vos",  # ch. 2: VoS, VM configurations
     },
     commands={"replay": "swf-replay", "pbb": "swf-preemptive",
               "many-task-checks": "many-task"},

@@ -30,6 +30,7 @@ UAV = ["random", "rbs", "max-value", "max-value+pf", "max-vpt+p", "max-vpe+f", "
 GRID = ["fcfs", "local", "internode-can", "internode-2nn", "internode-can+qb",
         "internode-2nn+qb"]
 MANY = ["random", "sorted", "random+chop", "sorted+chop"]
+VOS = ["simple", "simple-d", "simple-p", "simple-dp", "max-vptr", "max-vpmr"]
 
 # (engine package, preset, dotted overrides, policy, seed)
 CASES: list[tuple[str, str, dict, str, int]] = [
@@ -55,6 +56,10 @@ CASES: list[tuple[str, str, dict, str, int]] = [
      "internode-can", 6),
     *[("scheduling.engine", "many-task-small", {}, p, 1) for p in MANY],
     ("scheduling.engine", "dock6", {}, "random+chop", 0),
+    *[("scheduling.engine", "vos-small", {}, p, 1) for p in VOS],
+    ("scheduling.engine", "vos-testbed-w2-40", {}, "max-vptr", 2),
+    ("scheduling.engine", "vos-testbed-w1-20", {"scheduler.energy_noise_cov": 0.1},
+     "simple-dp", 3),
 ]
 
 # Full-size runs for speed work (issue 15); together they take minutes, so they are checked by

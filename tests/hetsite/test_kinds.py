@@ -18,7 +18,8 @@ KINDS = {"parallel-energy": ("small", ["conservative", "meta-event"]),
          "serial-preemption": ("ch4-small", ["max-util", "max-util-greedy"]),
          "uav": ("small-baseline", ["max-value", "meta+pf"]),
          "grid": ("grid-small", ["local", "internode-can"]),
-         "many-task": ("many-task-small", ["random", "sorted+chop"])}
+         "many-task": ("many-task-small", ["random", "sorted+chop"]),
+         "value-of-service": ("vos-small", ["simple-dp", "max-vptr"])}
 
 
 def test_every_engine_environment_has_a_lab_kind():

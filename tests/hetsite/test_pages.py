@@ -160,3 +160,18 @@ def test_cancel_and_delete_pages_need_the_owner(client, small):
     response = client.post(f"/e/{experiment.public_id}/delete/")
     assert response.status_code == 403  # an ownerless experiment: staff only
     assert Experiment.objects.filter(pk=experiment.pk).exists()
+
+
+def test_list_parameters_with_item_choices_post_back_as_lists(client):
+    """A list whose items have choices (value-of-service's usage periods) is a JSON field, so
+    the form's own initial values post back valid."""
+    vos = {"kind": "value-of-service", "preset": "vos-testbed-w2-20",
+           "policies": ["simple-dp"]}
+    page = client.get(f"/new/{vos['kind']}/?preset={vos['preset']}")
+    field = page.context["form"].fields["p.arrivals.phases"]
+    assert field.json_type == "json"
+    response = client.post(f"/new/{vos['kind']}/",
+                           form_data(client, vos, **{"p.workload.tasks_min": 10}))
+    assert response.status_code == 302, response.content.decode()[:3000]
+    experiment = Experiment.objects.get()
+    assert experiment.scenario.params["arrivals"]["phases"] == ["high", "high", "high"]

@@ -1,0 +1,195 @@
+"""The Value of Service simulator: mapping events every minute on the node timelines (spec §6).
+
+At each mapping event the place-holders of the previous event are erased (spec §6.4), the
+mappable tasks (arrived, not started, not dropped, without a permanent reservation) are handed
+to the policy, and the policy starts tasks now, books future resources (a permanent reservation
+or a place-holder) or drops tasks. Reserved tasks start at their reserved time; every task runs
+to completion without preemption or migration (spec §2.1). A task's value is fixed when it is
+committed: its completion is start + ETC (spec §7.1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.clock import RunClock
+
+from .config import VosConfig
+from .model import task_value
+from .timeline import NodeTimeline
+from .workload import Workload
+
+WAITING, COMMITTED, DROPPED = 0, 1, 2
+STATUS_NAMES = {WAITING: "never started", COMMITTED: "started or reserved", DROPPED: "dropped"}
+
+
+class VosSim:
+    """State of one run; the policies act through :meth:`options`, :meth:`earliest`,
+    :meth:`values`, :meth:`assign` and :meth:`drop`."""
+
+    def __init__(self, wl: Workload, cfg: VosConfig):
+        self.wl = wl
+        self.cfg = cfg
+        s = cfg.system
+        if s.layout == "pool":
+            self.nodes = [NodeTimeline(s.cores, s.memory_gb)]
+        else:
+            self.nodes = [NodeTimeline(s.node_cores, s.node_memory_gb) for _ in range(s.nodes)]
+        self.total_cores = s.total_cores
+        self.total_memory = s.total_memory
+        self.now = 0.0
+        n = wl.n_tasks
+        self.status = np.zeros(n, dtype=np.int64)
+        self.start = np.full(n, np.nan)
+        self.end = np.full(n, np.nan)
+        self.node = np.full(n, -1, dtype=np.int64)
+        self.config = np.full(n, -1, dtype=np.int64)
+        self.cores: list[list[int] | None] = [None] * n
+        self.value = np.zeros(n)
+        self.v_p = np.zeros(n)
+        self.v_e = np.zeros(n)
+        self.placeholders: dict[int, int] = {}  # task -> node, erased at the next event
+        self.placeholders_made = 0
+        self.reservations_made = 0
+        self.drops_at: list[float] = []
+        valid = np.arange(wl.cfg_cores.shape[1])[None, :] < wl.n_cfg[:, None]
+        configs = np.unique(np.stack([wl.cfg_cores[valid], wl.cfg_mem[valid], wl.etc[valid]]),
+                            axis=1)
+        self._all_configs = (configs[0].astype(np.int64), configs[1], configs[2])
+
+    # -- the event loop's part -----------------------------------------------------------------
+    def begin_event(self, now: float) -> None:
+        """Move to ``now``; place-holders of the previous event are erased (spec §6.4)."""
+        self.now = float(now)
+        erase = bool(self.placeholders)
+        self.placeholders.clear()
+        for tl in self.nodes:
+            if erase:
+                tl.rebuild(self.now)
+            else:
+                tl.advance(self.now)
+
+    def mappable(self) -> np.ndarray:
+        """Arrived, waiting tasks in arrival order (spec §6.1)."""
+        arrived = int(np.searchsorted(self.wl.arrival, self.now, side="right"))
+        return np.flatnonzero(self.status[:arrived] == WAITING)
+
+    # -- what policies use ---------------------------------------------------------------------
+    def options(self, tasks: np.ndarray):
+        """Per task and allowable configuration: cores, memory, ETC, EEC and a validity mask."""
+        wl = self.wl
+        t = wl.type[tasks]
+        valid = np.arange(wl.cfg_cores.shape[1])[None, :] < wl.n_cfg[t][:, None]
+        return wl.cfg_cores[t], wl.cfg_mem[t], wl.etc[t], wl.eec[t], valid
+
+    def earliest(self, c, m, d) -> tuple[np.ndarray, np.ndarray]:
+        """Earliest start over the nodes and the first node giving it, for arrays of requests."""
+        if len(self.nodes) == 1:
+            s, _ = self.nodes[0].earliest(c, m, d)
+            return s, np.zeros(s.shape, dtype=np.int64)
+        starts = np.stack([tl.earliest(c, m, d)[0] for tl in self.nodes])
+        node = starts.argmin(axis=0)
+        return starts[node, np.arange(starts.shape[1])], node
+
+    def values(self, tasks, start, etc, energy):
+        """(V, v_p, v_e) of tasks (broadcast against start/etc/energy) completing at
+        ``start + etc`` having used ``energy`` (spec §6.6)."""
+        wl = self.wl
+        return task_value(start + etc - wl.arrival[tasks], energy, wl.p_soft[tasks],
+                          wl.p_hard[tasks], wl.vp_min[tasks], wl.e_soft[tasks],
+                          wl.e_hard[tasks], wl.ve_min[tasks], wl.gamma[tasks], wl.w_p[tasks],
+                          wl.w_e[tasks])
+
+    def can_start_now(self) -> bool:
+        """Whether any allowable configuration of any task type could start now."""
+        c, m, d = self._all_configs
+        return any((tl.earliest(c, m, d)[0] == self.now).any() for tl in self.nodes)
+
+    def assign(self, task: int, k: int, start: float, node: int, rule: str,
+               placeholder: bool) -> None:
+        """Start ``task`` in configuration ``k`` now, or book it from ``start`` on: a
+        place-holder (``placeholder``) or a permanent reservation. ``rule`` picks the cores."""
+        wl = self.wl
+        ty = wl.type[task]
+        c, m, d = int(wl.cfg_cores[ty, k]), float(wl.cfg_mem[ty, k]), float(wl.etc[ty, k])
+        if rule == "voids" and len(self.nodes) > 1:  # ties between nodes: fewest, smallest voids
+            best = None
+            for i, tl in enumerate(self.nodes):
+                s, _ = tl.earliest(c, m, d)
+                if s[0] == start:
+                    cores, voids, size = tl.choose(c, start, d, rule)
+                    if best is None or (voids, size) < best[:2]:
+                        best = (voids, size, i, cores)
+            node, cores = best[2], best[3]
+        else:
+            cores, _, _ = self.nodes[node].choose(c, start, d, rule)
+        hold = placeholder and start > self.now
+        self.nodes[node].book(task, cores, start, start + d, m, keep=not hold)
+        if hold:
+            self.placeholders[task] = node
+            self.placeholders_made += 1
+            return
+        if start > self.now:
+            self.reservations_made += 1
+        energy = float(wl.eec[ty, k]) * float(wl.energy_noise[task])
+        value, v_p, v_e = self.values(task, start, d, energy)
+        self.status[task] = COMMITTED
+        self.start[task], self.end[task] = start, start + d
+        self.node[task], self.config[task] = node, k
+        self.cores[task] = cores.tolist()
+        self.value[task], self.v_p[task], self.v_e[task] = float(value), float(v_p), float(v_e)
+
+    def drop(self, task: int) -> None:
+        self.status[task] = DROPPED
+        self.drops_at.append(self.now)
+
+    # -- state for the series ------------------------------------------------------------------
+    def cores_busy(self) -> int:
+        return sum(tl.cores_busy_now() for tl in self.nodes)
+
+    def memory_used(self) -> float:
+        return sum(tl.memory_used_now() for tl in self.nodes)
+
+
+class RunRecord:
+    """What a finished run hands to :mod:`.result`."""
+
+    def __init__(self, sim: VosSim, events: dict, policy):
+        self.sim = sim
+        self.events = events
+        self.policy = policy
+
+
+def run_simulation(wl: Workload, cfg: VosConfig, policy, clock: RunClock) -> RunRecord:
+    sim = VosSim(wl, cfg)
+    r = cfg.scheduler
+    duration = r.duration_h * 60.0
+    n_events = int(np.ceil(duration / r.interval_min - 1e-9))
+    events = {k: [] for k in ("t_min", "mappable", "started", "placeholders", "dropped",
+                              "cores_busy", "memory_used", "running")}
+    for e in range(n_events):
+        now = e * r.interval_min
+        with clock.event():
+            sim.begin_event(now)
+            tasks = sim.mappable()
+            dropped_before = len(sim.drops_at)
+            if tasks.size:
+                policy.map(sim, tasks)
+        # Tasks that started since the last event: this one's starts and reservations that
+        # came due in between.
+        started = int(np.count_nonzero((sim.start > now - r.interval_min) & (sim.start <= now)))
+        running = int(np.count_nonzero((sim.start <= now) & (sim.end > now)))
+        events["t_min"].append(now)
+        events["mappable"].append(int(tasks.size))
+        events["started"].append(started)
+        events["placeholders"].append(len(sim.placeholders))
+        events["dropped"].append(len(sim.drops_at) - dropped_before)
+        events["cores_busy"].append(sim.cores_busy())
+        events["memory_used"].append(sim.memory_used())
+        events["running"].append(running)
+        clock.report(now / duration)
+    return RunRecord(sim, events, policy)
+
+
+__all__ = ["COMMITTED", "DROPPED", "STATUS_NAMES", "WAITING", "RunRecord", "VosSim",
+           "run_simulation"]
