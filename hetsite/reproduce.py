@@ -12,6 +12,7 @@ import io
 import json
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,6 +179,14 @@ def screenshot(html_path: Path, png_path: Path) -> str | None:
         return "playwright is not installed (pip install -r requirements-dev.txt)"
     if not chromium.exists():
         return "/usr/bin/chromium is not installed"
+    # A thread of its own: the sync API refuses a thread whose asyncio loop is running
+    # (a notebook, or a test session that already drives a browser).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(_shoot, sync_playwright, chromium, html_path, png_path).result()
+    return None
+
+
+def _shoot(sync_playwright, chromium: Path, html_path: Path, png_path: Path) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(chromium), args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -189,7 +198,6 @@ def screenshot(html_path: Path, png_path: Path) -> str | None:
             page.screenshot(path=str(png_path), full_page=True)
         finally:
             browser.close()
-    return None
 
 
 def write_outputs(figure: Figure, rows: list[dict], checks: list[Check], out: Path) -> dict:
