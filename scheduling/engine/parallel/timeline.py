@@ -169,12 +169,18 @@ class ClusterTimeline:
 
     # -- index -----------------------------------------------------------------------------------
     def _gaps(self, times: np.ndarray) -> np.ndarray:
-        """gap[k, i]: free time of node i from ``times[k]`` (-inf when busy)."""
+        """gap[k, i]: free time of node i from ``times[k]`` (ascending; -inf when busy)."""
         used = int(self.count.max(initial=0))
         if used == 0:
             return np.full((len(times), self.n), INF)
-        # Number of intervals that ended by each time = index of the next interval.
-        idx = (self.end[None, :, :used] <= times[:, None, None]).sum(axis=2)
+        # Number of intervals that ended by each time = index of the next interval. An interval
+        # ending at e has ended by times[k] exactly when k >= #(times < e), so count those
+        # positions per node and accumulate down the times (O(K N), not O(K N slots)).
+        k = len(times)
+        first = np.searchsorted(times, self.end[:, :used], side="left")  # (N, used) in [0, K]
+        flat = (first * self.n + np.arange(self.n)[:, None]).ravel()
+        idx = np.bincount(flat, minlength=(k + 1) * self.n)[: k * self.n].reshape(k, self.n)
+        idx = np.cumsum(idx, axis=0, out=idx)
         nxt = self.start[np.arange(self.n)[None, :], idx]
         gap = nxt - times[:, None]
         gap[gap <= 0.0] = -INF
@@ -194,8 +200,18 @@ class ClusterTimeline:
             self._gap = np.empty((cap, self.n))
             self._sorted = np.empty((cap, self.n))
         self._cand[:k] = cand
-        self._gap[:k] = self._gaps(cand)
-        self._sorted[:k] = np.sort(self._gap[:k], axis=1)
+        busy_until = np.where(self.count > 0, self.end[:, 0], -INF)
+        if used == 1 and (np.where(self.count > 0, self.start[:, 0], -INF) <= self.now).all():
+            # Only running intervals (the state after place-holder removal): a node is busy
+            # until its end and free for good afterwards, so every gap is -inf or +inf and a
+            # sorted row is its busy nodes' -inf then +inf (the values _gaps would compute).
+            free = busy_until[None, :] <= cand[:, None]
+            self._gap[:k] = np.where(free, INF, -INF)
+            n_busy = self.n - np.count_nonzero(free, axis=1)
+            self._sorted[:k] = np.where(np.arange(self.n)[None, :] < n_busy[:, None], -INF, INF)
+        else:
+            self._gap[:k] = self._gaps(cand)
+            self._sorted[:k] = np.sort(self._gap[:k], axis=1)
         self._k = k
         self._times = cand.tolist()  # ascending
         self._rows = list(range(k))  # row of each entry of _times
