@@ -97,13 +97,21 @@ class ClusterTimeline:
             self.start[:, :k], self.end[:, :k], self.task[:, :k] = old[0], old[1], old[2]
             self.count, self.last_end = old[3], old[4]
 
-    def _insert(self, task: int, nodes: np.ndarray, start: float, end: float) -> None:
-        self._ensure_slots(nodes)
+    def _insert(self, task: int, nodes: np.ndarray, start: float, end: float,
+                appended: bool | None = None) -> None:
+        """Store ``[start, end)`` on ``nodes``; ``appended``: known to follow everything booked
+        on them (None: check)."""
         cnt = self.count[nodes]
-        if (self.last_end[nodes] <= start).all():  # the usual case: after everything booked
-            self.start[nodes, cnt] = start
-            self.end[nodes, cnt] = end
-            self.task[nodes, cnt] = task
+        if cnt.max() >= self.slots:
+            self._ensure_slots(nodes)
+        if appended is None:
+            appended = bool((self.last_end[nodes] <= start).all())
+        if appended:  # the usual case: after everything booked
+            flat = nodes * self.start.shape[1] + cnt
+            self.start.ravel()[flat] = start
+            self.end.ravel()[flat] = end
+            self.task.ravel()[flat] = task
+            self.last_end[nodes] = end
         else:  # into a void: shift the later intervals of each row right by one
             pos = (self.start[nodes] < start).sum(axis=1)
             later = np.arange(self.start.shape[1])[None, :] > pos[:, None]
@@ -113,8 +121,8 @@ class ClusterTimeline:
                 new = np.where(later, shifted, rows)
                 new[np.arange(len(nodes)), pos] = value
                 arr[nodes] = new
+            self.last_end[nodes] = np.maximum(self.last_end[nodes], end)
         self.count[nodes] = cnt + 1
-        self.last_end[nodes] = np.maximum(self.last_end[nodes], end)
         self.version += 1
 
     def add(self, task: int, nodes, start: float, end: float) -> None:
@@ -131,26 +139,32 @@ class ClusterTimeline:
     def book(self, task: int, n: int, start: float, duration: float) -> np.ndarray:
         """Choose ``n`` nodes at ``start`` (Fig. 21), book them and return their indices."""
         end = start + duration
-        free, prev_end, nxt = self._free_at(n, start, duration)
+        free, prev_end, nxt, appended = self._free_at(n, start, duration)
         if len(free) > n:
             pick = self._choose(free, prev_end, nxt, start, end)[:n]
             free, prev_end, nxt = free[pick], prev_end[pick], nxt[pick]
-        self._insert(task, free, start, end)
+        self._insert(task, free, start, end, appended)
         self._update_index(free, prev_end, nxt, start, end)
         return np.sort(free)
 
     def _free_at(self, n: int, start: float, duration: float):
         """Nodes free for ``[start, start + duration)``, with the end of their previous busy
-        interval and the start of their next one; at least ``n`` of them or RuntimeError."""
+        interval and the start of their next one, and whether nothing is booked on any of them
+        after ``start``; at least ``n`` of them or RuntimeError."""
         self._ensure()
         row = self._row_of.get(start)
         gap = self._gap[row] if row is not None else self._gaps(np.array([start]))[0]
         free = np.flatnonzero(gap >= duration - EPS)
         if len(free) < n:
             raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
-        ends = self.end[free]
-        prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
-        return free, prev_end, start + gap[free]
+        last = self.last_end[free]
+        appended = bool(last.max() <= start)
+        if appended:  # the usual case: the previous interval is the last one
+            prev_end = np.maximum(last, self.now)
+        else:
+            ends = self.end[free]
+            prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
+        return free, prev_end, start + gap[free], appended
 
     @staticmethod
     def _choose(free, prev_end, next_start, start, end) -> np.ndarray:
@@ -163,7 +177,7 @@ class ClusterTimeline:
 
     def select_nodes(self, n: int, start: float, duration: float) -> np.ndarray:
         """The ``n`` nodes :meth:`book` would choose for a task at ``start`` (spec §5.5)."""
-        free, prev_end, nxt = self._free_at(n, start, duration)
+        free, prev_end, nxt, _ = self._free_at(n, start, duration)
         order = self._choose(free, prev_end, nxt, start, start + duration)
         return np.sort(free[order[:n]])
 
@@ -249,11 +263,15 @@ class ClusterTimeline:
         if hi <= lo:
             return
         rows = np.array(self._rows[lo:hi])
-        t = np.array(times[lo:hi])[:, None]
-        cells = (rows[:, None], nodes[None, :])
         gap = self._gap
-        gap[cells] = np.where(t < start, np.where(t >= prev_end[None, :], start - t, gap[cells]),
-                              -INF)
+        mid = bisect.bisect_left(times, start, lo, hi)  # rows from here on: busy, -inf
+        if mid > lo:  # before the start: free until it, from their previous end on
+            before = rows[: mid - lo, None]
+            t = self._cand[before]
+            cells = (before, nodes[None, :])
+            gap[cells] = np.where(t >= prev_end[None, :], start - t, gap[cells])
+        if mid < hi:
+            gap[rows[mid - lo:, None], nodes[None, :]] = -INF
         self._sorted[rows] = np.sort(gap[rows], axis=1)
 
     def _ensure(self) -> None:
