@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -58,6 +59,13 @@ class Options:
     @property
     def shape(self):
         return self.duration.shape
+
+    @cached_property
+    def eligible_clusters(self) -> list[list[int]]:
+        """Per task, the indices of its eligible clusters (plain lists for scalar loops)."""
+        cols = np.nonzero(self.eligible)[1].tolist()
+        ends = np.cumsum(self.eligible.sum(axis=1)).tolist()
+        return [cols[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]
 
 
 def build_options(types: TaskTypes, tasks: Tasks, system: System, etc_mode: str) -> Options:

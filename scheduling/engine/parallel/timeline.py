@@ -205,7 +205,9 @@ class ClusterTimeline:
         ends = self.end[:, :used].ravel()
         cand = ends[(ends > self.now) & (ends < self.horizon)]
         head = [self.now] if self.now < self.horizon else []
-        cand = np.unique(np.concatenate((head, cand)))
+        cand = np.sort(np.concatenate((head, cand)))
+        if len(cand) > 1:  # distinct times (np.unique, without its overhead)
+            cand = cand[np.concatenate(([True], cand[1:] != cand[:-1]))]
         k = len(cand)
         # Buffers are reused across events; rows at and beyond _k are never read.
         if getattr(self, "_cand", None) is None or len(self._cand) < k:
@@ -290,16 +292,15 @@ class ClusterTimeline:
         times = np.where(col >= duration - EPS, self._cand[:k, None], INF).min(axis=0)
         return np.where((n >= 1) & (n <= self.n), times, INF)
 
-    def earliest1(self, n: int, duration) -> np.ndarray:
+    def earliest1(self, n: int, duration: np.ndarray) -> np.ndarray:
         """Earliest starts for one node count and several durations (one task's P-states)."""
-        self._ensure()
-        duration = np.asarray(duration, dtype=float)
+        if not self._built:
+            self._build()
         k = self._k
         if k == 0 or not 1 <= n <= self.n:
-            return np.full(duration.shape, INF)
-        col = self._sorted[:k, self.n - n]
-        ok = col[:, None] >= duration[None, :] - EPS
-        return np.where(ok, self._cand[:k, None], INF).min(axis=0)
+            return np.full(np.shape(duration), INF)
+        ok = self._sorted[:k, self.n - n, None] >= np.subtract(duration, EPS)
+        return np.minimum.reduce(np.where(ok, self._cand[:k, None], INF), axis=0)
 
     # -- queries for metrics and filters ---------------------------------------------------------
     def busy_time(self, t0: float, t1: float) -> float:

@@ -39,7 +39,7 @@ class StartCache:
         self.starts = np.full((q, C, P), INF)
         self.version = np.full((q, C), -1, dtype=np.int64)
         self.eligible = opts.eligible[tasks]
-        self._elig = [np.flatnonzero(r).tolist() for r in self.eligible]
+        self._elig = [opts.eligible_clusters[t] for t in tasks.tolist()]
         self.nodes = opts.nodes[tasks]
         self.duration = opts.duration[tasks][:, :, self.pstates]
         self.refresh_all()

@@ -57,7 +57,7 @@ class OptionLists:
         out = lists.get(task)
         if out is None:
             opts = st.options
-            clusters = np.flatnonzero(opts.eligible[task])
+            clusters = np.array(opts.eligible_clusters[task], dtype=np.int64)
             dur = opts.duration[task, clusters].tolist()
             cost = cost_array(st, objective, task)[clusters].tolist()
             energy = opts.energy[task, clusters].tolist()
