@@ -15,9 +15,10 @@ Peers on the same trace:
 * AccaSim (Python, PyPI ``accasim``), measured in the same run when ``--accasim-python`` names
   an interpreter that has it (install it into a throwaway venv outside the repository:
   ``python -m venv /tmp/accasim-venv && /tmp/accasim-venv/bin/pip install accasim``). Its
-  EASY backfilling with first-fit allocation replays the same trace; AccaSim 1.1.3 imports
-  ``collections.Mapping`` (gone since Python 3.10), which the driver restores from
-  ``collections.abc`` before importing it, without changing AccaSim's code.
+  EASY backfilling with first-fit allocation replays the same trace and writes its default
+  outputs (dispatching plan and statistics files, as ours writes its result). AccaSim 1.1.3
+  imports ``collections.Mapping`` (gone since Python 3.10); the driver restores it from
+  ``collections.abc`` before importing AccaSim, without changing AccaSim's code.
 * Alea (Java; not on PyPI, Debian or npm) cannot be fetched here; the figures measured when
   the issue was filed are printed for reference.
 
@@ -67,9 +68,9 @@ from accasim.base.scheduler_class import EASYBackfilling
 from accasim.base.simulator_class import Simulator
 workload, system, out = sys.argv[1:4]
 t0 = time.perf_counter()
+# Its default outputs (the dispatching plan and statistics files), as ours writes its result.
 sim = Simulator(workload, system, EASYBackfilling(FirstFit()), RESULTS_FOLDER_PATH=out,
-                scheduling_output=False, statistics_output=False, show_statistics=False,
-                LOG_LEVEL="WARNING")
+                show_statistics=False, LOG_LEVEL="WARNING")
 sim.start_simulation()
 print(f"accasim simulation {time.perf_counter() - t0:.3f} s")
 '''
