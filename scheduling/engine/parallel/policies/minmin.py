@@ -68,6 +68,14 @@ class OptionLists:
             lists[task] = out
         return out
 
+    def retain(self, tasks: list[int]) -> None:
+        """Forget the lists of tasks that left the queue (started, reserved or dropped), so
+        memory follows the queue rather than the trial."""
+        keep = set(tasks)
+        for objective, lists in list(self._lists.items()):
+            if len(lists) > len(keep):
+                self._lists[objective] = {t: v for t, v in lists.items() if t in keep}
+
 
 class MinMinRun:
     """One event's greedy loop over ``ctx.tasks`` with a given objective."""
@@ -82,6 +90,7 @@ class MinMinRun:
         self.cache = StartCache(st, ctx.tasks)
         tasks = ctx.tasks
         self._tasks = tasks.tolist()
+        self.options.retain(self._tasks)
         self.arrival = st.trial.tasks.arrival[tasks].tolist()
         self.energy = st.options.energy[tasks]
         self.charge = st.charge_power[tasks]
