@@ -22,11 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scheduling.engine.replay.conservative import Conservative  # noqa: E402
-from scheduling.engine.replay.easy import Easy  # noqa: E402
-from scheduling.engine.replay.fcfs import Fcfs  # noqa: E402
-
-from scheduling.engine.replay import ReplayConfig, replay, traces  # noqa: E402
+from scheduling.engine.replay import ReplayConfig, replay  # noqa: E402
+from scheduling.engine.replay.policies import Conservative, Easy, Fcfs  # noqa: E402
+from simcore import traces  # noqa: E402
 from simcore.params import from_dict  # noqa: E402
 from simcore.swf import read_swf_arrays  # noqa: E402
 
