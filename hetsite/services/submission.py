@@ -385,7 +385,8 @@ def dispatch_experiment(experiment: Experiment) -> None:
 
     from ..tasks import run_simulation
 
-    runs = list(experiment.runs.filter(status=Status.QUEUED).only("id"))
+    runs = longest_first(experiment, list(
+        experiment.runs.filter(status=Status.QUEUED).only("id", "policy", "overrides")))
     if not runs:
         return
     try:
@@ -400,6 +401,29 @@ def dispatch_experiment(experiment: Experiment) -> None:
     # Not only while queued: a worker may have claimed (even finished) a run already.
     for run, task in zip(runs, result.results, strict=True):
         Run.objects.filter(pk=run.pk, celery_id="").update(celery_id=task.id)
+
+
+def longest_first(experiment: Experiment, runs: list[Run]) -> list[Run]:
+    """``runs`` by the kind's cost estimate, costliest first (ties keep their order), so that
+    workers pick the long runs up first and a sweep does not end on one straggler."""
+    lab = kinds.get_kind(experiment.kind)
+    if lab is None or len(runs) < 2:
+        return runs
+    base = experiment.scenario.params
+    costs: dict[tuple, float] = {}
+
+    def cost(run: Run) -> float:
+        key = (run.policy, tuple(sorted((k, repr(v)) for k, v in (run.overrides or {}).items())))
+        if key not in costs:
+            params = with_overrides(base, run.overrides) if run.overrides else base
+            try:
+                spec = lab.engine.scenario(experiment.kind, params)
+                costs[key] = lab.engine.ENGINE.cost(spec, run.policy)
+            except ScenarioError:  # validated at submission; the run itself will report it
+                costs[key] = 0.0
+        return costs[key]
+
+    return sorted(runs, key=lambda run: -cost(run))
 
 
 def cancel_experiment(experiment: Experiment) -> Experiment:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -58,6 +59,13 @@ class Options:
     @property
     def shape(self):
         return self.duration.shape
+
+    @cached_property
+    def eligible_clusters(self) -> list[list[int]]:
+        """Per task, the indices of its eligible clusters (plain lists for scalar loops)."""
+        cols = np.nonzero(self.eligible)[1].tolist()
+        ends = np.cumsum(self.eligible.sum(axis=1)).tolist()
+        return [cols[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]
 
 
 def build_options(types: TaskTypes, tasks: Tasks, system: System, etc_mode: str) -> Options:
@@ -111,6 +119,10 @@ class TaskUtility:
         x = (np.asarray(finish, float) - self.offset[task]) * self.inv_unit
         return self.table.value(self.cls[task], self.scale[task], self.urgency[task], x)
 
+    def ceiling(self, task: int) -> float:
+        """The most ``task`` can earn: U falls from its scale (rates, urgency >= 0, jumps <= 1)."""
+        return max(self._scale[task], 0.0)
+
     def value1(self, task: int, finish: float) -> float:
         return self.table.value1(self._cls[task], self._scale[task], self._urg[task],
                                  (finish - self._off[task]) * self.inv_unit)
@@ -144,6 +156,10 @@ class DecayUtility:
         if self.step:
             return np.where(late <= 0.0, self.scale[task], 0.0)
         return self.scale[task] * np.clip(1.0 - late / self.length[task], 0.0, 1.0)
+
+    def ceiling(self, task: int) -> float:
+        """The most ``task`` can earn: its full value."""
+        return max(self._scale[task], 0.0)
 
     def value1(self, task: int, finish: float) -> float:
         late = finish - self._begin[task]

@@ -97,13 +97,21 @@ class ClusterTimeline:
             self.start[:, :k], self.end[:, :k], self.task[:, :k] = old[0], old[1], old[2]
             self.count, self.last_end = old[3], old[4]
 
-    def _insert(self, task: int, nodes: np.ndarray, start: float, end: float) -> None:
-        self._ensure_slots(nodes)
+    def _insert(self, task: int, nodes: np.ndarray, start: float, end: float,
+                appended: bool | None = None) -> None:
+        """Store ``[start, end)`` on ``nodes``; ``appended``: known to follow everything booked
+        on them (None: check)."""
         cnt = self.count[nodes]
-        if (self.last_end[nodes] <= start).all():  # the usual case: after everything booked
-            self.start[nodes, cnt] = start
-            self.end[nodes, cnt] = end
-            self.task[nodes, cnt] = task
+        if cnt.max() >= self.slots:
+            self._ensure_slots(nodes)
+        if appended is None:
+            appended = bool((self.last_end[nodes] <= start).all())
+        if appended:  # the usual case: after everything booked
+            flat = nodes * self.start.shape[1] + cnt
+            self.start.ravel()[flat] = start
+            self.end.ravel()[flat] = end
+            self.task.ravel()[flat] = task
+            self.last_end[nodes] = end
         else:  # into a void: shift the later intervals of each row right by one
             pos = (self.start[nodes] < start).sum(axis=1)
             later = np.arange(self.start.shape[1])[None, :] > pos[:, None]
@@ -113,8 +121,8 @@ class ClusterTimeline:
                 new = np.where(later, shifted, rows)
                 new[np.arange(len(nodes)), pos] = value
                 arr[nodes] = new
+            self.last_end[nodes] = np.maximum(self.last_end[nodes], end)
         self.count[nodes] = cnt + 1
-        self.last_end[nodes] = np.maximum(self.last_end[nodes], end)
         self.version += 1
 
     def add(self, task: int, nodes, start: float, end: float) -> None:
@@ -131,26 +139,32 @@ class ClusterTimeline:
     def book(self, task: int, n: int, start: float, duration: float) -> np.ndarray:
         """Choose ``n`` nodes at ``start`` (Fig. 21), book them and return their indices."""
         end = start + duration
-        free, prev_end, nxt = self._free_at(n, start, duration)
+        free, prev_end, nxt, appended = self._free_at(n, start, duration)
         if len(free) > n:
             pick = self._choose(free, prev_end, nxt, start, end)[:n]
             free, prev_end, nxt = free[pick], prev_end[pick], nxt[pick]
-        self._insert(task, free, start, end)
+        self._insert(task, free, start, end, appended)
         self._update_index(free, prev_end, nxt, start, end)
         return np.sort(free)
 
     def _free_at(self, n: int, start: float, duration: float):
         """Nodes free for ``[start, start + duration)``, with the end of their previous busy
-        interval and the start of their next one; at least ``n`` of them or RuntimeError."""
+        interval and the start of their next one, and whether nothing is booked on any of them
+        after ``start``; at least ``n`` of them or RuntimeError."""
         self._ensure()
         row = self._row_of.get(start)
         gap = self._gap[row] if row is not None else self._gaps(np.array([start]))[0]
         free = np.flatnonzero(gap >= duration - EPS)
         if len(free) < n:
             raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
-        ends = self.end[free]
-        prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
-        return free, prev_end, start + gap[free]
+        last = self.last_end[free]
+        appended = bool(last.max() <= start)
+        if appended:  # the usual case: the previous interval is the last one
+            prev_end = np.maximum(last, self.now)
+        else:
+            ends = self.end[free]
+            prev_end = np.maximum(np.where(ends <= start, ends, -INF).max(axis=1), self.now)
+        return free, prev_end, start + gap[free], appended
 
     @staticmethod
     def _choose(free, prev_end, next_start, start, end) -> np.ndarray:
@@ -163,18 +177,24 @@ class ClusterTimeline:
 
     def select_nodes(self, n: int, start: float, duration: float) -> np.ndarray:
         """The ``n`` nodes :meth:`book` would choose for a task at ``start`` (spec §5.5)."""
-        free, prev_end, nxt = self._free_at(n, start, duration)
+        free, prev_end, nxt, _ = self._free_at(n, start, duration)
         order = self._choose(free, prev_end, nxt, start, start + duration)
         return np.sort(free[order[:n]])
 
     # -- index -----------------------------------------------------------------------------------
     def _gaps(self, times: np.ndarray) -> np.ndarray:
-        """gap[k, i]: free time of node i from ``times[k]`` (-inf when busy)."""
+        """gap[k, i]: free time of node i from ``times[k]`` (ascending; -inf when busy)."""
         used = int(self.count.max(initial=0))
         if used == 0:
             return np.full((len(times), self.n), INF)
-        # Number of intervals that ended by each time = index of the next interval.
-        idx = (self.end[None, :, :used] <= times[:, None, None]).sum(axis=2)
+        # Number of intervals that ended by each time = index of the next interval. An interval
+        # ending at e has ended by times[k] exactly when k >= #(times < e), so count those
+        # positions per node and accumulate down the times (O(K N), not O(K N slots)).
+        k = len(times)
+        first = np.searchsorted(times, self.end[:, :used], side="left")  # (N, used) in [0, K]
+        flat = (first * self.n + np.arange(self.n)[:, None]).ravel()
+        idx = np.bincount(flat, minlength=(k + 1) * self.n)[: k * self.n].reshape(k, self.n)
+        idx = np.cumsum(idx, axis=0, out=idx)
         nxt = self.start[np.arange(self.n)[None, :], idx]
         gap = nxt - times[:, None]
         gap[gap <= 0.0] = -INF
@@ -185,7 +205,9 @@ class ClusterTimeline:
         ends = self.end[:, :used].ravel()
         cand = ends[(ends > self.now) & (ends < self.horizon)]
         head = [self.now] if self.now < self.horizon else []
-        cand = np.unique(np.concatenate((head, cand)))
+        cand = np.sort(np.concatenate((head, cand)))
+        if len(cand) > 1:  # distinct times (np.unique, without its overhead)
+            cand = cand[np.concatenate(([True], cand[1:] != cand[:-1]))]
         k = len(cand)
         # Buffers are reused across events; rows at and beyond _k are never read.
         if getattr(self, "_cand", None) is None or len(self._cand) < k:
@@ -194,8 +216,18 @@ class ClusterTimeline:
             self._gap = np.empty((cap, self.n))
             self._sorted = np.empty((cap, self.n))
         self._cand[:k] = cand
-        self._gap[:k] = self._gaps(cand)
-        self._sorted[:k] = np.sort(self._gap[:k], axis=1)
+        busy_until = np.where(self.count > 0, self.end[:, 0], -INF)
+        if used == 1 and (np.where(self.count > 0, self.start[:, 0], -INF) <= self.now).all():
+            # Only running intervals (the state after place-holder removal): a node is busy
+            # until its end and free for good afterwards, so every gap is -inf or +inf and a
+            # sorted row is its busy nodes' -inf then +inf (the values _gaps would compute).
+            free = busy_until[None, :] <= cand[:, None]
+            self._gap[:k] = np.where(free, INF, -INF)
+            n_busy = self.n - np.count_nonzero(free, axis=1)
+            self._sorted[:k] = np.where(np.arange(self.n)[None, :] < n_busy[:, None], -INF, INF)
+        else:
+            self._gap[:k] = self._gaps(cand)
+            self._sorted[:k] = np.sort(self._gap[:k], axis=1)
         self._k = k
         self._times = cand.tolist()  # ascending
         self._rows = list(range(k))  # row of each entry of _times
@@ -233,11 +265,15 @@ class ClusterTimeline:
         if hi <= lo:
             return
         rows = np.array(self._rows[lo:hi])
-        t = np.array(times[lo:hi])[:, None]
-        cells = (rows[:, None], nodes[None, :])
         gap = self._gap
-        gap[cells] = np.where(t < start, np.where(t >= prev_end[None, :], start - t, gap[cells]),
-                              -INF)
+        mid = bisect.bisect_left(times, start, lo, hi)  # rows from here on: busy, -inf
+        if mid > lo:  # before the start: free until it, from their previous end on
+            before = rows[: mid - lo, None]
+            t = self._cand[before]
+            cells = (before, nodes[None, :])
+            gap[cells] = np.where(t >= prev_end[None, :], start - t, gap[cells])
+        if mid < hi:
+            gap[rows[mid - lo:, None], nodes[None, :]] = -INF
         self._sorted[rows] = np.sort(gap[rows], axis=1)
 
     def _ensure(self) -> None:
@@ -256,16 +292,15 @@ class ClusterTimeline:
         times = np.where(col >= duration - EPS, self._cand[:k, None], INF).min(axis=0)
         return np.where((n >= 1) & (n <= self.n), times, INF)
 
-    def earliest1(self, n: int, duration) -> np.ndarray:
+    def earliest1(self, n: int, duration: np.ndarray) -> np.ndarray:
         """Earliest starts for one node count and several durations (one task's P-states)."""
-        self._ensure()
-        duration = np.asarray(duration, dtype=float)
+        if not self._built:
+            self._build()
         k = self._k
         if k == 0 or not 1 <= n <= self.n:
-            return np.full(duration.shape, INF)
-        col = self._sorted[:k, self.n - n]
-        ok = col[:, None] >= duration[None, :] - EPS
-        return np.where(ok, self._cand[:k, None], INF).min(axis=0)
+            return np.full(np.shape(duration), INF)
+        ok = self._sorted[:k, self.n - n, None] >= np.subtract(duration, EPS)
+        return np.minimum.reduce(np.where(ok, self._cand[:k, None], INF), axis=0)
 
     # -- queries for metrics and filters ---------------------------------------------------------
     def busy_time(self, t0: float, t1: float) -> float:

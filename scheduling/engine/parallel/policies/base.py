@@ -25,8 +25,9 @@ class StartCache:
     """Earliest start of each (task, cluster, P-state), refreshed when a cluster changes.
 
     ``pstates`` restricts the options (the comparison heuristics use P-state 0 only). Filled in
-    one vectorized query per cluster; afterwards :meth:`row` re-queries only the clusters whose
-    timeline version moved since the row was computed.
+    one vectorized query per cluster; afterwards :meth:`refresh` re-queries only the clusters
+    whose timeline version moved since the row was computed. :meth:`row` gives a row as plain
+    nested lists for the scalar inner loops.
     """
 
     def __init__(self, st: State, tasks: np.ndarray, pstates: list[int] | None = None):
@@ -38,7 +39,7 @@ class StartCache:
         self.starts = np.full((q, C, P), INF)
         self.version = np.full((q, C), -1, dtype=np.int64)
         self.eligible = opts.eligible[tasks]
-        self._elig = [np.flatnonzero(r).tolist() for r in self.eligible]
+        self._elig = [opts.eligible_clusters[t] for t in tasks.tolist()]
         self.nodes = opts.nodes[tasks]
         self.duration = opts.duration[tasks][:, :, self.pstates]
         self.refresh_all()
@@ -50,13 +51,35 @@ class StartCache:
         """Bring row ``i`` up to date; True if any cluster had to be re-queried."""
         changed = False
         tls = self.st.timelines
+        ver = self._ver[i]
         for c in self._elig[i]:
-            tl = tls[c]
-            if self.version[i, c] != tl.version:
-                self.starts[i, c, :] = tl.earliest1(int(self.nodes[i, c]), self.duration[i, c])
-                self.version[i, c] = tl.version
+            if ver[c] != tls[c].version:
+                self.requery(i, c)
                 changed = True
         return changed
+
+    def requery(self, i: int, c: int) -> list[float]:
+        """Re-query row ``i`` on cluster ``c`` now; returns its starts per P-state."""
+        tl = self.st.timelines[c]
+        starts = tl.earliest1(self._nodes[i][c], self.duration[i, c])
+        self.starts[i, c, :] = starts
+        self.version[i, c] = self._ver[i][c] = tl.version
+        starts = starts.tolist()
+        py = self._py[i]
+        if py is not None:
+            py[c] = starts
+        return starts
+
+    def row(self, i: int) -> list[list[float]]:
+        """Row ``i`` of :attr:`starts` as nested lists, as of each cluster's last query (the
+        cluster versions they were computed at are ``versions(i)``)."""
+        py = self._py[i]
+        if py is None:
+            py = self._py[i] = self.starts[i].tolist()
+        return py
+
+    def versions(self, i: int) -> list[int]:
+        return self._ver[i]
 
     def refresh_all(self) -> None:
         """Re-query, per cluster in one batch, every stale row."""
@@ -69,6 +92,9 @@ class StartCache:
             d = self.duration[rows, c, :].ravel()
             self.starts[rows, c, :] = tl.earliest(n, d).reshape(-1, P)
             self.version[rows, c] = tl.version
+        self._ver = self.version.tolist()
+        self._nodes = self.nodes.tolist()
+        self._py: list[list | None] = [None] * len(self.tasks)
 
 
 class Policy:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..state import STARTED, State
 from .base import EventContext, Policy
-from .minmin import MinMinRun
+from .minmin import MinMinRun, OptionLists
 
 
 def goal_energy(st: State, at: str) -> float:
@@ -45,6 +45,7 @@ class MetaHeuristic(Policy):
     def __init__(self, cfg, gen, energy_filter=None):
         super().__init__(cfg, gen, energy_filter)
         self.pre_removal_committed: float | None = None  # set by the simulator for A18 "before"
+        self.options = OptionLists()
 
     def choose(self, st: State) -> str:
         committed = committed_energy(st)
@@ -59,7 +60,7 @@ class MetaHeuristic(Policy):
         if not len(ctx.tasks):
             return
         run = MinMinRun(st, ctx, chosen, permanent=False,
-                        exclude_zero=self.cfg.scheduler.exclude_zero_utility)
+                        exclude_zero=self.cfg.scheduler.exclude_zero_utility, options=self.options)
         if not self.task_based or chosen == "upe":
             run.run()
             return

@@ -22,47 +22,85 @@ from .base import INF, EventContext, Policy, StartCache
 OBJECTIVES = ("util", "upt", "upr", "upe")
 
 
-def cost_array(st: State, objective: str) -> np.ndarray:
+def cost_array(st: State, objective: str, tasks=slice(None)) -> np.ndarray:
     """Denominator of each objective per (task, cluster, P-state) (§5.8 table)."""
     opts = st.options
     if objective == "util":
-        return np.ones_like(opts.duration)
+        return np.ones_like(opts.duration[tasks])
     if objective == "upt":
-        return opts.duration
+        return opts.duration[tasks]
     if objective == "upr":
-        return opts.resources
+        return opts.resources[tasks]
     if objective == "upe":
-        return opts.energy
+        return opts.energy[tasks]
     raise ValueError(objective)
+
+
+class OptionLists:
+    """Each task's allocation options per objective, cheapest first.
+
+    They are fixed for a trial, so they are built once per task (not at every event) and the
+    scalar re-evaluation can stop at the first option whose cost is too high for even the
+    task's full utility to reach the best objective found so far.
+    """
+
+    def __init__(self):
+        self._options = None
+        self._lists: dict[str, dict[int, list[tuple]]] = {}
+
+    def of(self, st: State, objective: str, task: int) -> list[tuple]:
+        """(cluster, P-state, duration, cost, energy, charged power) of ``task``'s eligible
+        options, by ascending cost."""
+        if self._options is not st.options:  # a new trial
+            self._options, self._lists = st.options, {}
+        lists = self._lists.setdefault(objective, {})
+        out = lists.get(task)
+        if out is None:
+            opts = st.options
+            clusters = np.array(opts.eligible_clusters[task], dtype=np.int64)
+            dur = opts.duration[task, clusters].tolist()
+            cost = cost_array(st, objective, task)[clusters].tolist()
+            energy = opts.energy[task, clusters].tolist()
+            charge = st.charge_power[task, clusters].tolist()
+            out = [(c, p, dur[i][p], cost[i][p], energy[i][p], charge[i][p])
+                   for i, c in enumerate(clusters.tolist()) for p in range(len(dur[i]))]
+            out.sort(key=lambda o: o[3])
+            lists[task] = out
+        return out
+
+    def retain(self, tasks: list[int]) -> None:
+        """Forget the lists of tasks that left the queue (started, reserved or dropped), so
+        memory follows the queue rather than the trial."""
+        keep = set(tasks)
+        for objective, lists in list(self._lists.items()):
+            if len(lists) > len(keep):
+                self._lists[objective] = {t: v for t, v in lists.items() if t in keep}
 
 
 class MinMinRun:
     """One event's greedy loop over ``ctx.tasks`` with a given objective."""
 
     def __init__(self, st: State, ctx: EventContext, objective: str, permanent: bool,
-                 exclude_zero: bool):
+                 exclude_zero: bool, options: OptionLists | None = None):
         self.st = st
         self.ctx = ctx
         self.permanent = permanent
         self.exclude_zero = exclude_zero
+        self.options = options or OptionLists()
         self.cache = StartCache(st, ctx.tasks)
         tasks = ctx.tasks
-        opts = st.options
+        self._tasks = tasks.tolist()
+        self.options.retain(self._tasks)
         self.arrival = st.trial.tasks.arrival[tasks].tolist()
-        self.energy = opts.energy[tasks]
+        self.energy = st.options.energy[tasks]
         self.charge = st.charge_power[tasks]
-        # Plain nested lists: the scalar re-evaluation below is faster on them than on numpy.
-        self._dur = self.cache.duration.tolist()
-        self._energy = self.energy.tolist()
-        self._charge = self.charge.tolist()
+        self._ceiling = [st.utility.ceiling(t) for t in self._tasks]
         self._allowed = None if ctx.allowed is None else ctx.allowed.tolist()
         self.set_objective(objective)
 
     def set_objective(self, objective: str) -> None:
         self.objective = objective
-        self.cost = cost_array(self.st, objective)[self.ctx.tasks]
-        self._cost = self.cost.tolist()
-        self._opts: dict[int, list] = {}
+        self.cost = cost_array(self.st, objective, self.ctx.tasks)
 
     # -- evaluation ------------------------------------------------------------------------------
     def evaluate_all(self, rows: np.ndarray) -> list:
@@ -95,33 +133,34 @@ class MinMinRun:
         entries = []
         for r, b in zip(rows.tolist(), best_obj.tolist(), strict=True):
             if b > -INF:
-                entries.append((-b, self.arrival[r], int(self.ctx.tasks[r]), r))
+                entries.append((-b, self.arrival[r], self._tasks[r], r))
         return entries
 
-    def _row_options(self, r: int) -> list:
-        """(c, p, duration, cost, energy, charge power) of row ``r``'s allowed options."""
-        out = self._opts.get(r)
-        if out is None:
-            dur, cost, energy, charge = (self._dur[r], self._cost[r], self._energy[r],
-                                         self._charge[r])
-            allowed = None if self._allowed is None else self._allowed[r]
-            out = [(c, p, dur[c][p], cost[c][p], energy[c][p], charge[c][p])
-                   for c in self.cache.clusters(r) for p in range(len(dur[c]))
-                   if allowed is None or allowed[c][p]]
-            self._opts[r] = out
-        return out
-
     def evaluate(self, r: int):
-        """Scalar best option of row ``r``: (objective, finish, energy, c, p, start) or None."""
+        """Scalar best option of row ``r``: (objective, finish, energy, c, p, start) or None.
+
+        Clusters are re-queried only when an option on them is still worth looking at.
+        """
         st = self.st
-        self.cache.refresh(r)
-        t = int(self.ctx.tasks[r])
-        starts = self.cache.starts[r].tolist()
+        cache = self.cache
+        starts = cache.row(r)
+        seen = cache.versions(r)
+        current = [tl.version for tl in st.timelines]
+        t = self._tasks[r]
         fits = st.ledger.fits
         value1 = st.utility.value1
         exclude_zero = self.exclude_zero
+        allowed = None if self._allowed is None else self._allowed[r]
+        ceiling = self._ceiling[r]
         best = None
-        for c, p, d, cost, energy, charge in self._row_options(r):
+        best_obj = -INF
+        for c, p, d, cost, energy, charge in self.options.of(st, self.objective, t):
+            if ceiling / cost < best_obj:
+                break  # cheapest first: no later option can reach the best objective either
+            if allowed is not None and not allowed[c][p]:
+                continue
+            if seen[c] != current[c]:
+                cache.requery(r, c)
             s = starts[c][p]
             if s == INF:
                 continue
@@ -134,6 +173,7 @@ class MinMinRun:
             key = (-u / cost, f, energy, c, p)
             if best is None or key < best:
                 best = key
+                best_obj = -key[0]
         if best is None:
             return None
         return (-best[0], best[1], best[2], best[3], best[4], starts[best[3]][best[4]])
@@ -178,8 +218,9 @@ class MinMin(Policy):
             raise ValueError(objective)
         self.objective = objective
         self.permanent = permanent
+        self.options = OptionLists()
 
     def map(self, st: State, ctx: EventContext) -> None:
         if len(ctx.tasks):
             MinMinRun(st, ctx, self.objective, self.permanent,
-                      self.cfg.scheduler.exclude_zero_utility).run()
+                      self.cfg.scheduler.exclude_zero_utility, self.options).run()

@@ -1,0 +1,88 @@
+"""What the whole-process benchmarks share: run a command in a child process and read the
+kernel's accounting of that child (wall clock, user + system CPU, peak resident memory), take
+medians, and describe the machine and its load. Run directly, it prints the machine line.
+
+    from _measure import machine, measure, median
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Measured:
+    wall_s: float
+    cpu_s: float  # user + system time of the child itself
+    max_rss_mb: float  # the child's peak resident set size
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def measure(cmd: list[str], cwd: Path | str = REPO, env: dict | None = None) -> Measured:
+    """Run ``cmd`` to completion; its own rusage comes from wait4 (not RUSAGE_CHILDREN, which
+    would mix in every earlier child)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped
+        out.seek(0)
+        err.seek(0)
+        return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0,
+                        proc.returncode, out.read().decode(errors="replace"),
+                        err.read().decode(errors="replace"))
+
+
+def median(values) -> float:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else float("nan")
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def machine() -> str:
+    """One line: CPU model and count, OS, Python, numpy, and the load average now."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        import numpy
+        numpy_version = numpy.__version__
+    except ImportError:  # pragma: no cover - the engines need numpy anyway
+        numpy_version = "-"
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (f"{model}, {cpus} CPUs, {platform.system()} {platform.release()}, Python "
+            f"{platform.python_version()}, numpy {numpy_version}; load average {load()}")
+
+
+def python() -> str:
+    return sys.executable
+
+
+if __name__ == "__main__":
+    print(machine())
