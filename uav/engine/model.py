@@ -26,7 +26,6 @@ EVENT_TYPES = (
     ("E10", "remove_sensor_type", "remove an allowed sensor type from a target"),
     ("E11", "modify_affinity", "modify sensor affinities of a target"),
 )
-EVENT_CODES = tuple(code for code, _, _ in EVENT_TYPES)
 
 
 @dataclass
@@ -64,7 +63,7 @@ class TargetSpec:
 
 @dataclass
 class DynamicEvent:
-    """One resolved change. ``kind`` is an EVENT_CODES entry; ``effect`` says what it does.
+    """One resolved change. ``kind`` is an EVENT_TYPES code (E1-E11); ``effect`` says what it does.
 
     effect: ``"add"``, ``"remove"``, ``"update"`` or ``"none"`` (nothing present to act on, or
     E9 on a target that already allows every type). E3/E10 that delete the last sensor/type

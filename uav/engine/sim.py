@@ -121,7 +121,6 @@ class Simulator:
         self.target_allowed = np.zeros((T, N_SENSORS), bool)
         self.target_affinity = np.zeros((T, N_SENSORS))
         self.target_surveil = np.full(T, -1, np.int64)
-        self.target_joined = np.array([t.joined for t in mission.targets], float).reshape(T)
         self.target_left = np.full(T, INF)
         self.target_windows = [list(t.windows) for t in mission.targets]
         self.target_window = np.zeros(T, np.int64)
@@ -143,9 +142,7 @@ class Simulator:
                 self.target_window_start[i], self.target_window_end[i] = t.windows[0]
 
         if self.geometry is not None:
-            base = np.asarray(mission.base, float)
-            self.base = base
-            self.uav_pos = np.tile(base, (U, 1))
+            self.uav_pos = np.tile(np.asarray(mission.base, float), (U, 1))
             self.target_pos = np.array([(t.x, t.y) for t in mission.targets], float).reshape(T, 2)
             self.flight_energy_rate = self.geometry.flight_energy_rate
             self.speed_kmh = self.geometry.speed_kmh

@@ -77,5 +77,5 @@ def register(engine) -> None:
         variant = ("p" if p else "") + ("f" if f else "")
         vlabel, vdesc = VARIANTS[variant]
         engine.policy(KIND, name, label=label + vlabel, description=desc + vdesc,
-                      spec=spec + vspec[variant], family=family,
-                      base=base, preemption=p, filtering=f)(functools.partial(make_policy, name))
+                      spec=spec + vspec[variant], family=family)(
+            functools.partial(make_policy, name))
