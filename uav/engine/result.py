@@ -160,7 +160,9 @@ def _extra(sim: Simulator) -> dict:
     return extra
 
 
-def summarize(sim: Simulator) -> dict:
+def summary_metrics(sim: Simulator) -> dict:
+    """The run's ``Result.summary``: value, energy, surveil counts by end reason, value by
+    priority (``run`` in ``__init__`` adds the per-window bound and the Random comparison)."""
     sv = sim.surveils
     value = float(sum(s.value for s in sv))
     used = float(sim.uav_energy_used.sum())
@@ -193,7 +195,7 @@ def summarize(sim: Simulator) -> dict:
     return out
 
 
-def build(sim: Simulator, clock: RunClock) -> UavResult:
+def build_result(sim: Simulator, clock: RunClock) -> UavResult:
     timing = clock.timing()
     cpu = np.asarray(sim.event_cpu_seconds) * 1000.0
     timing["event_cpu_ms"] = cpu.tolist()
@@ -201,5 +203,5 @@ def build(sim: Simulator, clock: RunClock) -> UavResult:
         timing["event_cpu_ms_mean"] = float(cpu.mean())
         timing["event_cpu_ms_p95"] = float(np.percentile(cpu, 95))
         timing["event_cpu_ms_max"] = float(cpu.max())
-    return UavResult(summary=summarize(sim), series=series(sim), tasks=surveil_records(sim),
+    return UavResult(summary=summary_metrics(sim), series=series(sim), tasks=surveil_records(sim),
                      events=_events(sim), extra=_extra(sim), timing=timing)

@@ -72,7 +72,8 @@ class Surveil:
 
 
 class Simulator:
-    """Runs one policy over one mission; ``run()`` returns the raw record for ``report``.
+    """Runs one policy over one mission; ``run()`` returns itself, finished, for
+    :func:`.result.build_result`.
 
     Per UAV slot (``uav_*``) and target slot (``target_*``) numpy arrays hold the current
     attributes and state. Energy is booked per piece: ``uav_energy`` is the energy at
@@ -449,7 +450,7 @@ class Simulator:
         self._windows(now)
         view = MappingView(self, now)
         self.policy.map(view)
-        return view.record()
+        return view.event_record()
 
 
 class MappingView:
@@ -538,6 +539,7 @@ class MappingView:
         self.assigned += 1
         return freed_u, freed_t
 
-    def record(self) -> dict:
+    def event_record(self) -> dict:
+        """This event's row of ``result.events``."""
         return {"t_min": self.now * 60.0, "assigned": self.assigned, "preempted": self.preempted,
                 **self.modes}

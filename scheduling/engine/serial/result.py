@@ -26,7 +26,8 @@ def _pct(num: float, den: float) -> float:
     return 100.0 * num / den if den > 0 else 0.0
 
 
-def summary(sim: SerialSim, wl: Workload) -> dict:
+def summary_metrics(sim: SerialSim, wl: Workload) -> dict:
+    """The run's ``Result.summary`` (docs/ch4.md, Result)."""
     w0, w1 = sim.window
     crit = sim.t_crit
     arrived = (wl.arrival >= w0) & (wl.arrival < w1)
@@ -142,16 +143,16 @@ def extra(sim: SerialSim, wl: Workload, cfg, policy) -> dict:
         "tasks_generated": wl.n_tasks,
         "bursts": int(wl.info.get("bursts", 0)),
     }
-    stats = getattr(policy, "stats", None)
-    if stats is not None:
-        out["policy_stats"] = stats()
+    counters = getattr(policy, "counters", None)
+    if counters is not None:
+        out["policy_stats"] = counters()
     return out
 
 
 def build_result(rec: RunRecord, wl: Workload, cfg, clock: RunClock) -> Result:
     sim = rec.sim
     return Result(
-        summary=summary(sim, wl),
+        summary=summary_metrics(sim, wl),
         series=per_minute(rec),
         tasks=task_table(sim, wl),
         events={"t_min": list(rec.event_t), "mappable": list(rec.mappable),

@@ -75,7 +75,8 @@ class PairPolicy:
         self.guard_fired = 0
         self.deferred = 0  # tasks that chose ordering B (wait for the partner)
 
-    def stats(self) -> dict:
+    def counters(self) -> dict:
+        """Policy-specific counters for ``result.extra["policy_stats"]``."""
         return {"pair_guard_fired": self.guard_fired, "pair_deferred": self.deferred}
 
     def map(self, sim: SerialSim, ctx: Context) -> None:
