@@ -79,7 +79,8 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
         value_random = value
     else:
         value_random = None
-    ratio = value / value_random if value_random else None  # A23: undefined when Random earns 0
+    # The ratio is undefined when Random earns 0 (spec ch5 A23).
+    ratio = value / value_random if value_random else None
     result.summary["value_random"] = value_random
     result.summary["value_vs_random"] = ratio
     result.summary["value_pct_over_random"] = None if ratio is None else 100.0 * (ratio - 1.0)

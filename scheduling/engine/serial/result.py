@@ -1,4 +1,4 @@
-"""Turn a finished run into the ``serial-preemption`` :class:`Result` (spec §7, §15.3)."""
+"""Turn a finished run into the ``serial-preemption`` :class:`Result` (spec ch4 §7, §15.3)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from .workload import Workload
 
 
 def max_utility(wl: Workload, w0: float, w1: float) -> float:
-    """Every task started on arrival on its fastest cluster at full S, pro-rated (A13)."""
+    """Every task started on arrival on its fastest cluster at full S, pro-rated by its overlap
+    with the window (the maximum-utility denominator, spec ch4 A13)."""
     fastest = wl.etc.min(axis=1)[wl.type]
     inside = overlap(wl.arrival, wl.arrival + fastest, w0, w1)
     return float(np.sum(wl.scale * inside / fastest))

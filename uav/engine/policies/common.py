@@ -1,5 +1,5 @@
-"""Helpers shared by the policies: tie-aware argmax, filtering thresholds (§4.7) and the
-preemption rule (§4.6)."""
+"""Helpers shared by the policies: tie-aware argmax, filtering thresholds (spec ch5 §4.7) and
+the preemption rule (spec ch5 §4.6)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ NEG = -np.inf
 
 
 def flat_argmax(arr: np.ndarray, view) -> int:
-    """Index of the maximum of ``arr.ravel()``; ties per A20 (first, or uniform at random)."""
+    """Index of the maximum of ``arr.ravel()``; ties as the scenario says
+    (first, or uniform at random; spec ch5 A20)."""
     i = int(arr.argmax())
     if view.tie_break == "random":
         flat = arr.ravel()
@@ -31,7 +32,8 @@ def row_argmax(rows: np.ndarray, view) -> np.ndarray:
 
 
 def filter_threshold(view) -> np.ndarray:
-    """Per-UAV VPE threshold T = tau x F with F = eps / delta (§4.7, A17).
+    """Per-UAV VPE threshold T = tau x F with F = epsilon / delta (spec ch5 §4.7; tau as the
+    scenario's filter_base says, A17).
 
     No started surveils (tau undefined) or delta = 0 gives T = 0, which keeps every option since
     every VPE is positive.
@@ -64,8 +66,8 @@ def base_mask(view, filtering: bool, preemption: bool) -> np.ndarray:
 
 def running_scores(view, uav_side: np.ndarray, target_side: np.ndarray,
                    u_is_value: np.ndarray | bool, t_is_value: bool):
-    """Scores of the running surveils, to beat for preemption (§4.6, A18): per UAV and per
-    target, the score of the surveil it runs (-inf when idle).
+    """Scores of the running surveils, to beat for preemption (spec ch5 §4.6; the comparison
+    basis, A18): per UAV and per target, the score of the surveil it runs (-inf when idle).
 
     ``uav_side``/``target_side`` are the UAV-side and target-side score matrices; with the
     ``remaining`` basis, value-type scores are scaled by the running surveil's unfinished
@@ -90,7 +92,8 @@ def running_scores(view, uav_side: np.ndarray, target_side: np.ndarray,
 
 
 class PreemptionChoices:
-    """Scores of the combinations allowed under preemption (§4.6), kept current per assignment.
+    """Scores of the combinations allowed under preemption (spec ch5 §4.6), kept current per
+    assignment.
 
     A combination may replace running surveils only if it beats them: on the UAV side by
     ``uav_side`` against the UAV's running surveil, on the target side by ``target_side``

@@ -1,5 +1,5 @@
-"""Max Value, Max Value per Time, Max Value per Energy (§4.4), with Preemption (§4.6) and
-Filtering (§4.7): repeatedly start the best-scoring valid combination."""
+"""Max Value, Max Value per Time, Max Value per Energy (spec ch5 §4.4), with Preemption (§4.6)
+and Filtering (§4.7): repeatedly start the best-scoring valid combination."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The Metaheuristic (§4.5): each UAV proposes its best option by Max Value when it is behind
-the linear energy pace (delta > eps) and by Max VPE otherwise; the system starts the proposal
-with the highest value, then asks again."""
+"""The Metaheuristic (spec ch5 §4.5): each UAV proposes its best option by Max Value when it is
+behind the linear energy pace (the fraction of its day elapsed, delta, above the fraction of its
+energy spent, epsilon) and by Max VPE otherwise; the system starts the proposal with the highest
+value, then asks again."""
 
 from __future__ import annotations
 

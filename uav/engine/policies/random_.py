@@ -1,4 +1,5 @@
-"""Random and Random Best Sensor (§4.2, §4.3): one pass over the targets in random order."""
+"""Random and Random Best Sensor (spec ch5 §4.2, §4.3): one pass over the targets in random
+order."""
 
 from __future__ import annotations
 
