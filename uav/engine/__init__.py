@@ -32,7 +32,7 @@ from simcore.sampling import rng  # noqa: E402
 from . import cli, policies, presets  # noqa: E402
 from .bound import value_bound  # noqa: E402
 from .config import KIND, UavConfig  # noqa: E402
-from .result import UavResult, build  # noqa: E402
+from .result import UavResult, build_result  # noqa: E402
 from .sim import Simulator  # noqa: E402
 from .workload import generate  # noqa: E402
 
@@ -66,7 +66,7 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
     compare = cfg.compare_random and policy.name != "random"
     split = 0.8 if compare else 1.0
     own = ctx.clock.part(0.0, split)
-    result = build(fly(mission, cfg, policy.name, seed, own, bound), own)
+    result = build_result(fly(mission, cfg, policy.name, seed, own, bound), own)
     value = result.summary["value"]
     result.summary["value_bound"] = bound  # the most one surveil per window can earn
     result.summary["value_pct_of_bound"] = 100.0 * value / bound if bound else None
@@ -79,7 +79,8 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
         value_random = value
     else:
         value_random = None
-    ratio = value / value_random if value_random else None  # A23: undefined when Random earns 0
+    # The ratio is undefined when Random earns 0 (spec ch5 A23).
+    ratio = value / value_random if value_random else None
     result.summary["value_random"] = value_random
     result.summary["value_vs_random"] = ratio
     result.summary["value_pct_over_random"] = None if ratio is None else 100.0 * (ratio - 1.0)

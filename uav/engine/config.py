@@ -16,13 +16,13 @@ KIND = "uav"
 
 
 def beta_params(mean: float, sd: float) -> tuple[float, float]:
-    """Beta(a, b) on [0, 1] with the given mean and sd (spec §6.1)."""
+    """Beta(a, b) on [0, 1] with the given mean and sd (spec ch5 §6.1)."""
     c = mean * (1 - mean) / (sd * sd) - 1
     return mean * c, (1 - mean) * c
 
 
 def gamma_params(mean: float, cv: float) -> tuple[float, float]:
-    """Gamma (shape k, scale theta) with mean and coefficient of variation (spec §6.1)."""
+    """Gamma (shape k, scale theta) with mean and coefficient of variation (spec ch5 §6.1)."""
     return 1.0 / (cv * cv), mean * cv * cv
 
 
@@ -125,7 +125,8 @@ class FixedTarget:
 
 @dataclass(frozen=True)
 class Geometry:
-    """Optional positions, travel time and flight energy (beyond the dissertation; §9.3)."""
+    """Optional positions, travel time and flight energy (beyond the dissertation; spec ch5
+    §9.3)."""
 
     enabled: bool = param(False, label="geometry model (positions, travel)",
                           help="model positions, travel time and flight energy")
@@ -144,12 +145,12 @@ class Geometry:
 
 @dataclass(frozen=True)
 class UavConfig:
-    # -- population (spec §6.4, §6.6, §6.7) --
+    # -- population (spec ch5 §6.4, §6.6, §6.7) --
     uavs_mean: float = param(9.0, min=0, max=2000, label="mean #UAVs (λ_U)",
                              help="initial UAV count ~ Poisson(λ_U)")
     targets_mean: float = param(14.0, min=0, max=5000, label="mean #targets (λ_T)",
                                 help="initial target count ~ Poisson(λ_T)")
-    # -- UAVs (spec §6.2) --
+    # -- UAVs (spec ch5 §6.2) --
     energy_total_mean: float = param(0.8, min=0, max=1, min_exclusive=True, advanced=True,
                                      help="UAV energy capacity ~ Beta with this mean")
     energy_total_cv: float = param(0.15, min=0, max=5, min_exclusive=True, advanced=True,
@@ -159,11 +160,12 @@ class UavConfig:
                                     help="sensor energy rate ~ Beta with this mean")
     energy_rate_cv: float = param(0.5, min=0, max=5, min_exclusive=True, advanced=True,
                                   help="coefficient of variation of the sensor energy rate "
-                                       "(A24: kept at 0.5 in the μ_e sweep)")
+                                       "(kept at 0.5 in the μ_e sweep, spec ch5 A24)")
     sensor_count_scale: float = param(2.0, min=0, max=100, min_exclusive=True, advanced=True,
                                       help="#sensors per UAV ~ Rayleigh(scale), clamped to 1..4")
     sensor_count_rounding: str = param("floor", choices=("floor", "round"), advanced=True,
-                                       help="A1: how the Rayleigh draw becomes an integer")
+                                       help="how the Rayleigh draw becomes an integer "
+                                            "(spec ch5 A1)")
     sensor_type_weights: list[float] = param([0.5, 0.2, 0.2, 0.1], min=0, min_items=4,
                                              max_items=4, advanced=True,
                                              help="weights of VIS, SAR, IR, LIDAR when drawing "
@@ -173,8 +175,9 @@ class UavConfig:
     quality_cv: float = param(0.4, min=0, max=5, min_exclusive=True, advanced=True,
                               help="coefficient of variation of the quality Beta")
     integerize: str = param("floor", choices=("floor", "ceil"), advanced=True,
-                            help="A2/A3: how a Beta x 10 or Gamma draw becomes an integer 1..10")
-    # -- targets (spec §6.3) --
+                            help="how a Beta x 10 or Gamma draw becomes an integer 1..10 "
+                                 "(spec ch5 A2, A3)")
+    # -- targets (spec ch5 §6.3) --
     priority_mean: float = param(4.0, min=0, max=100, min_exclusive=True, advanced=True,
                                  help="priority = integerize(Gamma(mean, cv))")
     priority_cv: float = param(0.6, min=0, max=10, min_exclusive=True,
@@ -199,9 +202,10 @@ class UavConfig:
                                       help="coefficient of variation of the window length")
     added_target_windows: str = param("from-add", choices=("from-add", "from-zero"),
                                       advanced=True,
-                                      help="A8: windows of targets added mid-day are generated "
-                                           "from the add time, or from 0 and clipped")
-    # -- dynamic events (spec §1.7, §6.5) --
+                                      help="windows of targets added mid-day are generated "
+                                           "from the add time, or from 0 and clipped "
+                                           "(spec ch5 A8)")
+    # -- dynamic events (spec ch5 §1.7, §6.5) --
     event_multiplier: float = param(1.0, min=0, max=1000, label="dynamic-event rate multiplier",
                                     help="scales every Table 11 rate; 0 = no dynamic events")
     event_rates: EventRates = group(EventRates, advanced=True,
@@ -213,28 +217,30 @@ class UavConfig:
     horizon_h: float = param(24.0, unit="h", min=0, max=24, min_exclusive=True, advanced=True,
                              help="length of the mission day (the spec uses 24 h)")
     one_surveil_per_window: bool = param(True, advanced=True,
-                                         help="A4: a window is worth one complete surveil; "
+                                         help="a window is worth one complete surveil; "
                                               "after it completes the target waits for its "
-                                              "next window (off: unlimited repeats)")
+                                              "next window (off: unlimited repeats; "
+                                              "spec ch5 A4)")
     after_partial: str = param("continue", choices=("continue", "fresh"), advanced=True,
-                               help="A5: a surveil after a partial one in the same window "
+                               help="a surveil after a partial one in the same window "
                                     "continues the window's progress (needs only the rest of "
                                     "T_s), or is a fresh full-length one and the window is "
                                     "credited with its best surveil; either way a window "
-                                    "earns at most one surveil's worth")
+                                    "earns at most one surveil's worth (spec ch5 A5)")
     pacing_clock: str = param("day", choices=("day", "since-join"), advanced=True,
-                              help="A16: δ = t/24 for every UAV, or the fraction of the UAV's "
-                                   "own remaining day since it joined")
+                              help="δ = t/24 for every UAV, or the fraction of the UAV's "
+                                   "own remaining day since it joined (spec ch5 A16)")
     filter_base: str = param("mean-vpe", choices=("mean-vpe", "value-per-energy"),
                              advanced=True,
-                             help="A17: filtering τ = mean VPE of the UAV's started surveils, "
-                                  "or its value earned / energy used so far")
+                             help="filtering τ = mean VPE of the UAV's started surveils, "
+                                  "or its value earned / energy used so far (spec ch5 A17)")
     preemption_basis: str = param("full", choices=("full", "remaining"), advanced=True,
-                                  help="A18: compare a challenger with the running surveil's "
-                                       "full-surveil score, or with its remaining value")
+                                  help="compare a challenger with the running surveil's "
+                                       "full-surveil score, or with its remaining value "
+                                       "(spec ch5 A18)")
     tie_break: str = param("first", choices=("first", "random"), advanced=True,
-                           help="A20: ties in an argmax go to the lowest (UAV, target, sensor), "
-                                "or are broken at random")
+                           help="ties in an argmax go to the lowest (UAV, target, sensor), "
+                                "or are broken at random (spec ch5 A20)")
     compare_random: bool = param(True, advanced=True,
                                  help="also run Random on the same mission for value_vs_random")
     # -- fixed missions (hand-made examples such as spec Tables 9/10) --

@@ -1,7 +1,7 @@
 """The pre-resolved mission: initial fleet and targets, hidden windows, timestamped events.
 
-Every random choice of a scenario is fixed here before any policy runs (spec §5.1), so all
-policies see the identical mission for a seed. Times are hours from the start of the day.
+Every random choice of a scenario is fixed here before any policy runs (spec ch5 §5.1), so
+all policies see the identical mission for a seed. Times are hours from the start of the day.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ SENSORS = ("VIS", "SAR", "IR", "LIDAR")
 N_SENSORS = len(SENSORS)
 SENSOR_INDEX = {name: i for i, name in enumerate(SENSORS)}
 
-# Dynamic event types of spec §1.7, in Table 11 order: (code, config field, label).
+# Dynamic event types of spec ch5 §1.7, in Table 11 order: (code, config field, label).
 EVENT_TYPES = (
     ("E1", "add_uav", "add a UAV"),
     ("E2", "remove_uav", "remove a UAV"),
@@ -26,7 +26,6 @@ EVENT_TYPES = (
     ("E10", "remove_sensor_type", "remove an allowed sensor type from a target"),
     ("E11", "modify_affinity", "modify sensor affinities of a target"),
 )
-EVENT_CODES = tuple(code for code, _, _ in EVENT_TYPES)
 
 
 @dataclass
@@ -64,7 +63,7 @@ class TargetSpec:
 
 @dataclass
 class DynamicEvent:
-    """One resolved change. ``kind`` is an EVENT_CODES entry; ``effect`` says what it does.
+    """One resolved change. ``kind`` is an EVENT_TYPES code (E1-E11); ``effect`` says what it does.
 
     effect: ``"add"``, ``"remove"``, ``"update"`` or ``"none"`` (nothing present to act on, or
     E9 on a target that already allows every type). E3/E10 that delete the last sensor/type

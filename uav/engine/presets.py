@@ -1,4 +1,4 @@
-"""Named scenarios: the small baseline and large set, every sweep point of §6.6, the
+"""Named scenarios: the small baseline and large set, every sweep point of spec ch5 §6.6, the
 hand-made example of Tables 9/10, and a geometry demo."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ SWEEPS = {
     "delta": ("mapping_interval_min", "mapping interval Δ (min)", (1, 10, 30, 60, 120)),
 }
 BASELINE = {"targets": 14, "uavs": 9, "energy": 0.05, "events": 1, "cv": 0.6, "delta": 5}
-# A25: the large sweeps scale the population axes by 10; other axes keep their values.
+# The large sweeps scale the population axes by 10; other axes keep their values (spec ch5 A25).
 LARGE_SCALE = {"targets": 10, "uavs": 10}
 
 
@@ -59,16 +59,16 @@ def _example() -> dict:
 EXAMPLE_NOTE = (
     "The source does not publish the example's surveillance windows (nor its dynamic events), "
     "so its totals (Meta 5,660, Meta+P+F 7,374; Figs. 43/45) cannot be reproduced. What the "
-    "example does reproduce exactly is the §2.4 table of V, VPT and VPE for every valid "
+    "example does reproduce exactly is the spec ch5 §2.4 table of V, VPT and VPE for every valid "
     "(UAV, sensor, target) and the §4.5 Meta trace at t = 0 (UAV 3 takes target 5, then UAV 1 "
     "target 6); its timeline shows the Fig. 45 narrative (energy-constrained UAV 3 spends its "
     "energy on target 5, its best value per energy).")
 
 
 def example_windows(seed: int = 0) -> dict:
-    """The example with windows drawn by the spec's generator (§6.3: Exp(1 h) gaps, Gamma 3 h
-    durations) from a fixed stream, one surveil per window (A4). One draw, not chosen to match
-    anything; docs/reproduction.md reports the spread over 40 draws."""
+    """The example with windows drawn by the spec's generator (spec ch5 §6.3: Exp(1 h) gaps,
+    Gamma 3 h durations) from a fixed stream, one surveil per window (spec ch5 A4). One draw, not
+    chosen to match anything; docs/reproduction.md reports the spread over 40 draws."""
     params = _example()
     draws = Draws(UavConfig(), rng(seed, "example-windows"))
     for target in params["fixed_targets"]:

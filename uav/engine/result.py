@@ -56,7 +56,7 @@ def _active(starts: np.ndarray, ends: np.ndarray, grid: np.ndarray) -> np.ndarra
 
 
 def series(sim: Simulator) -> dict:
-    horizon_min = int(round(sim.H * 60))
+    horizon_min = int(round(sim.horizon * 60))
     t_min = np.arange(horizon_min + 1, dtype=float)
     grid = t_min / 60.0
     if sim.pieces:
@@ -67,11 +67,11 @@ def series(sim: Simulator) -> dict:
         pa = pb = pv = pe = np.zeros(0)
     value_cum = _integral(pa, pb, pv, grid)
     energy = {}
-    for u in range(sim.U):
+    for u in range(sim.n_uavs):
         sel = pu == u
-        rem = sim.u_etot[u] - _integral(pa[sel], pb[sel], pe[sel], grid)
+        rem = sim.uav_energy_total[u] - _integral(pa[sel], pb[sel], pe[sel], grid)
         rem = np.maximum(rem, 0.0)
-        alive = (grid >= sim.u_join[u]) & (grid < sim.u_left[u])
+        alive = (grid >= sim.uav_joined[u]) & (grid < sim.uav_left[u])
         energy[str(u + 1)] = np.where(alive, np.round(rem, 6), np.nan)
     sv = sim.surveils
     starts = np.array([s.start for s in sv], float)
@@ -81,7 +81,7 @@ def series(sim: Simulator) -> dict:
         "value_cum": np.round(value_cum, 6),
         "energy_remaining": energy,
         # Linear pace as a fraction of each UAV's capacity: pace(u, t) = E_tot(u) x this.
-        "energy_pace": np.round(1.0 - grid / sim.H, 6),
+        "energy_pace": np.round(1.0 - grid / sim.horizon, 6),
         "active_surveils": _active(starts, ends, grid) if sv else np.zeros_like(grid, int),
     }
 
@@ -97,7 +97,7 @@ def surveil_records(sim: Simulator) -> dict:
         "start": [s.start * 60.0 for s in sv],
         "end": [s.end * 60.0 for s in sv],
         "value": [s.value for s in sv],
-        "progress": [s.p for s in sv],
+        "progress": [s.progress for s in sv],
         "energy": [s.energy for s in sv],
         "vpe_at_start": [s.vpe for s in sv],
         "preempted": [s.reason == PREEMPTED for s in sv],
@@ -118,10 +118,10 @@ def _events(sim: Simulator) -> dict:
 
 
 def _extra(sim: Simulator) -> dict:
-    m = sim.m
+    m = sim.mission
     evs = sim.applied_events
     extra = {
-        "horizon_min": sim.H * 60.0,
+        "horizon_min": sim.horizon * 60.0,
         "sensor_types": list(SENSORS),
         "dynamic_events": {
             "t_min": [e.time * 60.0 for e in evs],
@@ -137,9 +137,9 @@ def _extra(sim: Simulator) -> dict:
             "energy_total": [u.energy_total for u in m.uavs],
             "sensors": [u.describe() for u in m.uavs],
             "joined_min": [u.joined * 60.0 for u in m.uavs],
-            "left_min": [None if not np.isfinite(x) else x * 60.0 for x in sim.u_left],
-            "energy_used": sim.u_used.copy(),
-            "value": sim.u_value.copy(),
+            "left_min": [None if not np.isfinite(x) else x * 60.0 for x in sim.uav_left],
+            "energy_used": sim.uav_energy_used.copy(),
+            "value": sim.uav_value.copy(),
         },
         "targets": {
             "id": [t.id for t in m.targets],
@@ -147,11 +147,11 @@ def _extra(sim: Simulator) -> dict:
             "surveil_time_h": [t.surveil_time for t in m.targets],
             "allowed": [t.describe() for t in m.targets],
             "joined_min": [t.joined * 60.0 for t in m.targets],
-            "left_min": [None if not np.isfinite(x) else x * 60.0 for x in sim.t_left],
+            "left_min": [None if not np.isfinite(x) else x * 60.0 for x in sim.target_left],
             "windows_min": [[[a * 60.0, b * 60.0] for a, b in t.windows] for t in m.targets],
         },
     }
-    if sim.geo is not None:
+    if sim.geometry is not None:
         extra["geometry"] = {
             "base_km": list(m.base),
             "target_x_km": [t.x for t in m.targets],
@@ -160,26 +160,28 @@ def _extra(sim: Simulator) -> dict:
     return extra
 
 
-def summarize(sim: Simulator) -> dict:
+def summary_metrics(sim: Simulator) -> dict:
+    """The run's ``Result.summary``: value, energy, surveil counts by end reason, value by
+    priority (``run`` in ``__init__`` adds the per-window bound and the Random comparison)."""
     sv = sim.surveils
     value = float(sum(s.value for s in sv))
-    used = float(sim.u_used.sum())
+    used = float(sim.uav_energy_used.sum())
     reasons = {r: 0 for r in REASONS}
     for s in sv:
         reasons[s.reason] += 1
-    n_uavs = sim.U
+    n_uavs = sim.n_uavs
     out = {
         "value": value,
         "energy_used_total": used,
         "energy_used_per_uav_mean": used / n_uavs if n_uavs else 0.0,
-        "energy_capacity_total": float(sim.u_etot.sum()),
+        "energy_capacity_total": float(sim.uav_energy_total.sum()),
         "surveils_started": len(sv),
         "surveils_completed": reasons["complete"],
         "surveils_partial": len(sv) - reasons["complete"],
         "surveils_preempted": reasons["preempted"],
         "surveils_split": sum(s.split for s in sv),
         "uavs_total": n_uavs,
-        "targets_total": sim.T,
+        "targets_total": sim.n_targets,
         "mapping_events": len(sim.map_records),
         "dynamic_events": sum(e.effect != "none" for e in sim.applied_events),
     }
@@ -187,13 +189,13 @@ def summarize(sim: Simulator) -> dict:
         out[f"ended_{r}"] = reasons[r]
     for p in range(1, 11):
         out[f"value_priority_{p}"] = float(sum(s.value for s in sv if s.priority == p))
-    if sim.geo is not None:
+    if sim.geometry is not None:
         out["flight_hours_total"] = float(sum(s.flown for s in sv))
         out["flight_energy_total"] = sim.flight_energy
     return out
 
 
-def build(sim: Simulator, clock: RunClock) -> UavResult:
+def build_result(sim: Simulator, clock: RunClock) -> UavResult:
     timing = clock.timing()
     cpu = np.asarray(sim.event_cpu_seconds) * 1000.0
     timing["event_cpu_ms"] = cpu.tolist()
@@ -201,5 +203,5 @@ def build(sim: Simulator, clock: RunClock) -> UavResult:
         timing["event_cpu_ms_mean"] = float(cpu.mean())
         timing["event_cpu_ms_p95"] = float(np.percentile(cpu, 95))
         timing["event_cpu_ms_max"] = float(cpu.max())
-    return UavResult(summary=summarize(sim), series=series(sim), tasks=surveil_records(sim),
+    return UavResult(summary=summary_metrics(sim), series=series(sim), tasks=surveil_records(sim),
                      events=_events(sim), extra=_extra(sim), timing=timing)

@@ -1,15 +1,15 @@
-"""Discrete-event simulator of one mission day (spec §5).
+"""Discrete-event simulator of one mission day (spec ch5 §5).
 
 State lives in numpy arrays indexed by *slot*: every UAV and target of the day has a slot from
 the start (those added by E1/E5 are simply not present yet), so score matrices keep their shape
 all day. A surveil accrues value as ``rho * alpha * gamma * dp`` per piece, where a piece ends at
-every change of an attribute that enters the value (§2.3); the last piece of a completed surveil
-uses ``dp = 1 - p`` so an unchanged surveil earns exactly Eq. 1.
+every change of an attribute that enters the value (spec ch5 §2.3); the last piece of a completed
+surveil uses ``dp = 1 - progress`` so an unchanged surveil earns exactly Eq. 1.
 
-Ordering at equal times (A22): terminations, then dynamic events, then the mapping event, which
-therefore sees the state after everything up to and including its own time (A33). Window starts
-need no event: eligibility is evaluated from the windows when a mapping event asks (half-open
-``[start, end)``).
+Ordering at equal times (spec ch5 A22): terminations, then dynamic events, then the mapping
+event, which therefore sees the state after everything up to and including its own time (spec
+ch5 A33). Window starts need no event: eligibility is evaluated from the windows when a mapping
+event asks (half-open ``[start, end)``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .model import N_SENSORS, Mission
 TOL = 1e-12
 INF = math.inf
 
-# Termination reasons (§5.3), plus ARRIVE for the end of a transit in the geometry model.
+# Termination reasons (spec ch5 §5.3), plus ARRIVE for the end of a transit (geometry model).
 COMPLETE, ENERGY, WINDOW_END, DAY_END, ARRIVE = "complete", "energy", "window_end", "day_end", \
     "arrive"
 UAV_REMOVED, TARGET_REMOVED = "uav_removed", "target_removed"
@@ -38,14 +38,24 @@ REASONS = (COMPLETE, ENERGY, WINDOW_END, DAY_END, UAV_REMOVED, TARGET_REMOVED, S
 
 
 class Surveil:
-    __slots__ = ("id", "uav", "sensor", "target", "start", "end", "p", "value", "raw", "energy",
-                 "vpe", "reason", "split", "version", "win", "win_end", "arrive", "observing",
-                 "travel", "flown", "priority", "mode", "origin", "floor")
+    """One surveil: a UAV observing a target with one sensor, from ``start`` to ``end``.
+
+    ``progress`` is the fraction observed so far (1 when complete); ``window`` is the index of
+    the target's window it was started in and ``window_end`` that window's end. With the
+    geometry model a surveil first flies from ``origin`` (``observing`` False) and arrives at
+    ``arrive``; ``travel`` is the planned and ``flown`` the actual flight time (hours).
+    ``version`` invalidates its queued terminations when it is rescheduled or stopped.
+    """
+
+    __slots__ = ("id", "uav", "sensor", "target", "start", "end", "progress", "value", "raw",
+                 "energy", "vpe", "reason", "split", "version", "window", "window_end",
+                 "arrive", "observing", "travel", "flown", "priority", "mode", "origin",
+                 "floor")
 
     def __init__(self, sid, uav, sensor, target, start):
         self.id, self.uav, self.sensor, self.target, self.start = sid, uav, sensor, target, start
         self.end = None
-        self.p = 0.0
+        self.progress = 0.0
         self.value = 0.0  # value credited to the run
         self.raw = 0.0  # value the surveil observed (differs only under after_partial=fresh)
         self.floor = 0.0  # fresh: the best earlier surveil of the window, credited already
@@ -62,80 +72,89 @@ class Surveil:
 
 
 class Simulator:
-    """Runs one policy over one mission; ``run()`` returns the raw record for ``report``."""
+    """Runs one policy over one mission; ``run()`` returns itself, finished, for
+    :func:`.result.build_result`.
+
+    Per UAV slot (``uav_*``) and target slot (``target_*``) numpy arrays hold the current
+    attributes and state. Energy is booked per piece: ``uav_energy`` is the energy at
+    ``uav_piece_start`` and ``uav_drain`` the energy per hour since (0 when idle).
+    ``uav_surveil`` / ``target_surveil`` are the id of the running surveil (-1 for none).
+    ``target_window`` is the index of the target's current (or next) window, which spans
+    ``[target_window_start, target_window_end)``.
+    """
 
     def __init__(self, mission: Mission, cfg: UavConfig, policy, clock: RunClock | None = None):
-        self.m = mission
+        self.mission = mission
         self.cfg = cfg
         self.policy = policy
-        self.H = mission.horizon
+        self.horizon = mission.horizon
         self.clock = clock or RunClock()
         self.one_per_window = cfg.one_surveil_per_window
-        self.geo = cfg.geometry if cfg.geometry.enabled else None
+        self.geometry = cfg.geometry if cfg.geometry.enabled else None
         U, T = len(mission.uavs), len(mission.targets)
-        self.U, self.T = U, T
+        self.n_uavs, self.n_targets = U, T
 
-        self.u_present = np.zeros(U, bool)
-        self.u_etot = np.array([u.energy_total for u in mission.uavs], float).reshape(U)
-        self.u_e = self.u_etot.copy()  # energy at the start of the current piece (idle: now)
-        self.u_seg = np.zeros(U)  # start time of the current piece
-        self.u_drain = np.zeros(U)  # energy per hour now (0 when idle)
-        self.u_has = np.zeros((U, N_SENSORS), bool)
-        self.u_q = np.zeros((U, N_SENSORS))
-        self.u_rate = np.ones((U, N_SENSORS))  # 1 where absent keeps divisions finite
-        self.u_run = np.full(U, -1, np.int64)
-        self.u_join = np.array([u.joined for u in mission.uavs], float).reshape(U)
-        self.u_left = np.full(U, INF)
-        self.u_nstart = np.zeros(U, np.int64)
-        self.u_vpe_sum = np.zeros(U)
-        self.u_value = np.zeros(U)
-        self.u_used = np.zeros(U)
+        self.uav_present = np.zeros(U, bool)
+        self.uav_energy_total = np.array([u.energy_total for u in mission.uavs], float).reshape(U)
+        self.uav_energy = self.uav_energy_total.copy()  # at the start of the current piece
+        self.uav_piece_start = np.zeros(U)  # start time of the current piece (idle: now)
+        self.uav_drain = np.zeros(U)  # energy per hour now (0 when idle)
+        self.uav_has_sensor = np.zeros((U, N_SENSORS), bool)
+        self.uav_quality = np.zeros((U, N_SENSORS))
+        self.uav_energy_rate = np.ones((U, N_SENSORS))  # 1 where absent keeps divisions finite
+        self.uav_surveil = np.full(U, -1, np.int64)  # running surveil id, -1 for none
+        self.uav_joined = np.array([u.joined for u in mission.uavs], float).reshape(U)
+        self.uav_left = np.full(U, INF)
+        self.uav_started = np.zeros(U, np.int64)  # surveils started, and the sum of their VPE
+        self.uav_vpe_sum = np.zeros(U)
+        self.uav_value = np.zeros(U)
+        self.uav_energy_used = np.zeros(U)
         for i, u in enumerate(mission.uavs):
             for s, (rate, q) in u.sensors.items():
-                self.u_has[i, s] = True
-                self.u_rate[i, s] = rate
-                self.u_q[i, s] = q
+                self.uav_has_sensor[i, s] = True
+                self.uav_energy_rate[i, s] = rate
+                self.uav_quality[i, s] = q
 
-        self.t_present = np.zeros(T, bool)
-        self.t_prio = np.array([t.priority for t in mission.targets], float).reshape(T)
-        self.t_ts = np.array([t.surveil_time for t in mission.targets], float).reshape(T)
-        self.t_allowed = np.zeros((T, N_SENSORS), bool)
-        self.t_aff = np.zeros((T, N_SENSORS))
-        self.t_run = np.full(T, -1, np.int64)
-        self.t_join = np.array([t.joined for t in mission.targets], float).reshape(T)
-        self.t_left = np.full(T, INF)
-        self.windows = [list(t.windows) for t in mission.targets]
-        self.t_ptr = np.zeros(T, np.int64)
-        self.t_ws = np.full(T, INF)
-        self.t_we = np.full(T, INF)
-        self.t_done = np.full(T, -1, np.int64)
-        # A window is worth one surveil (A4, A5): t_wprog is the progress (continue) or the best
-        # surveil value (fresh) reached in window t_wwin by earlier surveils of the target.
+        self.target_present = np.zeros(T, bool)
+        self.target_priority = np.array([t.priority for t in mission.targets], float).reshape(T)
+        self.target_surveil_time = np.array([t.surveil_time for t in mission.targets],
+                                            float).reshape(T)
+        self.target_allowed = np.zeros((T, N_SENSORS), bool)
+        self.target_affinity = np.zeros((T, N_SENSORS))
+        self.target_surveil = np.full(T, -1, np.int64)
+        self.target_left = np.full(T, INF)
+        self.target_windows = [list(t.windows) for t in mission.targets]
+        self.target_window = np.zeros(T, np.int64)
+        self.target_window_start = np.full(T, INF)
+        self.target_window_end = np.full(T, INF)
+        self.target_done_window = np.full(T, -1, np.int64)  # window of the last completion
+        # A window is worth one surveil (repeat surveils in a window, spec ch5 A4, A5):
+        # target_carry is what earlier surveils of the target reached in window
+        # target_carry_window, carried over to the next surveil there: its progress (continue)
+        # or the best surveil value, credited already (fresh).
         self.continue_partial = cfg.after_partial == "continue"
         self.best_of_window = self.one_per_window and not self.continue_partial
-        self.t_wprog = np.zeros(T)
-        self.t_wwin = np.full(T, -1, np.int64)
+        self.target_carry = np.zeros(T)
+        self.target_carry_window = np.full(T, -1, np.int64)
         for i, t in enumerate(mission.targets):
             for s, a in t.allowed.items():
-                self.t_allowed[i, s] = True
-                self.t_aff[i, s] = a
+                self.target_allowed[i, s] = True
+                self.target_affinity[i, s] = a
             if t.windows:
-                self.t_ws[i], self.t_we[i] = t.windows[0]
+                self.target_window_start[i], self.target_window_end[i] = t.windows[0]
 
-        if self.geo is not None:
-            base = np.asarray(mission.base, float)
-            self.base = base
-            self.u_pos = np.tile(base, (U, 1))
-            self.t_pos = np.array([(t.x, t.y) for t in mission.targets], float).reshape(T, 2)
-            self.e_fly = self.geo.flight_energy_rate
-            self.speed = self.geo.speed_kmh
+        if self.geometry is not None:
+            self.uav_pos = np.tile(np.asarray(mission.base, float), (U, 1))
+            self.target_pos = np.array([(t.x, t.y) for t in mission.targets], float).reshape(T, 2)
+            self.flight_energy_rate = self.geometry.flight_energy_rate
+            self.speed_kmh = self.geometry.speed_kmh
 
         for i, u in enumerate(mission.uavs):
             if u.joined <= 0:
-                self.u_present[i] = True
+                self.uav_present[i] = True
         for i, t in enumerate(mission.targets):
             if t.joined <= 0:
-                self.t_present[i] = True
+                self.target_present[i] = True
 
         self.surveils: list[Surveil] = []
         self.flight_energy = 0.0
@@ -151,22 +170,25 @@ class Simulator:
 
     # -- scores --------------------------------------------------------------------------------
     def travel_hours(self, pos: np.ndarray) -> np.ndarray:
-        d = np.sqrt(((pos[:, None, :] - self.t_pos[None, :, :]) ** 2).sum(-1))
-        return d / self.speed
+        d = np.sqrt(((pos[:, None, :] - self.target_pos[None, :, :]) ** 2).sum(-1))
+        return d / self.speed_kmh
 
     def scores(self, pos: np.ndarray | None = None):
-        """V, VPT, VPE over (UAV slot, target slot, sensor) at current attributes (§2.4)."""
-        if self.scores_dirty or self.geo is not None:
-            self.valid = self.u_has[:, None, :] & self.t_allowed[None, :, :]
-            V = self.u_q[:, None, :] * (self.t_prio[:, None] * self.t_aff)[None, :, :]
-            ts = self.t_ts[None, :, None]
-            if self.geo is None:
+        """V, VPT, VPE over (UAV slot, target slot, sensor) at current attributes (spec ch5
+        §2.4)."""
+        if self.scores_dirty or self.geometry is not None:
+            self.valid = self.uav_has_sensor[:, None, :] & self.target_allowed[None, :, :]
+            worth = self.target_priority[:, None] * self.target_affinity  # (target, sensor)
+            V = self.uav_quality[:, None, :] * worth[None, :, :]
+            ts = self.target_surveil_time[None, :, None]
+            if self.geometry is None:
                 self.VPT = V / ts
-                self.VPE = V / (self.u_rate[:, None, :] * ts)
+                self.VPE = V / (self.uav_energy_rate[:, None, :] * ts)
             else:
                 travel = self.travel_hours(pos)[:, :, None]
                 self.VPT = V / (travel + ts)
-                self.VPE = V / (self.e_fly * travel + self.u_rate[:, None, :] * ts)
+                self.VPE = V / (self.flight_energy_rate * travel
+                                + self.uav_energy_rate[:, None, :] * ts)
             self.V = V
             self.scores_dirty = False
         return self.V, self.VPT, self.VPE, self.valid
@@ -179,16 +201,16 @@ class Simulator:
 
     def _schedule(self, sv: Surveil, now: float) -> None:
         u, s, t = sv.uav, sv.sensor, sv.target
-        e = self.u_e[u]
+        e = self.uav_energy[u]
         if not sv.observing:
-            cands = ((sv.arrive, ARRIVE),
-                     (now + e / self.e_fly if self.e_fly > 0 else INF, ENERGY),
-                     (self.H, DAY_END), (sv.win_end, WINDOW_END))
+            rate = self.flight_energy_rate
+            cands = ((sv.arrive, ARRIVE), (now + e / rate if rate > 0 else INF, ENERGY),
+                     (self.horizon, DAY_END), (sv.window_end, WINDOW_END))
         else:
-            ts = self.t_ts[t]
-            cands = ((now + (1.0 - sv.p) * ts, COMPLETE),
-                     (now + e / self.u_rate[u, s], ENERGY),
-                     (self.H, DAY_END), (sv.win_end, WINDOW_END))
+            ts = self.target_surveil_time[t]
+            cands = ((now + (1.0 - sv.progress) * ts, COMPLETE),
+                     (now + e / self.uav_energy_rate[u, s], ENERGY),
+                     (self.horizon, DAY_END), (sv.window_end, WINDOW_END))
         when, reason = cands[0]
         for c in cands[1:]:  # first listed wins a tie: a window cut by the day is a day end
             if c[0] < when:
@@ -198,40 +220,41 @@ class Simulator:
     def _close_piece(self, sv: Surveil, now: float, reason: str | None = None) -> None:
         """Book value, progress and energy of the piece ending at ``now``."""
         u = sv.uav
-        t0 = self.u_seg[u]
+        t0 = self.uav_piece_start[u]
         dt = max(now - t0, 0.0)
-        e0 = self.u_e[u]
-        e1 = 0.0 if reason == ENERGY else max(e0 - self.u_drain[u] * dt, 0.0)
+        e0 = self.uav_energy[u]
+        e1 = 0.0 if reason == ENERGY else max(e0 - self.uav_drain[u] * dt, 0.0)
         used = e0 - e1
         value = 0.0
         if sv.observing:
             t, s = sv.target, sv.sensor
-            dp = 1.0 - sv.p if reason == COMPLETE else min(dt / self.t_ts[t], 1.0 - sv.p)
-            raw = self.t_prio[t] * self.t_aff[t, s] * self.u_q[u, s] * dp
-            sv.p = 1.0 if reason == COMPLETE else sv.p + dp
+            left = 1.0 - sv.progress
+            dp = left if reason == COMPLETE else min(dt / self.target_surveil_time[t], left)
+            raw = self.target_priority[t] * self.target_affinity[t, s] * self.uav_quality[u, s] * dp
+            sv.progress = 1.0 if reason == COMPLETE else sv.progress + dp
             if self.best_of_window:  # the window earns its best surveil, not their sum
                 value = max(sv.floor, sv.raw + raw) - max(sv.floor, sv.raw)
             else:
                 value = raw
             sv.raw += raw
             sv.value += value
-            self.u_value[u] += value
+            self.uav_value[u] += value
         else:
             sv.flown += dt
             self.flight_energy += used
         sv.energy += used
-        self.u_used[u] += used
-        self.u_e[u] = e1
-        self.u_seg[u] = now
+        self.uav_energy_used[u] += used
+        self.uav_energy[u] = e1
+        self.uav_piece_start[u] = now
         if dt > 0 or value > 0:
             self.pieces.append((u, t0, now, value, used))
 
     def _position(self, sv: Surveil, now: float) -> np.ndarray:
         if sv.observing:
-            return self.t_pos[sv.target]
+            return self.target_pos[sv.target]
         span = sv.arrive - sv.start
         frac = 1.0 if span <= 0 else min(max((now - sv.start) / span, 0.0), 1.0)
-        return sv.origin + frac * (self.t_pos[sv.target] - sv.origin)
+        return sv.origin + frac * (self.target_pos[sv.target] - sv.origin)
 
     def stop(self, sv: Surveil, now: float, reason: str) -> None:
         self._close_piece(sv, now, reason)
@@ -239,53 +262,53 @@ class Simulator:
         sv.reason = reason
         t = sv.target
         if reason == COMPLETE:
-            self.t_done[t] = sv.win
-        self.t_wwin[t] = sv.win
+            self.target_done_window[t] = sv.window
+        self.target_carry_window[t] = sv.window
         if self.continue_partial:  # a completed surveil leaves nothing to continue
-            self.t_wprog[t] = 0.0 if reason == COMPLETE else sv.p
+            self.target_carry[t] = 0.0 if reason == COMPLETE else sv.progress
         else:
-            self.t_wprog[t] = max(sv.floor, sv.raw)
+            self.target_carry[t] = max(sv.floor, sv.raw)
         u = sv.uav
-        if self.geo is not None:
-            self.u_pos[u] = self._position(sv, now)
-        self.u_run[u] = -1
-        self.u_drain[u] = 0.0
-        self.t_run[sv.target] = -1
+        if self.geometry is not None:
+            self.uav_pos[u] = self._position(sv, now)
+        self.uav_surveil[u] = -1
+        self.uav_drain[u] = 0.0
+        self.target_surveil[sv.target] = -1
         sv.version += 1  # invalidates its queued termination
 
     def begin(self, u: int, s: int, t: int, now: float, mode: str = "") -> Surveil:
         sv = Surveil(len(self.surveils), u, s, t, now)
         self.surveils.append(sv)
         sv.vpe = float(self.VPE[u, t, s])
-        sv.priority = int(self.t_prio[t])
-        sv.win = int(self.t_ptr[t])
-        sv.win_end = float(self.t_we[t])
+        sv.priority = int(self.target_priority[t])
+        sv.window = int(self.target_window[t])
+        sv.window_end = float(self.target_window_end[t])
         sv.mode = mode
-        if self.t_wwin[t] == sv.win:
+        if self.target_carry_window[t] == sv.window:
             if self.continue_partial:
-                sv.p = float(self.t_wprog[t])
+                sv.progress = float(self.target_carry[t])
             elif self.best_of_window:
-                sv.floor = float(self.t_wprog[t])
-        if self.geo is not None:
-            sv.origin = self.u_pos[u].copy()
-            sv.travel = float(np.hypot(*(self.t_pos[t] - sv.origin))) / self.speed
+                sv.floor = float(self.target_carry[t])
+        if self.geometry is not None:
+            sv.origin = self.uav_pos[u].copy()
+            sv.travel = float(np.hypot(*(self.target_pos[t] - sv.origin))) / self.speed_kmh
             if sv.travel > 0:
                 sv.arrive = now + sv.travel
                 sv.observing = False
-        self.u_seg[u] = now
-        self.u_drain[u] = self.u_rate[u, s] if sv.observing else self.e_fly
-        self.u_run[u] = sv.id
-        self.t_run[t] = sv.id
-        self.u_nstart[u] += 1
-        self.u_vpe_sum[u] += sv.vpe
+        self.uav_piece_start[u] = now
+        self.uav_drain[u] = self.uav_energy_rate[u, s] if sv.observing else self.flight_energy_rate
+        self.uav_surveil[u] = sv.id
+        self.target_surveil[t] = sv.id
+        self.uav_started[u] += 1
+        self.uav_vpe_sum[u] += sv.vpe
         self._schedule(sv, now)
         return sv
 
     def _arrive(self, sv: Surveil, now: float) -> None:
         self._close_piece(sv, now)
         sv.observing = True
-        self.u_pos[sv.uav] = self.t_pos[sv.target]
-        self.u_drain[sv.uav] = self.u_rate[sv.uav, sv.sensor]
+        self.uav_pos[sv.uav] = self.target_pos[sv.target]
+        self.uav_drain[sv.uav] = self.uav_energy_rate[sv.uav, sv.sensor]
         self._schedule(sv, now)
 
     def _split(self, sv: Surveil, now: float) -> None:
@@ -296,16 +319,16 @@ class Simulator:
 
     # -- dynamic events ------------------------------------------------------------------------
     def _remove_uav(self, u: int, now: float, reason: str = UAV_REMOVED) -> None:
-        if self.u_run[u] >= 0:
-            self.stop(self.surveils[self.u_run[u]], now, reason)
-        self.u_present[u] = False
-        self.u_left[u] = now
+        if self.uav_surveil[u] >= 0:
+            self.stop(self.surveils[self.uav_surveil[u]], now, reason)
+        self.uav_present[u] = False
+        self.uav_left[u] = now
 
     def _remove_target(self, t: int, now: float) -> None:
-        if self.t_run[t] >= 0:
-            self.stop(self.surveils[self.t_run[t]], now, TARGET_REMOVED)
-        self.t_present[t] = False
-        self.t_left[t] = now
+        if self.target_surveil[t] >= 0:
+            self.stop(self.surveils[self.target_surveil[t]], now, TARGET_REMOVED)
+        self.target_present[t] = False
+        self.target_left[t] = now
 
     def apply(self, ev, now: float) -> None:
         self.applied_events.append(ev)
@@ -316,49 +339,51 @@ class Simulator:
         t = ev.target - 1 if ev.target is not None else -1
         self.scores_dirty = True
         if code == "E1":
-            self.u_present[u] = True
+            self.uav_present[u] = True
         elif code == "E5":
-            self.t_present[t] = True
+            self.target_present[t] = True
         elif code in ("E2", "E3") and ev.effect == "remove":
             self._remove_uav(u, now)
         elif code in ("E6", "E10") and ev.effect == "remove":
             self._remove_target(t, now)
         elif code == "E3":
-            sid = self.u_run[u]
+            sid = self.uav_surveil[u]
             if sid >= 0 and self.surveils[sid].sensor == ev.sensor:
                 self.stop(self.surveils[sid], now, SENSOR_REMOVED)
-            self.u_has[u, ev.sensor] = False
-            self.u_q[u, ev.sensor] = 0.0
-            self.u_rate[u, ev.sensor] = 1.0
+            self.uav_has_sensor[u, ev.sensor] = False
+            self.uav_quality[u, ev.sensor] = 0.0
+            self.uav_energy_rate[u, ev.sensor] = 1.0
         elif code == "E10":
-            sid = self.t_run[t]
+            sid = self.target_surveil[t]
             if sid >= 0 and self.surveils[sid].sensor == ev.sensor:
                 self.stop(self.surveils[sid], now, TYPE_DISALLOWED)
-            self.t_allowed[t, ev.sensor] = False
-            self.t_aff[t, ev.sensor] = 0.0
+            self.target_allowed[t, ev.sensor] = False
+            self.target_affinity[t, ev.sensor] = 0.0
         elif code == "E9":
-            self.t_allowed[t, ev.sensor] = True
-            self.t_aff[t, ev.sensor] = ev.number
+            self.target_allowed[t, ev.sensor] = True
+            self.target_affinity[t, ev.sensor] = ev.number
         elif code == "E4":
-            sid = self.u_run[u]
+            sid = self.uav_surveil[u]
             if sid >= 0:
                 self._split(self.surveils[sid], now)
             for s, q in ev.values.items():
-                self.u_q[u, s] = q
+                self.uav_quality[u, s] = q
         elif code in ("E7", "E8", "E11"):
-            sid = self.t_run[t]
+            sid = self.target_surveil[t]
             sv = self.surveils[sid] if sid >= 0 else None
             if sv is not None:
                 self._split(sv, now)
             if code == "E7":
-                self.t_prio[t] = ev.number
+                self.target_priority[t] = ev.number
             elif code == "E8":
-                self.t_ts[t] = ev.number
+                self.target_surveil_time[t] = ev.number
             else:
                 for s, a in ev.values.items():
-                    self.t_aff[t, s] = a
+                    self.target_affinity[t, s] = a
             if sv is not None and code == "E8":
-                self._schedule(sv, now)  # keep progress p; (1 - p) * T_s_new remains (A13)
+                # A surveil time change keeps the progress p: (1 - p) * T_s_new remains
+                # (spec ch5 A13).
+                self._schedule(sv, now)
 
     # -- main loop -----------------------------------------------------------------------------
     def _advance(self, limit: float, events: list, pos: list) -> None:
@@ -387,25 +412,25 @@ class Simulator:
                 pos[0] += 1
 
     def _windows(self, now: float) -> None:
-        for t in np.flatnonzero(self.t_we <= now):
-            wins = self.windows[t]
-            k = int(self.t_ptr[t])
+        for t in np.flatnonzero(self.target_window_end <= now):
+            wins = self.target_windows[t]
+            k = int(self.target_window[t])
             while k < len(wins) and wins[k][1] <= now:
                 k += 1
-            self.t_ptr[t] = k
+            self.target_window[t] = k
             if k < len(wins):
-                self.t_ws[t], self.t_we[t] = wins[k]
+                self.target_window_start[t], self.target_window_end[t] = wins[k]
             else:
-                self.t_ws[t] = self.t_we[t] = INF
+                self.target_window_start[t] = self.target_window_end[t] = INF
 
     def mapping_times(self) -> np.ndarray:
         # k * Δ in minutes first, so integer Δ gives exact hours (3.0, not 2.9999999999999996)
         delta = self.cfg.mapping_interval_min
-        n = math.ceil(self.H * 60.0 / delta - 1e-9)
+        n = math.ceil(self.horizon * 60.0 / delta - 1e-9)
         return np.arange(n) * delta / 60.0
 
     def run(self) -> Simulator:
-        events = self.m.events
+        events = self.mission.events
         pos = [0]
         times = self.mapping_times()
         n = len(times)
@@ -419,21 +444,22 @@ class Simulator:
             self.event_cpu_seconds.append(time.thread_time() - cpu)
             self.map_records.append(record)
             clock.report((k + 1) / n)
-        self._advance(self.H, events, pos)
+        self._advance(self.horizon, events, pos)
         for sv in self.surveils:  # nothing should be left; guard against float edge cases
             if sv.end is None:
-                self.stop(sv, self.H, DAY_END)
+                self.stop(sv, self.horizon, DAY_END)
         return self
 
     def mapping(self, now: float) -> dict:
         self._windows(now)
         view = MappingView(self, now)
         self.policy.map(view)
-        return view.record()
+        return view.event_record()
 
 
 class MappingView:
-    """What a policy may see at a mapping event (A34) and the one action it may take.
+    """What a policy may see at a mapping event (heuristic knowledge, spec ch5 A34) and the one
+    action it may take.
 
     Exposes current attributes, energy, scores, and whether each target is eligible *now*;
     never window ends, future windows or future events.
@@ -446,44 +472,50 @@ class MappingView:
         self.rng = getattr(sim.policy, "rng", None)
         self.tie_break = cfg.tie_break
         self.preemption_basis = cfg.preemption_basis
-        self.U, self.T = sim.U, sim.T
-        self.e_rem = sim.u_e - sim.u_drain * (now - sim.u_seg)
-        self.e_tot = sim.u_etot
-        if sim.geo is not None:
-            pos = sim.u_pos.copy()
-            for u in np.flatnonzero(sim.u_run >= 0):
-                pos[u] = sim._position(sim.surveils[sim.u_run[u]], now)
+        self.n_uavs, self.n_targets = sim.n_uavs, sim.n_targets
+        self.energy_remaining = sim.uav_energy - sim.uav_drain * (now - sim.uav_piece_start)
+        self.energy_total = sim.uav_energy_total
+        if sim.geometry is not None:
+            pos = sim.uav_pos.copy()
+            for u in np.flatnonzero(sim.uav_surveil >= 0):
+                pos[u] = sim._position(sim.surveils[sim.uav_surveil[u]], now)
             self.V, self.VPT, self.VPE, self.valid = sim.scores(pos)
         else:
             self.V, self.VPT, self.VPE, self.valid = sim.scores()
-        self.uav_ok = sim.u_present & (self.e_rem > TOL) & sim.u_has.any(1)
-        eligible = sim.t_present & (sim.t_ws <= now) & (now < sim.t_we)
+        self.uav_ok = (sim.uav_present & (self.energy_remaining > TOL)
+                       & sim.uav_has_sensor.any(1))
+        eligible = (sim.target_present & (sim.target_window_start <= now)
+                    & (now < sim.target_window_end))
         if sim.one_per_window:
-            eligible &= sim.t_done != sim.t_ptr
+            eligible &= sim.target_done_window != sim.target_window
         self.target_ok = eligible
-        H = sim.H
+        # The energy pace of the Metaheuristic and the filter (spec ch5 §4.5, §4.7): delta, the
+        # fraction of the UAV's day elapsed (of the whole day or since it joined, spec ch5 A16),
+        # and epsilon, the fraction of its energy spent.
+        horizon = sim.horizon
         if cfg.pacing_clock == "day":
-            self.delta = np.full(self.U, now / H)
+            self.day_elapsed = np.full(self.n_uavs, now / horizon)
         else:
-            span = np.maximum(H - sim.u_join, TOL)
-            self.delta = np.clip((now - sim.u_join) / span, 0.0, 1.0)
-        self.eps = 1.0 - self.e_rem / self.e_tot
-        self.quality, self.affinity = sim.u_q, sim.t_aff
-        self.n_started, self.vpe_sum = sim.u_nstart, sim.u_vpe_sum
-        self.value_earned, self.energy_used = sim.u_value, sim.u_used
+            span = np.maximum(horizon - sim.uav_joined, TOL)
+            self.day_elapsed = np.clip((now - sim.uav_joined) / span, 0.0, 1.0)
+        self.energy_spent = 1.0 - self.energy_remaining / self.energy_total
+        self.quality, self.affinity = sim.uav_quality, sim.target_affinity
+        self.n_started, self.vpe_sum = sim.uav_started, sim.uav_vpe_sum
+        self.value_earned, self.energy_used = sim.uav_value, sim.uav_energy_used
         self.filter_base = cfg.filter_base
-        # running assignments, kept current as the policy acts
-        self.run_t = np.full(self.U, -1, np.int64)
-        self.run_s = np.full(self.U, -1, np.int64)
-        self.run_u = np.full(self.T, -1, np.int64)
-        self.run_left = np.ones(self.U)  # 1 - progress of the running surveil
-        for u in np.flatnonzero(sim.u_run >= 0):
-            sv = sim.surveils[sim.u_run[u]]
-            self.run_t[u], self.run_s[u] = sv.target, sv.sensor
-            self.run_u[sv.target] = u
+        # running assignments, kept current as the policy acts: per UAV its target and sensor,
+        # per target its UAV (-1 for none), and the unfinished fraction of each UAV's surveil
+        self.running_target = np.full(self.n_uavs, -1, np.int64)
+        self.running_sensor = np.full(self.n_uavs, -1, np.int64)
+        self.running_uav = np.full(self.n_targets, -1, np.int64)
+        self.running_remaining = np.ones(self.n_uavs)
+        for u in np.flatnonzero(sim.uav_surveil >= 0):
+            sv = sim.surveils[sim.uav_surveil[u]]
+            self.running_target[u], self.running_sensor[u] = sv.target, sv.sensor
+            self.running_uav[sv.target] = u
             if sv.observing:
-                self.run_left[u] = 1.0 - min(sv.p + (now - sim.u_seg[u]) / sim.t_ts[sv.target],
-                                             1.0)
+                observed = (now - sim.uav_piece_start[u]) / sim.target_surveil_time[sv.target]
+                self.running_remaining[u] = 1.0 - min(sv.progress + observed, 1.0)
         self.assigned = 0
         self.preempted = 0
         self.modes: dict[str, int] = {}
@@ -496,22 +528,23 @@ class MappingView:
         """
         sim, now = self._sim, self.now
         freed_u = freed_t = -1
-        for sid in {int(sim.u_run[u]), int(sim.t_run[t])} - {-1}:
+        for sid in {int(sim.uav_surveil[u]), int(sim.target_surveil[t])} - {-1}:
             sv = sim.surveils[sid]
             sim.stop(sv, now, PREEMPTED)
             self.preempted += 1
-            self.run_t[sv.uav] = self.run_s[sv.uav] = -1
-            self.run_u[sv.target] = -1
-            self.run_left[sv.uav] = 1.0
+            self.running_target[sv.uav] = self.running_sensor[sv.uav] = -1
+            self.running_uav[sv.target] = -1
+            self.running_remaining[sv.uav] = 1.0
             if sv.uav != u:
                 freed_u = sv.uav
             if sv.target != t:
                 freed_t = sv.target
         sim.begin(u, s, t, now, mode)
-        self.run_t[u], self.run_s[u], self.run_u[t] = t, s, u
+        self.running_target[u], self.running_sensor[u], self.running_uav[t] = t, s, u
         self.assigned += 1
         return freed_u, freed_t
 
-    def record(self) -> dict:
+    def event_record(self) -> dict:
+        """This event's row of ``result.events``."""
         return {"t_min": self.now * 60.0, "assigned": self.assigned, "preempted": self.preempted,
                 **self.modes}

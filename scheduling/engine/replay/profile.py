@@ -141,10 +141,12 @@ class FreeProfile:
         return last if last < hi else None
 
     def can_hold(self, n: int, t0: float, t1: float) -> bool:
-        """Whether ``n`` nodes are free on all of ``[t0, t1)`` (used by checks and tests)."""
+        """Whether ``n`` nodes are free on all of ``[t0, t1)`` (an inspection helper for the
+        tests)."""
         i0 = int(self.t.searchsorted(t0, side="right")) - 1
         i1 = max(int(self.t.searchsorted(t1)), i0 + 1)
         return bool(self.free[max(i0, 0):i1].min() >= n)
 
     def as_lists(self) -> tuple[list[float], list[int]]:
+        """The segments' start times and free nodes (an inspection helper for the tests)."""
         return self.t[:-1].tolist(), self.free.tolist()

@@ -1,10 +1,11 @@
-"""Named scenarios: a small one for tests and the UI, the baseline, the A7 sensitivity run,
-and the figure presets of the chapter's sweeps.
+"""Named scenarios: a small one for tests and the UI, the baseline, the sensitivity run of the
+urgency's time unit (spec ch4 A7), and the figure presets of the chapter's sweeps.
 
-The sweeps of spec §11.2 (utility family, burst size, preemption flags, critical task length)
-are figure presets that vary one parameter of a base preset, not a preset per point; everything
-else stays at the defaults of :mod:`.config` (spec §11.1: 5 x 160 cores, 60,000 tasks/day,
-B = 64, 20 utility classes, both preemption flags on every task, 28 h with a 4 h warm-up).
+The sweeps of spec ch4 §11.2 (utility family, burst size, preemption flags, critical task
+length) are figure presets that vary one parameter of a base preset, not a preset per point;
+everything else stays at the defaults of :mod:`.config` (spec ch4 §11.1: 5 x 160 cores, 60,000
+tasks/day, B = 64, 20 utility classes, both preemption flags on every task, 28 h with a 4 h
+warm-up).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def register(engine) -> None:
     engine.preset("ch4-decay-fast", KIND, source="§5.3 (A7 sensitivity)",
                   params={"utility": {"family": "decay", "urgency_time_unit_min": 1.0}},
                   description="ch4 decaying class with urgency 0.3 per minute instead of per "
-                              "10 minutes (sensitivity run of A7).")
+                              "10 minutes (sensitivity run of the urgency's time unit, "
+                              "spec ch4 A7).")
 
 
 # -- figure presets (Figs. 36-40 of the dissertation = Figs. 3-7 of the paper) ---------------------

@@ -1,4 +1,4 @@
-"""Turn a finished run into the ``serial-preemption`` :class:`Result` (spec §7, §15.3)."""
+"""Turn a finished run into the ``serial-preemption`` :class:`Result` (spec ch4 §7, §15.3)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from .workload import Workload
 
 
 def max_utility(wl: Workload, w0: float, w1: float) -> float:
-    """Every task started on arrival on its fastest cluster at full S, pro-rated (A13)."""
+    """Every task started on arrival on its fastest cluster at full S, pro-rated by its overlap
+    with the window (the maximum-utility denominator, spec ch4 A13)."""
     fastest = wl.etc.min(axis=1)[wl.type]
     inside = overlap(wl.arrival, wl.arrival + fastest, w0, w1)
     return float(np.sum(wl.scale * inside / fastest))
@@ -26,7 +27,8 @@ def _pct(num: float, den: float) -> float:
     return 100.0 * num / den if den > 0 else 0.0
 
 
-def summary(sim: SerialSim, wl: Workload) -> dict:
+def summary_metrics(sim: SerialSim, wl: Workload) -> dict:
+    """The run's ``Result.summary`` (docs/ch4.md, Result)."""
     w0, w1 = sim.window
     crit = sim.t_crit
     arrived = (wl.arrival >= w0) & (wl.arrival < w1)
@@ -142,16 +144,16 @@ def extra(sim: SerialSim, wl: Workload, cfg, policy) -> dict:
         "tasks_generated": wl.n_tasks,
         "bursts": int(wl.info.get("bursts", 0)),
     }
-    stats = getattr(policy, "stats", None)
-    if stats is not None:
-        out["policy_stats"] = stats()
+    counters = getattr(policy, "counters", None)
+    if counters is not None:
+        out["policy_stats"] = counters()
     return out
 
 
 def build_result(rec: RunRecord, wl: Workload, cfg, clock: RunClock) -> Result:
     sim = rec.sim
     return Result(
-        summary=summary(sim, wl),
+        summary=summary_metrics(sim, wl),
         series=per_minute(rec),
         tasks=task_table(sim, wl),
         events={"t_min": list(rec.event_t), "mappable": list(rec.mappable),

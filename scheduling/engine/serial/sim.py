@@ -1,15 +1,15 @@
 """State of one ch4 simulation: cores, tasks, groups of waiting tasks, and the event step.
 
-Mapping happens only on the timer (spec §8.1, A10), so the simulation is a loop over mapping
-events: at each event, completions due by ``t_now`` free their cores, bursts due by ``t_now``
-arrive, hopeless waiting tasks are dropped (§8.2), and the policy starts and suspends tasks
-through :meth:`SerialSim.start` and :meth:`SerialSim.preempt`. Nothing else can happen between
-events, so this is exact.
+Mapping happens only on the timer (spec ch4 §8.1; timer-only mapping events, A10), so the
+simulation is a loop over mapping events: at each event, completions due by ``t_now`` free their
+cores, bursts due by ``t_now`` arrive, hopeless waiting tasks are dropped (spec ch4 §8.2), and
+the policy starts and suspends tasks through :meth:`SerialSim.start` and
+:meth:`SerialSim.preempt`. Nothing else can happen between events, so this is exact.
 
 Waiting tasks live in *groups* (``g_next..g_end`` id ranges): a fresh group holds the
 not-yet-started tasks of one burst that share both flags; a suspended task forms a singleton
-group with its own progress and bound cluster (spec §15.1). Groups only shrink from the front,
-so the lowest id is always taken first (the spec's phase-2 tie-break).
+group with its own progress and bound cluster (spec ch4 §15.1). Groups only shrink from the
+front, so the lowest id is always taken first (the spec's phase-2 tie-break).
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ class Context:
     (groups x clusters). Disallowed pairs have ``util = 0``.
     """
 
-    t: float
     gidx: np.ndarray
     lead: np.ndarray  # the group's lowest task id
     count: np.ndarray
@@ -48,7 +47,6 @@ class Context:
     urow: np.ndarray
     scale: np.ndarray
     can_preempt: np.ndarray
-    preemptible: np.ndarray
     ret: np.ndarray
     util: np.ndarray
     valid: np.ndarray  # util above the dropping threshold
@@ -75,20 +73,21 @@ class SerialSim:
         self.tie_break = tie_break
         self.tie_rng = tie_rng
         self.etc = np.asarray(wl.etc, dtype=float)
-        self.table = wl.table
         self.ufast = FastUtility(wl.table)
         self.K = int(len(wl.cores))
         cores = np.asarray(wl.cores, dtype=np.int64)
         self.M = int(cores.sum())
         self.core_cluster = np.repeat(np.arange(self.K), cores)
         first = np.concatenate([[0], np.cumsum(cores)[:-1]])
-        # Idle cores per cluster as min-heaps: the lowest index is used first (spec §8.4).
+        # Idle cores per cluster as min-heaps: the lowest index is used first (spec ch4 §8.4).
         self.idle: list[list[int]] = [list(range(int(f), int(f + c)))
                                       for f, c in zip(first, cores, strict=True)]
         self.c_task = np.full(self.M, -1, dtype=np.int64)
         self.c_end = np.full(self.M, np.inf)
         self.c_util = np.zeros(self.M)  # utility the running task earns at c_end
-        self.c_event = np.full(self.M, -1, dtype=np.int64)  # event that started the task
+        # The event that started each running task (the tests' literal Pair reads it for the
+        # per-event guard).
+        self.c_event = np.full(self.M, -1, dtype=np.int64)
 
         n = wl.n_tasks
         self.t_type = wl.type
@@ -97,7 +96,7 @@ class SerialSim:
         self.t_scale = wl.scale
         self.t_cp = np.asarray(wl.can_preempt, dtype=bool)
         self.t_pre = np.asarray(wl.preemptible, dtype=bool)
-        self.t_crit = wl.critical_type[wl.type]
+        self.t_crit = wl.critical
         self.status = np.zeros(n, dtype=np.int8)
         self.executed = np.zeros(n)
         self.bound = np.full(n, -1, dtype=np.int64)
@@ -124,7 +123,6 @@ class SerialSim:
 
         self.now = 0.0
         self.event = -1
-        self.n_waiting = 0
         self.log_t: list[float] = []
         self.log_task: list[int] = []
         self.log_core: list[int] = []
@@ -142,7 +140,6 @@ class SerialSim:
         self.g_next[g] = task + 1
         if task + 1 >= self.g_end[g]:
             self.g_alive[g] = False
-        self.n_waiting -= 1
         return task
 
     def new_singleton(self, task: int) -> int:
@@ -157,7 +154,6 @@ class SerialSim:
         self.g_next[g] = task
         self.g_end[g] = task + 1
         self.g_alive[g] = True
-        self.n_waiting += 1
         return g
 
     # -- task transitions -------------------------------------------------------------------------
@@ -245,9 +241,7 @@ class SerialSim:
                 self._complete(core)
         n0 = self.n_fresh
         while self.arrived < n0 and self.g_arrival[self.arrived] <= t + EPS:
-            g = self.arrived
-            self.g_alive[g] = True
-            self.n_waiting += int(self.g_end[g] - self.g_next[g])
+            self.g_alive[self.arrived] = True
             self.arrived += 1
 
     def begin_event(self) -> Context:
@@ -274,14 +268,13 @@ class SerialSim:
                 self.status[a:b] = DROPPED
                 self.g_alive[g] = False
                 self.ev_dropped += b - a
-            self.n_waiting -= self.ev_dropped
             self.dropped += self.ev_dropped
             gidx, lead, arr, urow = gidx[keep], lead[keep], arr[keep], urow[keep]
             scale, ret, util, valid = scale[keep], ret[keep], util[keep], valid[keep]
         count = self.g_end[gidx] - lead
-        return Context(t=t, gidx=gidx, lead=lead, count=count, arrival=arr, urow=urow,
-                       scale=scale, can_preempt=self.t_cp[lead], preemptible=self.t_pre[lead],
-                       ret=ret, util=util, valid=valid, crank=self._crank(ret))
+        return Context(gidx=gidx, lead=lead, count=count, arrival=arr, urow=urow, scale=scale,
+                       can_preempt=self.t_cp[lead], ret=ret, util=util, valid=valid,
+                       crank=self._crank(ret))
 
     def _crank(self, ret: np.ndarray) -> np.ndarray:
         g = ret.shape[0]
@@ -322,7 +315,8 @@ class SerialSim:
 
     # -- end of run -------------------------------------------------------------------------------
     def finish(self) -> None:
-        """End of the horizon: complete due tasks, project the rest without preemption (A12)."""
+        """End of the horizon: complete due tasks, project the running ones to completion
+        without preemption (end-of-run credit, spec ch4 A12)."""
         self.advance(self.duration)
         for core in np.flatnonzero(self.c_task >= 0).tolist():
             task = int(self.c_task[core])

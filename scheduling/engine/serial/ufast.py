@@ -17,7 +17,6 @@ from simcore.value import UtilityTable
 
 class FastUtility:
     def __init__(self, table: UtilityTable):
-        self.table = table
         n = table.n_intervals
         self.J = int(n.max()) if n.size else 1
         J = self.J

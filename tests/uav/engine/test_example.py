@@ -59,7 +59,8 @@ def test_metric_table(example):
         assert valid[i, j, k]
         assert V[i, j, k] == float(v)
         assert round(VPT[i, j, k], 2) == pytest.approx(float(vpt))
-        assert round(sim.u_rate[i, k] * sim.t_ts[j], 4) == pytest.approx(float(eproj))
+        eproj_sim = sim.uav_energy_rate[i, k] * sim.target_surveil_time[j]
+        assert round(eproj_sim, 4) == pytest.approx(float(eproj))
         assert VPE[i, j, k] == pytest.approx(float(vpe), abs=0.051)
     # the table lists every valid triple and nothing else
     assert (valid == seen).all()

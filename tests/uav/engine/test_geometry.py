@@ -38,7 +38,7 @@ def test_travel_delays_observation_and_costs_flight_energy(uavsim):
     assert sv.value == pytest.approx(2 * 5 * 5)
     assert sv.energy == pytest.approx(0.5 * 0.2 + 1.0 * 0.1)
     assert sim.flight_energy == pytest.approx(0.1)
-    assert tuple(sim.u_pos[0]) == (30.0, 40.0)  # the UAV stays at the target
+    assert tuple(sim.uav_pos[0]) == (30.0, 40.0)  # the UAV stays at the target
 
 
 def test_scores_count_travel(uavsim):
@@ -57,7 +57,7 @@ def test_window_closing_in_transit_earns_nothing(uavsim):
     assert sv.reason == "window_end" and sv.value == 0.0
     assert sv.flown == pytest.approx(0.25)
     # the UAV stopped halfway along the leg
-    assert tuple(sim.u_pos[0]) == pytest.approx((15.0, 20.0))
+    assert tuple(sim.uav_pos[0]) == pytest.approx((15.0, 20.0))
 
 
 def test_flight_can_exhaust_energy(uavsim):
@@ -66,7 +66,7 @@ def test_flight_can_exhaust_energy(uavsim):
     sim = uavsim.run(m, "max-value", geometry=GEO)
     sv = sim.surveils[0]
     assert sv.reason == "energy" and sv.end == pytest.approx(0.25) and sv.value == 0.0
-    assert sim.u_e[0] == 0.0
+    assert sim.uav_energy[0] == 0.0
 
 
 def test_nearer_target_wins_per_time(uavsim):

@@ -53,7 +53,8 @@ def test_random_best_sensor_always_takes_the_best_sensor():
         sim = Simulator(generate(cfg, 0), cfg,
                         make_policy("rbs", np.random.default_rng(seed))).run()
         for s in sim.surveils:
-            gain = sim.u_q[s.uav] * sim.t_aff[s.target] * sim.valid[s.uav, s.target]
+            gain = (sim.uav_quality[s.uav] * sim.target_affinity[s.target]
+                    * sim.valid[s.uav, s.target])
             assert gain[s.sensor] == gain.max()
 
 
@@ -106,8 +107,8 @@ def test_target_side_preemption_frees_the_uav(uavsim):
 
 
 def test_filter_threshold_formula():
-    view = SimpleNamespace(delta=np.array([0.5, 0.5, 0.0, 0.25]),
-                           eps=np.array([0.75, 0.75, 0.0, 0.5]),
+    view = SimpleNamespace(day_elapsed=np.array([0.5, 0.5, 0.0, 0.25]),
+                           energy_spent=np.array([0.75, 0.75, 0.0, 0.5]),
                            n_started=np.array([2, 0, 3, 1]),
                            vpe_sum=np.array([3000.0, 0.0, 900.0, 100.0]),
                            value_earned=np.array([80.0, 0.0, 0.0, 40.0]),
@@ -129,7 +130,7 @@ def test_filtering_idles_a_fast_draining_uav(uavsim):
     assert [s.start for s in filt.surveils] == [0.0, pytest.approx(12 + 5 / 60)]
     # completion and running dry coincide at 13:05; completion wins the tie
     assert filt.surveils[1].reason == "complete"
-    assert filt.u_e[0] == pytest.approx(0.0, abs=1e-12)
+    assert filt.uav_energy[0] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_meta_switches_mode_with_energy_pace(uavsim):

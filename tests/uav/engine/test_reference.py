@@ -20,14 +20,14 @@ class Reference:
         self.rng = None
 
     def map(self, view):
-        U, T = view.U, view.T
+        U, T = view.n_uavs, view.n_targets
         thr = [0.0] * U
         if self.f:
             for u in range(U):
-                n, d = view.n_started[u], view.delta[u]
+                n, d = view.n_started[u], view.day_elapsed[u]
                 if n > 0 and d > 0:
-                    thr[u] = (view.vpe_sum[u] / n) * (view.eps[u] / d)
-        value_mode = [view.delta[u] > view.eps[u] for u in range(U)]
+                    thr[u] = (view.vpe_sum[u] / n) * (view.energy_spent[u] / d)
+        value_mode = [view.day_elapsed[u] > view.energy_spent[u] for u in range(U)]
 
         def metric(kind, u, t, s):
             return {"V": view.V, "VPT": view.VPT, "VPE": view.VPE}[kind][u, t, s]
@@ -44,21 +44,22 @@ class Reference:
         while True:
             options = []
             for u in range(U):
-                if not view.uav_ok[u] or u in locked_u or (not self.p and view.run_t[u] >= 0):
+                if not view.uav_ok[u] or u in locked_u or \
+                        (not self.p and view.running_target[u] >= 0):
                     continue
                 for t in range(T):
                     if not view.target_ok[t] or t in locked_t or \
-                            (not self.p and view.run_u[t] >= 0):
+                            (not self.p and view.running_uav[t] >= 0):
                         continue
                     for s in range(4):
                         if not view.valid[u, t, s] or (self.f and not view.VPE[u, t, s] > thr[u]):
                             continue
-                        if view.run_t[u] >= 0 and not uav_side(u, t, s) > uav_side(
-                                u, view.run_t[u], view.run_s[u]):
+                        if view.running_target[u] >= 0 and not uav_side(u, t, s) > uav_side(
+                                u, view.running_target[u], view.running_sensor[u]):
                             continue
-                        other = view.run_u[t]
+                        other = view.running_uav[t]
                         if other >= 0 and other != u and not target_side(u, t, s) > target_side(
-                                other, t, view.run_s[other]):
+                                other, t, view.running_sensor[other]):
                             continue
                         options.append((u, t, s))
             if not options:

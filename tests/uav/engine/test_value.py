@@ -39,7 +39,7 @@ def test_partial_when_energy_runs_out(uavsim):
     assert sv[0].reason == "energy"
     assert sv[0].end == pytest.approx(1.0)
     assert sv[0].value == pytest.approx(20.0)
-    assert sim.u_e[0] == 0.0  # never below zero, and the UAV is never assigned again
+    assert sim.uav_energy[0] == 0.0  # never below zero, and the UAV is never assigned again
 
 
 def test_priority_doubled_mid_surveil_is_split(uavsim):
@@ -123,7 +123,7 @@ def test_a_window_earns_at_most_one_surveil_under_either_reading(uavsim):
     assert a_cont == pytest.approx([12.5, 37.5])
     # fresh: the new surveil earns nothing until it passes the partial one's 12.5
     assert a_fresh == pytest.approx([12.5, 37.5]) and fresh.surveils[2].raw == pytest.approx(50)
-    assert cont.surveils[2].reason == "complete" and cont.surveils[2].p == 1.0
+    assert cont.surveils[2].reason == "complete" and cont.surveils[2].progress == 1.0
 
 
 def test_fresh_credits_the_best_surveil_of_a_window(uavsim):

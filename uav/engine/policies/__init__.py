@@ -1,4 +1,5 @@
-"""Policy catalogue: every base heuristic and its Preemption/Filtering variants (§4.8)."""
+"""Policy catalogue: every base heuristic and its Preemption/Filtering variants (spec ch5
+§4.8)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,12 @@ BASES = {
 }
 VARIANTS = {
     "": ("", ""),
-    "p": (" + P", "; with preemption of running surveils by better ones (§4.6)"),
-    "f": (" + F", "; with per-UAV adaptive VPE filtering (§4.7)"),
-    "pf": (" + P + F", "; with preemption and filtering (§4.6, §4.7)"),
+    "p": (" + P", "; with preemption of running surveils by better ones (spec ch5 §4.6)"),
+    "f": (" + F", "; with per-UAV adaptive VPE filtering (spec ch5 §4.7)"),
+    "pf": (" + P + F", "; with preemption and filtering (spec ch5 §4.6, §4.7)"),
 }
-SCORED = ("max-value", "max-vpt", "max-vpe", "meta")  # A28: only these take P and F
+# Only these take P and F: Random and RBS have no score to compare (spec ch5 A28).
+SCORED = ("max-value", "max-vpt", "max-vpe", "meta")
 
 
 def policy_names() -> list[str]:
@@ -77,5 +79,5 @@ def register(engine) -> None:
         variant = ("p" if p else "") + ("f" if f else "")
         vlabel, vdesc = VARIANTS[variant]
         engine.policy(KIND, name, label=label + vlabel, description=desc + vdesc,
-                      spec=spec + vspec[variant], family=family,
-                      base=base, preemption=p, filtering=f)(functools.partial(make_policy, name))
+                      spec=spec + vspec[variant], family=family)(
+            functools.partial(make_policy, name))

@@ -1,5 +1,5 @@
-"""Helpers shared by the policies: tie-aware argmax, filtering thresholds (§4.7) and the
-preemption rule (§4.6)."""
+"""Helpers shared by the policies: tie-aware argmax, filtering thresholds (spec ch5 §4.7) and
+the preemption rule (spec ch5 §4.6)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ NEG = -np.inf
 
 
 def flat_argmax(arr: np.ndarray, view) -> int:
-    """Index of the maximum of ``arr.ravel()``; ties per A20 (first, or uniform at random)."""
+    """Index of the maximum of ``arr.ravel()``; ties as the scenario says
+    (first, or uniform at random; spec ch5 A20)."""
     i = int(arr.argmax())
     if view.tie_break == "random":
         flat = arr.ravel()
@@ -31,13 +32,14 @@ def row_argmax(rows: np.ndarray, view) -> np.ndarray:
 
 
 def filter_threshold(view) -> np.ndarray:
-    """Per-UAV VPE threshold T = tau x F with F = eps / delta (§4.7, A17).
+    """Per-UAV VPE threshold T = tau x F with F = epsilon / delta (spec ch5 §4.7; tau as the
+    scenario's filter_base says, A17).
 
     No started surveils (tau undefined) or delta = 0 gives T = 0, which keeps every option since
     every VPE is positive.
     """
-    delta = view.delta
-    F = np.divide(view.eps, delta, out=np.zeros_like(delta), where=delta > 0)
+    delta = view.day_elapsed
+    F = np.divide(view.energy_spent, delta, out=np.zeros_like(delta), where=delta > 0)
     if view.filter_base == "mean-vpe":
         n = view.n_started
         tau = np.divide(view.vpe_sum, n, out=np.zeros_like(view.vpe_sum), where=n > 0)
@@ -52,8 +54,8 @@ def base_mask(view, filtering: bool, preemption: bool) -> np.ndarray:
     ok_u = view.uav_ok
     ok_t = view.target_ok
     if not preemption:
-        ok_u = ok_u & (view.run_t < 0)
-        ok_t = ok_t & (view.run_u < 0)
+        ok_u = ok_u & (view.running_target < 0)
+        ok_t = ok_t & (view.running_uav < 0)
     mask = view.valid & ok_u[:, None, None] & ok_t[None, :, None]
     if filtering:
         threshold = filter_threshold(view)
@@ -62,68 +64,74 @@ def base_mask(view, filtering: bool, preemption: bool) -> np.ndarray:
     return mask
 
 
-def running_scores(view, S_u: np.ndarray, S_t: np.ndarray, u_is_value: np.ndarray | bool,
-                   t_is_value: bool):
-    """Scores of the running surveils, to beat for preemption (§4.6, A18).
+def running_scores(view, uav_side: np.ndarray, target_side: np.ndarray,
+                   u_is_value: np.ndarray | bool, t_is_value: bool):
+    """Scores of the running surveils, to beat for preemption (spec ch5 §4.6; the comparison
+    basis, A18): per UAV and per target, the score of the surveil it runs (-inf when idle).
 
-    ``S_u``/``S_t`` are the UAV-side and target-side score matrices; with the ``remaining``
-    basis, value-type scores are scaled by the running surveil's unfinished fraction.
+    ``uav_side``/``target_side`` are the UAV-side and target-side score matrices; with the
+    ``remaining`` basis, value-type scores are scaled by the running surveil's unfinished
+    fraction.
     """
-    U = view.U
-    cur_u = np.full(U, NEG)
-    cur_t = np.full(view.T, NEG)
-    busy = np.flatnonzero(view.run_t >= 0)
+    per_uav = np.full(view.n_uavs, NEG)
+    per_target = np.full(view.n_targets, NEG)
+    busy = np.flatnonzero(view.running_target >= 0)
     if busy.size:
-        t, s = view.run_t[busy], view.run_s[busy]
-        su = S_u[busy, t, s]
-        st = S_t[busy, t, s]
+        t, s = view.running_target[busy], view.running_sensor[busy]
+        su = uav_side[busy, t, s]
+        st = target_side[busy, t, s]
         if view.preemption_basis == "remaining":
-            left = view.run_left[busy]
+            left = view.running_remaining[busy]
             uv = u_is_value[busy] if isinstance(u_is_value, np.ndarray) else u_is_value
             su = np.where(uv, su * left, su)
             if t_is_value:
                 st = st * left
-        cur_u[busy] = su
-        cur_t[t] = st
-    return cur_u, cur_t
+        per_uav[busy] = su
+        per_target[t] = st
+    return per_uav, per_target
 
 
 class PreemptionChoices:
-    """Scores of the combinations allowed under preemption (§4.6), kept current per assignment.
+    """Scores of the combinations allowed under preemption (spec ch5 §4.6), kept current per
+    assignment.
 
     A combination may replace running surveils only if it beats them: on the UAV side by
-    ``S_u`` against the UAV's running surveil, on the target side by ``S_t`` against the
-    target's (skipped when the target is the UAV's own). UAVs and targets assigned in this
-    event are locked (A19). One assignment changes one row (the UAV it freed) and one column
-    (the target it freed), so only those are recomputed.
+    ``uav_side`` against the UAV's running surveil, on the target side by ``target_side``
+    against the target's (skipped when the target is the UAV's own). UAVs and targets assigned
+    in this event are locked (no re-preemption within one mapping event, spec ch5 A19). One
+    assignment changes one row (the UAV it freed) and one column (the target it freed), so only
+    those are recomputed. ``scores`` holds ``rank`` where allowed, -inf elsewhere.
     """
 
-    def __init__(self, view, base, rank, S_u, S_t, u_is_value, t_is_value):
-        self.base, self.rank, self.S_u, self.S_t = base, rank, S_u, S_t
-        self.cur_u, self.cur_t = running_scores(view, S_u, S_t, u_is_value, t_is_value)
-        self.locked_u = np.zeros(view.U, bool)
-        self.locked_t = np.zeros(view.T, bool)
-        allowed = base & (S_u > self.cur_u[:, None, None])
-        own = view.run_u[None, :] == np.arange(view.U)[:, None]  # t is u's own target
-        allowed &= (S_t > self.cur_t[None, :, None]) | own[:, :, None]
+    def __init__(self, view, base, rank, uav_side, target_side, u_is_value, t_is_value):
+        self.base, self.rank = base, rank
+        self.uav_side, self.target_side = uav_side, target_side
+        self.running_uav_side, self.running_target_side = running_scores(
+            view, uav_side, target_side, u_is_value, t_is_value)
+        self.locked_u = np.zeros(view.n_uavs, bool)
+        self.locked_t = np.zeros(view.n_targets, bool)
+        allowed = base & (uav_side > self.running_uav_side[:, None, None])
+        own = view.running_uav[None, :] == np.arange(view.n_uavs)[:, None]  # t is u's own target
+        allowed &= (target_side > self.running_target_side[None, :, None]) | own[:, :, None]
         self.scores = np.where(allowed, rank, NEG)
 
     def assigned(self, u: int, t: int, freed: tuple[int, int]) -> None:
         sc = self.scores
+        to_beat_u, to_beat_t = self.running_uav_side, self.running_target_side
         self.locked_u[u] = True
         self.locked_t[t] = True
         sc[u] = NEG
         sc[:, t] = NEG
         fu, ft = freed
         if fu >= 0:
-            self.cur_u[fu] = NEG
+            to_beat_u[fu] = NEG
         if ft >= 0:
-            self.cur_t[ft] = NEG
+            to_beat_t[ft] = NEG
         if fu >= 0 and not self.locked_u[fu]:  # an idle UAV now: only target sides bind
-            row = self.base[fu] & (self.S_t[fu] > self.cur_t[:, None])
+            row = self.base[fu] & (self.target_side[fu] > to_beat_t[:, None])
             row &= ~self.locked_t[:, None]
             sc[fu] = np.where(row, self.rank[fu], NEG)
         if ft >= 0 and not self.locked_t[ft]:  # a free target now: only UAV sides bind
-            col = self.base[:, ft] & (self.S_u[:, ft] > self.cur_u[:, None])
+            col = self.base[:, ft] & (self.uav_side[:, ft] > to_beat_u[:, None])
             col &= ~self.locked_u[:, None]
             sc[:, ft] = np.where(col, self.rank[:, ft], NEG)

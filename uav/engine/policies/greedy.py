@@ -1,5 +1,5 @@
-"""Max Value, Max Value per Time, Max Value per Energy (§4.4), with Preemption (§4.6) and
-Filtering (§4.7): repeatedly start the best-scoring valid combination."""
+"""Max Value, Max Value per Time, Max Value per Energy (spec ch5 §4.4), with Preemption (§4.6)
+and Filtering (§4.7): repeatedly start the best-scoring valid combination."""
 
 from __future__ import annotations
 
@@ -20,28 +20,30 @@ class GreedyPolicy:
         self.rng = rng
 
     def map(self, view) -> None:
-        S = getattr(view, self.attr)
+        score = getattr(view, self.attr)
         base = base_mask(view, self.filtering, self.preemption)
         if not base.any():
             return
-        T4 = base.shape[1] * base.shape[2]
+        n_sensors = base.shape[2]
+        per_uav = base.shape[1] * n_sensors  # flat (target, sensor) entries per UAV
         if not self.preemption:
-            M = np.where(base, S, NEG)
+            options = np.where(base, score, NEG)
             while True:
-                i = flat_argmax(M, view)
-                if M.flat[i] == NEG:
+                i = flat_argmax(options, view)
+                if options.flat[i] == NEG:
                     return
-                u, rest = divmod(i, T4)
-                t, s = divmod(rest, base.shape[2])
+                u, rest = divmod(i, per_uav)
+                t, s = divmod(rest, n_sensors)
                 view.start(u, s, t)
-                M[u] = NEG
-                M[:, t] = NEG
-        choices = PreemptionChoices(view, base, S, S, S, self.is_value, self.is_value)
-        M = choices.scores
+                options[u] = NEG
+                options[:, t] = NEG
+        choices = PreemptionChoices(view, base, score, score, score, self.is_value,
+                                    self.is_value)
+        options = choices.scores
         while True:
-            i = flat_argmax(M, view)
-            if M.flat[i] == NEG:
+            i = flat_argmax(options, view)
+            if options.flat[i] == NEG:
                 return
-            u, rest = divmod(i, T4)
-            t, s = divmod(rest, base.shape[2])
+            u, rest = divmod(i, per_uav)
+            t, s = divmod(rest, n_sensors)
             choices.assigned(u, t, view.start(u, s, t))

@@ -1,6 +1,7 @@
-"""The Metaheuristic (§4.5): each UAV proposes its best option by Max Value when it is behind
-the linear energy pace (delta > eps) and by Max VPE otherwise; the system starts the proposal
-with the highest value, then asks again."""
+"""The Metaheuristic (spec ch5 §4.5): each UAV proposes its best option by Max Value when it is
+behind the linear energy pace (the fraction of its day elapsed, delta, above the fraction of its
+energy spent, epsilon) and by Max VPE otherwise; the system starts the proposal with the highest
+value, then asks again."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ class MetaPolicy:
         self.rng = rng
 
     def map(self, view) -> None:
-        value_mode = view.delta > view.eps  # A15: VPE mode on the tie, e.g. at t = 0
+        # Behind the linear energy pace: delta > epsilon; VPE mode on the tie, e.g. at t = 0
+        # (spec ch5 A15).
+        value_mode = view.day_elapsed > view.energy_spent
         base = base_mask(view, self.filtering, self.preemption)
         considered = base.any(axis=(1, 2))
         n_value = int((value_mode & considered).sum())
@@ -28,37 +31,38 @@ class MetaPolicy:
         if not considered.any():
             return
         V = view.V
-        M_mode = np.where(value_mode[:, None, None], V, view.VPE)
-        U, T, S = base.shape
-        Vrows = V.reshape(U, T * S)
+        mode_score = np.where(value_mode[:, None, None], V, view.VPE)
+        n_uavs, n_targets, n_sensors = base.shape
+        # One row per UAV over its flat (target, sensor) options.
+        value_rows = V.reshape(n_uavs, n_targets * n_sensors)
+        ar = np.arange(n_uavs)
         if not self.preemption:
-            rows = np.where(base, M_mode, NEG).reshape(U, T * S)
+            rows = np.where(base, mode_score, NEG).reshape(n_uavs, n_targets * n_sensors)
             best = row_argmax(rows, view)
-            ar = np.arange(U)
             while True:
                 top = rows[ar, best]
-                cand = np.where(top > NEG, Vrows[ar, best], NEG)
+                cand = np.where(top > NEG, value_rows[ar, best], NEG)
                 u = flat_argmax(cand, view)
                 if cand[u] == NEG:
                     return
-                t, s = divmod(int(best[u]), S)
+                t, s = divmod(int(best[u]), n_sensors)
                 view.start(u, s, t, "value" if value_mode[u] else "vpe")
                 rows[u] = NEG
-                rows[:, t * S:(t + 1) * S] = NEG
-                stale = np.flatnonzero(best // S == t)  # only proposals for t changed
+                rows[:, t * n_sensors:(t + 1) * n_sensors] = NEG
+                stale = np.flatnonzero(best // n_sensors == t)  # only proposals for t changed
                 if stale.size:
                     best[stale] = row_argmax(rows[stale], view)
-        # UAV side compares in its mode metric, target side in plain value (A18).
-        choices = PreemptionChoices(view, base, M_mode, M_mode, V, value_mode, True)
-        rows = choices.scores.reshape(U, T * S)
-        ar = np.arange(U)
+        # UAV side compares in its mode metric, target side in plain value (preemption
+        # comparison basis, spec ch5 A18).
+        choices = PreemptionChoices(view, base, mode_score, mode_score, V, value_mode, True)
+        rows = choices.scores.reshape(n_uavs, n_targets * n_sensors)
         while True:
             best = row_argmax(rows, view)
             top = rows[ar, best]
-            cand = np.where(top > NEG, Vrows[ar, best], NEG)
+            cand = np.where(top > NEG, value_rows[ar, best], NEG)
             u = flat_argmax(cand, view)
             if cand[u] == NEG:
                 return
-            t, s = divmod(int(best[u]), S)
+            t, s = divmod(int(best[u]), n_sensors)
             freed = view.start(u, s, t, "value" if value_mode[u] else "vpe")
             choices.assigned(u, t, freed)

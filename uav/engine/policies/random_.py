@@ -1,4 +1,5 @@
-"""Random and Random Best Sensor (§4.2, §4.3): one pass over the targets in random order."""
+"""Random and Random Best Sensor (spec ch5 §4.2, §4.3): one pass over the targets in random
+order."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ class RandomPolicy:
 
     def map(self, view) -> None:
         rng = self.rng
-        free_u = view.uav_ok & (view.run_t < 0)
-        free_t = view.target_ok & (view.run_u < 0)
+        free_u = view.uav_ok & (view.running_target < 0)
+        free_t = view.target_ok & (view.running_uav < 0)
         if not free_u.any() or not free_t.any():
             return
         valid = view.valid

@@ -1,18 +1,30 @@
-"""Max Util / Max UPT Preempt Pair (spec §9.6).
+"""Max Util / Max UPT Preempt Pair (spec ch4 §9.6).
 
 For a task ``t`` that may preempt, every busy core running a preemptible task ``r`` is valued
 by the better of two orderings on that core (A: t first, then r resumes; B: r finishes, then t
-runs; ties go to B, ``pair_tie = "preempt"``: to A). The best such core P* is compared with
-the best idle core, whose net adds ``Val(r*)`` of P*'s partner continuing undisturbed. Phase 2
-picks the task with the highest *own* objective of its chosen option; ordering B means "wait":
-the task leaves this event.
+runs; ties go to B, or to A with ``pair_tie = "preempt"``). The best such core P* is compared
+with the best idle core, whose net adds ``Val(r*)`` of P*'s partner continuing undisturbed.
+Phase 2 picks the task with the highest *own* objective of its chosen option; ordering B means
+"wait": the task leaves this event.
 
-Speed (spec §15.1): all pair values of an event are fixed, because the per-event guard (A19)
-keeps tasks started in this event out of the partner set. So the (group x partner) matrix is
-computed once per event with numpy, over *partner classes*: running tasks of the same burst on
-the same cluster with the same completion time are interchangeable partners. A task's chosen
-option changes only when its partner class runs out of cores or its idle cluster fills up;
-only those tasks are re-valued (lazy heap with versions).
+Speed (spec ch4 §15.1): all pair values of an event are fixed, because the per-event guard
+(spec ch4 A19: a task started in this event is not preempted again in it) keeps tasks started
+in this event out of the partner set. So the (task x partner) values are computed once per
+event with numpy, over *partner classes*: running tasks of the same burst on the same cluster
+with the same completion time are interchangeable partners. A task's chosen option changes
+only when its partner class runs out of cores or its idle cluster fills up; only those tasks
+are re-valued (a lazy heap with versions).
+
+One mapping event is a :class:`_PairEvent`, built from four pieces:
+
+* :class:`_PartnerClasses` - the running preemptible tasks Pair may pair with;
+* :class:`_Rows` - the waiting groups (and the victims suspended in the event), one row each;
+* the options of each row: its best pair P* (:meth:`_PairEvent.pair_best`), its best idle core
+  (:meth:`_PairEvent.best_idle`) and the choice between them (:meth:`_PairEvent.resolve`);
+* :class:`_GuardedTasks` - the tasks started in the event, to count when the guard bites.
+
+Performance note: the pick loop and the per-row loops hoist every attribute they use into
+locals; the vectorized steps pay a few attribute lookups per call, against tens of numpy calls.
 """
 
 from __future__ import annotations
@@ -23,6 +35,8 @@ import numpy as np
 
 from ..sim import Context, SerialSim
 
+# The option a row has chosen: none, an idle core, ordering A (preempt the partner now) or
+# ordering B (let the partner finish first, so the task waits for the next event).
 NONE, IDLE, ORDER_A, ORDER_B = 0, 1, 2, 3
 
 
@@ -34,8 +48,9 @@ def pair_terms(t: float, upt: bool, table, ret_t, obj_t, util_t, arr_t, urow_t, 
     now on r's cluster; ``val_r``: r's objective if left alone. Returns
     ``(net, own, own_util, is_a)`` of the better ordering per pair. Equal nets go to B (no
     preemption: "Tasks are not preempted unless higher utility can be earned for another
-    task", paper §II.D; spec A18) or, with ``ties_preempt``, to A (the Pair paragraph drops
-    preemption on a core only "if the second ordering results in higher Util").
+    task", paper §II.D; ties between the orderings, spec ch4 A18) or, with ``ties_preempt``,
+    to A (the Pair paragraph drops preemption on a core only "if the second ordering results
+    in higher Util").
     """
     ct_a = t + ret_t  # ordering A: t now, r resumes after it
     u_ra = table.value(urow_r, scale_r, ct_a + ret_r - arr_r)
@@ -60,339 +75,480 @@ class PairPolicy:
         self.guard_fired = 0
         self.deferred = 0  # tasks that chose ordering B (wait for the partner)
 
-    def stats(self) -> dict:
+    def counters(self) -> dict:
+        """Policy-specific counters for ``result.extra["policy_stats"]``."""
         return {"pair_guard_fired": self.guard_fired, "pair_deferred": self.deferred}
 
-    def map(self, sim: SerialSim, ctx: Context) -> None:  # noqa: C901 - one event, kept together
-        n0 = ctx.gidx.size
-        if n0 == 0:
+    def map(self, sim: SerialSim, ctx: Context) -> None:
+        if ctx.gidx.size == 0:
             return
-        upt = self.mode == "upt"
-        t = sim.now
-        K = sim.K
-        table = sim.ufast
-        thr = sim.min_utility
-        idle = sim.idle
-        idle_n = np.array([len(h) for h in idle], dtype=np.int64)
-        busy = np.flatnonzero(sim.c_task >= 0)
-        busy = busy[sim.t_pre[sim.c_task[busy]]]
-        if idle_n.sum() == 0 and busy.size == 0:
+        idle_n = np.array([len(h) for h in sim.idle], dtype=np.int64)
+        partners = preemptible_busy_cores(sim)
+        if idle_n.sum() == 0 and partners.size == 0:
             return
+        _PairEvent(self, sim, ctx, idle_n, partners).run()
 
-        # Partner classes, ordered by their lowest core (ties in P* go to the lowest core).
-        btask = sim.c_task[busy]
-        bj = sim.core_cluster[busy]
-        bend = sim.c_end[busy]
-        bburst = sim.wl.burst[btask]
-        o = np.lexsort((busy, bend, bj, bburst))
-        busy, btask, bj, bend, bburst = busy[o], btask[o], bj[o], bend[o], bburst[o]
-        if busy.size:
-            new = np.concatenate([[True], (np.diff(bburst) != 0) | (np.diff(bj) != 0)
-                                  | (np.diff(bend) != 0)])
+
+def preemptible_busy_cores(sim: SerialSim) -> np.ndarray:
+    """The cores running a preemptible task, in index order."""
+    busy = np.flatnonzero(sim.c_task >= 0)
+    return busy[sim.t_pre[sim.c_task[busy]]]
+
+
+class _PartnerClasses:
+    """The running preemptible tasks of one event, grouped into interchangeable partners.
+
+    Running tasks of one burst on one cluster with one completion time give every waiting task
+    the same two orderings, so they form one *class*; a class lends its cores lowest index
+    first. Classes are numbered by their lowest core, so that the lowest class wins ties in P*
+    (ties to the lowest core index, spec ch4 §8.4). Per class: ``cluster``, ``ret`` (remaining
+    time of the partner), ``val`` (its objective if left alone, ``Val(r)``), and the partner's
+    ``arr``, ``urow``, ``scale`` (arrival and utility function); ``first_core`` is the lowest
+    core still running a partner of the class and ``alive`` says whether any is left.
+    """
+
+    def __init__(self, sim: SerialSim, cores: np.ndarray, upt: bool):
+        t = sim.now
+        task = sim.c_task[cores]
+        cluster = sim.core_cluster[cores]
+        end = sim.c_end[cores]
+        burst = sim.wl.burst[task]
+        o = np.lexsort((cores, end, cluster, burst))
+        cores, task, cluster, end, burst = cores[o], task[o], cluster[o], end[o], burst[o]
+        if cores.size:
+            new = np.concatenate([[True], (np.diff(burst) != 0) | (np.diff(cluster) != 0)
+                                  | (np.diff(end) != 0)])
         else:
             new = np.zeros(0, dtype=bool)
         first = np.flatnonzero(new)
-        cls_of_core = np.cumsum(new) - 1
-        corder = np.argsort(busy[first], kind="stable")
-        rank = np.empty_like(corder)
-        rank[corder] = np.arange(corder.size)
-        first = first[corder]
-        n_cls = first.size
-        cl_cores: list[list[int]] = [[] for _ in range(n_cls)]
-        for core, c in zip(busy.tolist(), rank[cls_of_core].tolist(), strict=True):
-            cl_cores[c].append(core)
-        cl_left = [len(x) for x in cl_cores]
-        cl_ptr = [0] * n_cls
-        cl_j = bj[first]
-        cl_ret = bend[first] - t
-        cl_task = btask[first]
-        cl_util = sim.c_util[busy[first]]
-        cl_val = cl_util / cl_ret if upt else cl_util
-        cl_arr = sim.t_arr[cl_task]
-        cl_urow = sim.t_urow[cl_task]
-        cl_scale = sim.t_scale[cl_task]
-        cl_alive = np.ones(n_cls, dtype=bool)
-        cl_first = busy[first].copy()  # lowest core of each class still running its partner
+        class_of_core = np.cumsum(new) - 1
+        # Renumber the classes by their lowest core.
+        by_core = np.argsort(cores[first], kind="stable")
+        rank = np.empty_like(by_core)
+        rank[by_core] = np.arange(by_core.size)
+        first = first[by_core]
+        self.n = n = first.size
+        self.cores: list[list[int]] = [[] for _ in range(n)]
+        for core, c in zip(cores.tolist(), rank[class_of_core].tolist(), strict=True):
+            self.cores[c].append(core)
+        self.used = [0] * n  # cores of each class preempted so far in this event
+        self.cluster = cluster[first]
+        self.ret = end[first] - t
+        util = sim.c_util[cores[first]]
+        self.val = util / self.ret if upt else util
+        lead = task[first]
+        self.arr = sim.t_arr[lead]
+        self.urow = sim.t_urow[lead]
+        self.scale = sim.t_scale[lead]
+        self.alive = np.ones(n, dtype=bool)
+        self.first_core = cores[first].copy()
 
-        # Row arrays with room for the victims of this event (each partner core at most once).
-        cap = n0 + busy.size
-        obj = np.zeros((cap, K))
-        obj[:n0] = ctx.obj(self.mode)
-        util = np.zeros((cap, K))
-        util[:n0] = ctx.util
-        valid = np.zeros((cap, K), dtype=bool)
-        valid[:n0] = ctx.valid
-        ret = np.ones((cap, K))
-        ret[:n0] = ctx.ret
-        crank = np.zeros((cap, K), dtype=np.int64)
-        crank[:n0] = ctx.crank
-        arr = np.zeros(cap)
-        arr[:n0] = ctx.arrival
-        nid = np.zeros(cap, dtype=np.int64)
-        nid[:n0] = ctx.lead
-        count = np.zeros(cap, dtype=np.int64)
-        count[:n0] = ctx.count
-        cp = np.zeros(cap, dtype=bool)
-        cp[:n0] = ctx.can_preempt
-        urow = np.zeros(cap, dtype=np.int64)
-        urow[:n0] = ctx.urow
-        scale = np.zeros(cap)
-        scale[:n0] = ctx.scale
-        gsim = np.zeros(cap, dtype=np.int64)
-        gsim[:n0] = ctx.gidx
-        removed = np.zeros(cap, dtype=bool)
-        n_rows = n0
+        # For pruning, the classes of each cluster by decreasing Val (ties: lower core first),
+        # and the position of the first alive one.
+        by_val = np.lexsort((self.first_core, -self.val))
+        self.by_val = [by_val[self.cluster[by_val] == j] for j in range(sim.K)]
+        self.neg_val_sorted = [-self.val[c] for c in self.by_val]
+        self.head = [0] * sim.K
 
-        # Each row's best pair option P*: class, net, own objective and utility, ordering.
-        bc = np.full(cap, -1, dtype=np.int64)
-        bnet = np.full(cap, -np.inf)
-        bown = np.zeros(cap)
-        bown_u = np.zeros(cap)
-        bis_a = np.zeros(cap, dtype=bool)
-        ij = np.full(cap, -1, dtype=np.int64)
-        iobj = np.full(cap, -np.inf)
-        kind = np.zeros(cap, dtype=np.int64)
-        ownv = np.zeros(cap)
-        version = np.zeros(cap, dtype=np.int64)
-        heap: list[tuple] = []
+    def top_values(self) -> np.ndarray:
+        """Per cluster, the highest ``Val`` among its alive classes (``-inf`` if none)."""
+        head, by_val, neg = self.head, self.by_val, self.neg_val_sorted
+        return np.array([-neg[j][head[j]] if head[j] < by_val[j].size else -np.inf
+                         for j in range(len(by_val))])
 
-        # Partner classes per cluster by decreasing Val, for pruning: a pair's net is at most
-        # obj_t + Val(r) and at least Val(r) (ordering B), so a partner with
-        # obj_t(j) + Val(r) < max Val can never be P*.
-        by_val = np.lexsort((cl_first, -cl_val))
-        cls_sorted = [by_val[cl_j[by_val] == j] for j in range(K)]
-        neg_val_sorted = [-cl_val[c] for c in cls_sorted]
-        vptr = [0] * K  # first alive class in cls_sorted[j]
+    def take_core(self, c: int) -> int:
+        """Hand out the lowest core of class ``c`` still running its partner (to be
+        preempted); a class with no core left is dead and leaves the pruning order."""
+        cores = self.cores[c]
+        k = self.used[c]
+        core = cores[k]
+        self.used[c] = k + 1
+        if k + 1 == len(cores):
+            self.alive[c] = False
+            j = self.cluster[c]
+            order, alive, head = self.by_val[j], self.alive, self.head
+            while head[j] < order.size and not alive[order[head[j]]]:
+                head[j] += 1
+        else:
+            self.first_core[c] = cores[k + 1]
+        return core
 
-        def pair_best(rows: np.ndarray) -> None:
-            """P* per row among the alive partners: the highest net, ties to the lowest core
-            index (spec §8.4)."""
-            if rows.size == 0:
-                return
-            bc[rows] = -1
-            bnet[rows] = -np.inf
-            if n_cls == 0:
-                return
-            vmax = np.array([-neg_val_sorted[j][vptr[j]] if vptr[j] < cls_sorted[j].size
-                             else -np.inf for j in range(K)])
-            ok = valid[rows] & (vmax > -np.inf)
-            if not ok.any():
-                return
-            top = np.where(ok, vmax, -np.inf).max(axis=1)
-            tau = top[:, None] - obj[rows]
-            tau -= 1e-9 * (1.0 + np.abs(tau))  # keep every partner that could tie
-            parts_r, parts_c = [], []
-            for j in range(K):
-                if cls_sorted[j].size == 0:
-                    continue
-                n = np.searchsorted(neg_val_sorted[j], -tau[:, j], side="right")
-                n = np.where(ok[:, j], n, 0)
-                total = int(n.sum())
-                if total == 0:
-                    continue
-                ri = np.repeat(np.arange(rows.size), n)
-                pos = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
-                parts_r.append(ri)
-                parts_c.append(cls_sorted[j][pos])
-            if not parts_r:
-                return
-            ri = np.concatenate(parts_r)
-            c = np.concatenate(parts_c)
-            alive = cl_alive[c]
-            ri, c = ri[alive], c[alive]
-            if ri.size == 0:
-                return
-            rr = rows[ri]
-            jc = cl_j[c]
-            p_net, p_own, p_u, p_a = pair_terms(
-                t, upt, table, ret[rr, jc], obj[rr, jc], util[rr, jc], arr[rr], urow[rr],
-                scale[rr], cl_ret[c], cl_val[c], cl_arr[c], cl_urow[c], cl_scale[c],
-                self.ties_preempt)
-            order = np.lexsort((cl_first[c], -p_net, ri))
-            ri_sorted = ri[order]
-            pick = order[np.flatnonzero(np.concatenate([[True],
-                                                        ri_sorted[1:] != ri_sorted[:-1]]))]
-            dest = rows[ri[pick]]
-            bc[dest] = c[pick]
-            bnet[dest] = p_net[pick]
-            bown[dest] = p_own[pick]
-            bown_u[dest] = p_u[pick]
-            bis_a[dest] = p_a[pick]
 
-        def best_idle(rows: np.ndarray) -> None:
-            if rows.size == 0:
-                return
-            sc = np.where(valid[rows] & (idle_n > 0), obj[rows], -np.inf)
-            top = sc.max(axis=1)
-            cr = np.where(sc == top[:, None], crank[rows], K + 1)
-            j = np.argmin(cr, axis=1)
-            has = top > -np.inf
-            ij[rows] = np.where(has, j, -1)
-            iobj[rows] = top
+class _Rows:
+    """The waiting groups of the event, one row each, with room for the victims it suspends.
 
-        def resolve(rows: np.ndarray) -> None:
-            """Choose each row's option (spec §9.6 step 4) and queue it for phase 2."""
-            rows = rows[(count[rows] > 0) & ~removed[rows]]
-            if rows.size == 0:
-                return
-            b = bc[rows]
-            j = ij[rows]
-            has_idle = j >= 0
-            idle_u = util[rows, np.maximum(j, 0)]
-            has_pair = cp[rows] & (b >= 0)
-            partner_val = cl_val[np.maximum(b, 0)] if n_cls else np.zeros(rows.size)
-            inet = iobj[rows] + np.where(has_pair, partner_val, 0.0)
-            choose = has_pair & (~has_idle | (bnet[rows] > inet))
-            k = np.where(choose, np.where(bis_a[rows], ORDER_A, ORDER_B),
-                         np.where(has_idle, IDLE, NONE))
-            v = np.where(choose, bown[rows], iobj[rows])
-            u = np.where(choose, bown_u[rows], idle_u)
-            k = np.where(u > thr, k, NONE)
-            kind[rows] = k
-            ownv[rows] = v
-            version[rows] += 1
-            for row, kk, vv, ver in zip(rows.tolist(), k.tolist(), v.tolist(),
-                                        version[rows].tolist(), strict=True):
-                if kk != NONE:
-                    heapq.heappush(heap, (-vv, float(arr[row]), int(nid[row]), row, ver))
+    Rows ``[0, n0)`` are the context's groups; each preemption appends its victim as a
+    singleton row bound to the cluster it ran on. Per row and cluster: ``obj`` (the objective
+    if started now), ``util``, ``valid`` (utility above the dropping threshold), ``ret``
+    (remaining time), ``crank`` (cluster preference for ties); per row: ``arr``, ``urow``,
+    ``scale`` (arrival and utility function), ``nid`` (lowest waiting task id), ``count``
+    (tasks left), ``cp`` (may preempt), ``gsim`` (the simulator's group) and ``removed``
+    (chose to wait, ordering B).
+    """
 
-        # Guarded tasks (started in this event) are preemptible partners Pair may not use. A
-        # pick "fires" the guard when a guarded task would have offered an ordering-A pair
-        # with a higher net than the option chosen. Guarded tasks of one burst started on one
-        # cluster are interchangeable partners, so they are kept once (guard classes).
-        m = sim.M
-        gc_j = np.zeros(m, dtype=np.int64)
-        gc_ret = np.zeros(m)
-        gc_val = np.zeros(m)
-        gc_arr = np.zeros(m)
-        gc_urow = np.zeros(m, dtype=np.int64)
-        gc_scale = np.zeros(m)
-        gc_keys: set[tuple] = set()
-        g_top = [-np.inf] * K  # highest Val among guarded tasks per cluster
-        n_gc = 0
+    def __init__(self, ctx: Context, mode: str, cap: int, n_clusters: int):
+        n0 = ctx.gidx.size
+        K = n_clusters
+        self.n = n0
+        self.obj = np.zeros((cap, K))
+        self.obj[:n0] = ctx.obj(mode)
+        self.util = np.zeros((cap, K))
+        self.util[:n0] = ctx.util
+        self.valid = np.zeros((cap, K), dtype=bool)
+        self.valid[:n0] = ctx.valid
+        self.ret = np.ones((cap, K))
+        self.ret[:n0] = ctx.ret
+        self.crank = np.zeros((cap, K), dtype=np.int64)
+        self.crank[:n0] = ctx.crank
+        self.arr = np.zeros(cap)
+        self.arr[:n0] = ctx.arrival
+        self.nid = np.zeros(cap, dtype=np.int64)
+        self.nid[:n0] = ctx.lead
+        self.count = np.zeros(cap, dtype=np.int64)
+        self.count[:n0] = ctx.count
+        self.cp = np.zeros(cap, dtype=bool)
+        self.cp[:n0] = ctx.can_preempt
+        self.urow = np.zeros(cap, dtype=np.int64)
+        self.urow[:n0] = ctx.urow
+        self.scale = np.zeros(cap)
+        self.scale[:n0] = ctx.scale
+        self.gsim = np.zeros(cap, dtype=np.int64)
+        self.gsim[:n0] = ctx.gidx
+        self.removed = np.zeros(cap, dtype=bool)
 
-        def guard_add(core: int, task: int) -> None:
-            nonlocal n_gc
-            j = int(sim.core_cluster[core])
-            end_t = float(sim.c_end[core])
-            key = (int(sim.wl.burst[task]), j, end_t)
-            if key in gc_keys:
-                return
-            gc_keys.add(key)
-            i = n_gc
-            n_gc += 1
-            gc_j[i] = j
-            gc_ret[i] = end_t - t
-            u = float(sim.c_util[core])
-            gc_val[i] = u / gc_ret[i] if upt else u
-            gc_arr[i] = sim.t_arr[task]
-            gc_urow[i] = sim.t_urow[task]
-            gc_scale[i] = sim.t_scale[task]
-            g_top[j] = max(g_top[j], float(gc_val[i]))
+    def live(self, mask: np.ndarray) -> np.ndarray:
+        """Rows among ``mask`` (over rows ``[0, n)``) that still have tasks to place."""
+        n = self.n
+        return np.flatnonzero(mask & (self.count[:n] > 0) & ~self.removed[:n])
 
-        def guard_fires(row: int, chosen: float) -> bool:
-            # net_A <= obj_t + Val(r): most picks are settled by this per-cluster bound.
-            o_row = obj[row].tolist()
-            ok_row = valid[row].tolist()
-            if not any(ok_row[j] and o_row[j] + g_top[j] > chosen for j in range(K)):
-                return False
-            gj = gc_j[:n_gc]
-            o = obj[row, gj]
-            sel = np.flatnonzero(valid[row, gj] & (o + gc_val[:n_gc] > chosen))
-            if sel.size == 0:
-                return False
-            jj = gj[sel]
-            g_net, _, _, g_a = pair_terms(
-                t, upt, table, ret[row, jj], o[sel], util[row, jj], arr[row], urow[row],
-                scale[row], gc_ret[sel], gc_val[sel], gc_arr[sel], gc_urow[sel],
-                gc_scale[sel], self.ties_preempt)
-            return bool(np.any(g_a & (util[row, jj] > thr) & (g_net > chosen)))
+    def add_victim(self, sim: SerialSim, task: int, cluster: int, val: float, util: float,
+                   ret: float, min_utility: float) -> int:
+        """Append the suspended ``task`` as a singleton row bound to ``cluster`` (it has
+        progress there): ``val`` is its objective, ``util`` its utility, ``ret`` its remaining
+        time if resumed now. Returns the row."""
+        row = self.n
+        self.n += 1
+        self.obj[row, cluster] = val
+        self.util[row, cluster] = util
+        self.valid[row, cluster] = util > min_utility
+        self.ret[row, cluster] = ret
+        self.arr[row] = sim.t_arr[task]
+        self.nid[row] = task
+        self.count[row] = 1
+        self.cp[row] = sim.t_cp[task]
+        self.urow[row] = sim.t_urow[task]
+        self.scale[row] = sim.t_scale[task]
+        self.gsim[row] = sim.new_singleton(task)
+        return row
 
+
+class _GuardedTasks:
+    """Preemptible tasks started in this event, which Pair may not use as partners: the
+    per-event guard (spec ch4 A19: a task started in this event is not preempted again in it).
+
+    The guard keeps the event's pair values fixed; :meth:`fires` counts the picks where it
+    changed the outcome, i.e. where a guarded task would have offered an ordering-A pair with
+    a higher net than the option chosen. Guarded tasks of one burst started on one cluster are
+    interchangeable partners, so they are kept once (guard classes, like partner classes).
+    """
+
+    def __init__(self, event: _PairEvent, n_cores: int, n_clusters: int):
+        self.event = event
+        self.n = 0
+        self.cluster = np.zeros(n_cores, dtype=np.int64)
+        self.ret = np.zeros(n_cores)
+        self.val = np.zeros(n_cores)
+        self.arr = np.zeros(n_cores)
+        self.urow = np.zeros(n_cores, dtype=np.int64)
+        self.scale = np.zeros(n_cores)
+        self.keys: set[tuple] = set()
+        self.top = [-np.inf] * n_clusters  # highest Val among guarded tasks per cluster
+
+    def add(self, sim: SerialSim, core: int, task: int) -> None:
+        """``task`` was just started on ``core``."""
+        j = int(sim.core_cluster[core])
+        end_t = float(sim.c_end[core])
+        key = (int(sim.wl.burst[task]), j, end_t)
+        if key in self.keys:
+            return
+        self.keys.add(key)
+        i = self.n
+        self.n += 1
+        self.cluster[i] = j
+        self.ret[i] = end_t - sim.now
+        u = float(sim.c_util[core])
+        self.val[i] = u / self.ret[i] if self.event.upt else u
+        self.arr[i] = sim.t_arr[task]
+        self.urow[i] = sim.t_urow[task]
+        self.scale[i] = sim.t_scale[task]
+        self.top[j] = max(self.top[j], float(self.val[i]))
+
+    def fires(self, row: int, chosen: float) -> bool:
+        """Whether a guarded task would have given ``row`` an ordering-A pair with a net above
+        ``chosen``, the net of the option it picked."""
+        ev = self.event
+        rows = ev.rows
+        obj, valid, top = rows.obj, rows.valid, self.top
+        # net_A <= obj_t + Val(r): most picks are settled by this per-cluster bound.
+        o_row = obj[row].tolist()
+        ok_row = valid[row].tolist()
+        if not any(ok_row[j] and o_row[j] + top[j] > chosen for j in range(len(top))):
+            return False
+        n = self.n
+        gj = self.cluster[:n]
+        o = obj[row, gj]
+        sel = np.flatnonzero(valid[row, gj] & (o + self.val[:n] > chosen))
+        if sel.size == 0:
+            return False
+        jj = gj[sel]
+        util = rows.util[row, jj]
+        g_net, _, _, g_a = pair_terms(
+            ev.t, ev.upt, ev.table, rows.ret[row, jj], o[sel], util, rows.arr[row],
+            rows.urow[row], rows.scale[row], self.ret[sel], self.val[sel], self.arr[sel],
+            self.urow[sel], self.scale[sel], ev.ties_preempt)
+        return bool(np.any(g_a & (util > ev.min_utility) & (g_net > chosen)))
+
+
+class _PairEvent:
+    """One mapping event of Pair: phase 1 gives every row its option, phase 2 starts the rows
+    in order of their own objective until no row has a valid option left.
+
+    Options per row: the best pair P* (``pair_class``, ``pair_net``, ``pair_own``,
+    ``pair_util``, ``pair_is_a``; class -1 when none), the best idle core (``idle_cluster``,
+    ``idle_obj``; cluster -1 when none), and the choice between them (``choice`` one of
+    NONE/IDLE/ORDER_A/ORDER_B, with the task's own objective ``choice_own``). ``version``
+    invalidates a row's stale heap entries when its option is recomputed.
+    """
+
+    def __init__(self, policy: PairPolicy, sim: SerialSim, ctx: Context, idle_n: np.ndarray,
+                 partner_cores: np.ndarray):
+        self.policy = policy
+        self.sim = sim
+        self.upt = upt = policy.mode == "upt"
+        self.ties_preempt = policy.ties_preempt
+        self.t = sim.now
+        self.K = sim.K
+        self.table = sim.ufast
+        self.min_utility = sim.min_utility
+        self.idle_n = idle_n
+        self.partners = _PartnerClasses(sim, partner_cores, upt)
+        # Each partner core can be preempted at most once, so this many rows can exist.
+        cap = ctx.gidx.size + partner_cores.size
+        self.rows = _Rows(ctx, policy.mode, cap, sim.K)
+        self.guarded = _GuardedTasks(self, sim.M, sim.K)
+
+        self.pair_class = np.full(cap, -1, dtype=np.int64)
+        self.pair_net = np.full(cap, -np.inf)
+        self.pair_own = np.zeros(cap)
+        self.pair_util = np.zeros(cap)
+        self.pair_is_a = np.zeros(cap, dtype=bool)
+        self.idle_cluster = np.full(cap, -1, dtype=np.int64)
+        self.idle_obj = np.full(cap, -np.inf)
+        self.choice = np.zeros(cap, dtype=np.int64)
+        self.choice_own = np.zeros(cap)
+        self.version = np.zeros(cap, dtype=np.int64)
+        # Phase-2 order: (-own objective, arrival, lowest id, row, version); spec ch4 §8.4.
+        self.heap: list[tuple] = []
+
+    # -- phase 1: the options of a set of rows ----------------------------------------------
+    def pair_best(self, rows: np.ndarray) -> None:
+        """P* per row among the alive partner classes: the highest net, ties to the lowest
+        core index (spec ch4 §8.4).
+
+        Pruning: a pair's net is at most ``obj_t + Val(r)`` and at least ``Val(r)`` (ordering
+        B keeps r's value), so on cluster j only the classes with ``Val(r) >= top - obj_t(j)``
+        can be P*, where ``top`` is the highest alive ``Val`` over the row's clusters; they are
+        a prefix of the cluster's classes by decreasing ``Val``.
+        """
+        if rows.size == 0:
+            return
+        self.pair_class[rows] = -1
+        self.pair_net[rows] = -np.inf
+        pc = self.partners
+        if pc.n == 0:
+            return
+        R = self.rows
+        obj = R.obj
+        vmax = pc.top_values()
+        ok = R.valid[rows] & (vmax > -np.inf)
+        if not ok.any():
+            return
+        top = np.where(ok, vmax, -np.inf).max(axis=1)
+        tau = top[:, None] - obj[rows]
+        tau -= 1e-9 * (1.0 + np.abs(tau))  # keep every partner that could tie
+        parts_r, parts_c = [], []
+        for j in range(self.K):
+            by_val = pc.by_val[j]
+            if by_val.size == 0:
+                continue
+            n = np.searchsorted(pc.neg_val_sorted[j], -tau[:, j], side="right")
+            n = np.where(ok[:, j], n, 0)
+            total = int(n.sum())
+            if total == 0:
+                continue
+            ri = np.repeat(np.arange(rows.size), n)
+            pos = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
+            parts_r.append(ri)
+            parts_c.append(by_val[pos])
+        if not parts_r:
+            return
+        ri = np.concatenate(parts_r)
+        c = np.concatenate(parts_c)
+        alive = pc.alive[c]
+        ri, c = ri[alive], c[alive]
+        if ri.size == 0:
+            return
+        rr = rows[ri]
+        jc = pc.cluster[c]
+        p_net, p_own, p_u, p_a = pair_terms(
+            self.t, self.upt, self.table, R.ret[rr, jc], obj[rr, jc], R.util[rr, jc], R.arr[rr],
+            R.urow[rr], R.scale[rr], pc.ret[c], pc.val[c], pc.arr[c], pc.urow[c], pc.scale[c],
+            self.ties_preempt)
+        order = np.lexsort((pc.first_core[c], -p_net, ri))
+        ri_sorted = ri[order]
+        pick = order[np.flatnonzero(np.concatenate([[True],
+                                                    ri_sorted[1:] != ri_sorted[:-1]]))]
+        dest = rows[ri[pick]]
+        self.pair_class[dest] = c[pick]
+        self.pair_net[dest] = p_net[pick]
+        self.pair_own[dest] = p_own[pick]
+        self.pair_util[dest] = p_u[pick]
+        self.pair_is_a[dest] = p_a[pick]
+
+    def best_idle(self, rows: np.ndarray) -> None:
+        """The cluster with an idle core and the highest objective per row (ties by the
+        cluster preference ``crank``, spec ch4 §8.4); -1 when no allowed cluster is idle."""
+        if rows.size == 0:
+            return
+        R = self.rows
+        sc = np.where(R.valid[rows] & (self.idle_n > 0), R.obj[rows], -np.inf)
+        top = sc.max(axis=1)
+        cr = np.where(sc == top[:, None], R.crank[rows], self.K + 1)
+        j = np.argmin(cr, axis=1)
+        has = top > -np.inf
+        self.idle_cluster[rows] = np.where(has, j, -1)
+        self.idle_obj[rows] = top
+
+    def resolve(self, rows: np.ndarray) -> None:
+        """Choose each row's option (spec ch4 §9.6 step 4) and queue it for phase 2.
+
+        P* wins if there is no idle core or its net beats the idle core's net, which counts
+        P*'s partner continuing undisturbed. The option needs the task's own utility above the
+        dropping threshold, else the row has none (and leaves the heap)."""
+        R = self.rows
+        count, removed = R.count, R.removed
+        rows = rows[(count[rows] > 0) & ~removed[rows]]
+        if rows.size == 0:
+            return
+        b = self.pair_class[rows]
+        j = self.idle_cluster[rows]
+        has_idle = j >= 0
+        idle_u = R.util[rows, np.maximum(j, 0)]
+        has_pair = R.cp[rows] & (b >= 0)
+        pc = self.partners
+        partner_val = pc.val[np.maximum(b, 0)] if pc.n else np.zeros(rows.size)
+        idle_obj = self.idle_obj[rows]
+        inet = idle_obj + np.where(has_pair, partner_val, 0.0)
+        choose = has_pair & (~has_idle | (self.pair_net[rows] > inet))
+        k = np.where(choose, np.where(self.pair_is_a[rows], ORDER_A, ORDER_B),
+                     np.where(has_idle, IDLE, NONE))
+        v = np.where(choose, self.pair_own[rows], idle_obj)
+        u = np.where(choose, self.pair_util[rows], idle_u)
+        k = np.where(u > self.min_utility, k, NONE)
+        self.choice[rows] = k
+        self.choice_own[rows] = v
+        version = self.version
+        version[rows] += 1
+        heap, push, arr, nid = self.heap, heapq.heappush, R.arr, R.nid
+        for row, kk, vv, ver in zip(rows.tolist(), k.tolist(), v.tolist(),
+                                    version[rows].tolist(), strict=True):
+            if kk != NONE:
+                push(heap, (-vv, float(arr[row]), int(nid[row]), row, ver))
+
+    def chosen_net(self, row: int) -> float:
+        """The net of ``row``'s chosen option, as the guard compares it: P*'s net for a pair,
+        else the idle core's objective plus P*'s partner continuing undisturbed."""
+        if self.choice[row] in (ORDER_A, ORDER_B):
+            return float(self.pair_net[row])
+        b = int(self.pair_class[row])
+        return float(self.idle_obj[row]) + (float(self.partners.val[b]) if b >= 0 else 0.0)
+
+    # -- phase 2: starting a row's next task -------------------------------------------------
+    def start_on_idle(self, row: int) -> tuple[int, int, np.ndarray | None]:
+        """Start the row's next task on the lowest idle core of its idle cluster. Returns
+        ``(core, task, rows whose option changed)``: when the cluster fills up, every row
+        that chose it looks for another idle cluster."""
+        sim, R = self.sim, self.rows
+        j = int(self.idle_cluster[row])
+        core = heapq.heappop(sim.idle[j])
+        task = sim.take(int(R.gsim[row]))
+        sim.start(task, core, float(R.util[row, j]))
+        self.idle_n[j] -= 1
+        R.count[row] -= 1
+        R.nid[row] += 1
+        if self.idle_n[j] > 0:
+            return core, task, None
+        live = R.live(self.idle_cluster[:R.n] == j)
+        self.best_idle(live)
+        return core, task, live
+
+    def preempt_partner(self, row: int) -> tuple[int, int, np.ndarray]:
+        """Ordering A: suspend a partner of the row's class P* and start the row's next task
+        on its core. Returns ``(core, task, rows whose option changed)``: the rows that chose
+        this class (it may be used up, or tie-break to another class now) and the victim, which
+        re-enters the event as a singleton row bound to its cluster."""
+        sim, R, pc = self.sim, self.rows, self.partners
+        c = int(self.pair_class[row])
+        core = pc.take_core(c)
+        j = int(pc.cluster[c])
+        r_util = float(sim.c_util[core])
+        victim = sim.preempt(core)
+        task = sim.take(int(R.gsim[row]))
+        sim.start(task, core, float(R.util[row, j]))
+        R.count[row] -= 1
+        R.nid[row] += 1
+        live = R.live(self.pair_class[:R.n] == c)
+        self.pair_best(live)
+        one = np.array([R.add_victim(sim, victim, j, pc.val[c], r_util, pc.ret[c],
+                                     self.min_utility)])
+        if R.cp[one[0]]:
+            self.pair_best(one)
+        self.best_idle(one)
+        return core, task, np.concatenate([live, one])
+
+    def run(self) -> None:
+        """Phase 1 for every row, then the phase-2 pick loop (spec ch4 §9.6 phase 2)."""
+        R = self.rows
+        n0 = R.n
         all_rows = np.arange(n0)
-        cp_rows = all_rows[cp[:n0]]
-        pair_best(cp_rows)
-        best_idle(all_rows)
-        resolve(all_rows)
+        self.pair_best(all_rows[R.cp[:n0]])
+        self.best_idle(all_rows)
+        self.resolve(all_rows)
 
+        policy, sim, guarded = self.policy, self.sim, self.guarded
+        heap, version, choice, choice_own = self.heap, self.version, self.choice, self.choice_own
+        count, removed, cp, arr, nid = R.count, R.removed, R.cp, R.arr, R.nid
+        t_pre = sim.t_pre
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            _, _, _, row, ver = heapq.heappop(heap)
+            _, _, _, row, ver = pop(heap)
             if ver != version[row] or count[row] == 0 or removed[row]:
                 continue
-            k = int(kind[row])
-            if cp[row]:
-                b = int(bc[row])
-                if k in (ORDER_A, ORDER_B):
-                    chosen = float(bnet[row])
-                else:
-                    chosen = float(iobj[row]) + (float(cl_val[b]) if b >= 0 else 0.0)
-                if n_gc and guard_fires(row, chosen):
-                    self.guard_fired += 1
+            k = int(choice[row])
+            if cp[row] and guarded.n and guarded.fires(row, self.chosen_net(row)):
+                policy.guard_fired += 1
             if k == ORDER_B:
                 removed[row] = True
-                self.deferred += int(count[row])
+                policy.deferred += int(count[row])
                 continue
-            affected = None
             if k == IDLE:
-                j = int(ij[row])
-                core = heapq.heappop(idle[j])
-                u = float(util[row, j])
-                task = sim.take(int(gsim[row]))
-                sim.start(task, core, u)
-                idle_n[j] -= 1
-                count[row] -= 1
-                nid[row] += 1
-                if idle_n[j] == 0:
-                    live = np.flatnonzero((ij[:n_rows] == j) & (count[:n_rows] > 0)
-                                          & ~removed[:n_rows])
-                    best_idle(live)
-                    affected = live
-            else:  # ORDER_A: preempt the partner, start t on its core
-                c = int(bc[row])
-                core = cl_cores[c][cl_ptr[c]]
-                cl_ptr[c] += 1
-                cl_left[c] -= 1
-                j = int(cl_j[c])
-                r_util = float(sim.c_util[core])
-                r = sim.preempt(core)
-                task = sim.take(int(gsim[row]))
-                sim.start(task, core, float(util[row, j]))
-                count[row] -= 1
-                nid[row] += 1
-                if cl_left[c] == 0:
-                    cl_alive[c] = False
-                    jv = cl_j[c]
-                    while vptr[jv] < cls_sorted[jv].size and not cl_alive[cls_sorted[jv][vptr[jv]]]:
-                        vptr[jv] += 1
-                else:
-                    cl_first[c] = cl_cores[c][cl_ptr[c]]
-                # Rows that chose this class lose it or may now tie-break to another class.
-                live = np.flatnonzero((bc[:n_rows] == c) & (count[:n_rows] > 0)
-                                      & ~removed[:n_rows])
-                pair_best(live)
-                affected = live
-                # The victim re-enters as a singleton bound to cluster j (it has progress).
-                nr = n_rows
-                n_rows += 1
-                obj[nr, j] = cl_val[c]
-                util[nr, j] = r_util
-                valid[nr, j] = r_util > thr
-                ret[nr, j] = cl_ret[c]
-                arr[nr] = sim.t_arr[r]
-                nid[nr] = r
-                count[nr] = 1
-                cp[nr] = sim.t_cp[r]
-                urow[nr] = sim.t_urow[r]
-                scale[nr] = sim.t_scale[r]
-                gsim[nr] = sim.new_singleton(r)
-                one = np.array([nr])
-                if cp[nr]:
-                    pair_best(one)
-                best_idle(one)
-                affected = one if affected is None else np.concatenate([affected, one])
-            if sim.t_pre[task]:
-                guard_add(core, task)
+                core, task, affected = self.start_on_idle(row)
+            else:
+                core, task, affected = self.preempt_partner(row)
+            if t_pre[task]:
+                guarded.add(sim, core, task)
             if affected is not None and affected.size:
-                resolve(affected)
+                self.resolve(affected)
             if count[row] > 0 and (affected is None or row not in set(affected.tolist())):
-                heapq.heappush(heap, (-float(ownv[row]), float(arr[row]), int(nid[row]), row,
-                                      int(version[row])))
+                push(heap, (-float(choice_own[row]), float(arr[row]), int(nid[row]), row,
+                            int(version[row])))
