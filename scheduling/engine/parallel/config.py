@@ -310,8 +310,8 @@ class TraceConfig:
                               help="multiply trace run times by this")
 
 
-# Spec §8, Tables 6 and 7: NAS benchmarks on the 4-cluster testbed (None = infeasible).
-TESTBED_KINDS = ("IS.8", "IS_CG.8", "MG.16", "MG.8")
+# Spec §8, Tables 6 and 7: NAS benchmarks IS.8, IS_CG.8, MG.16 and MG.8 (rows) on the
+# 4-cluster testbed (columns); None = infeasible.
 TESTBED_CORES = (8, 8, 16, 8)
 TESTBED_ETC_S = ((1675, 750, 552, 430), (1039, 900, 700, 1366), (702, 500, 380, 326),
                  (1100, 712, None, None))

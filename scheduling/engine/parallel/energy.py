@@ -42,7 +42,6 @@ class EnergyLedger:
         if warmup_s > 0:
             budget[0] = full * warmup_s / day if cfg.warmup_budget == "prorated" else math.inf
         self.budget = budget
-        self.full_budget = full
         self.start_day = cfg.charge == "start-day"
         # Idle power (A3) is a fixed commitment of every node for the whole day.
         lengths = np.diff(self.bounds)

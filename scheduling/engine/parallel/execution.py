@@ -112,7 +112,6 @@ class TaskUtility:
         self._urg = self.urgency.tolist()
         self._off = self.offset.tolist()
         # Lateness (in class units) at which each task's utility reaches 0.
-        self.zero_lateness = table.zero_time(self.cls)
 
     def value(self, task, finish) -> np.ndarray:
         task = np.asarray(task, dtype=np.int64)
@@ -126,11 +125,6 @@ class TaskUtility:
     def value1(self, task: int, finish: float) -> float:
         return self.table.value1(self._cls[task], self._scale[task], self._urg[task],
                                  (finish - self._off[task]) * self.inv_unit)
-
-    def deadline(self, task) -> np.ndarray:
-        """Completion time from which the task earns nothing."""
-        task = np.asarray(task, dtype=np.int64)
-        return self.offset[task] + self.zero_lateness[task] / self.inv_unit
 
     def describe(self) -> list[dict]:
         return self.table.table()
