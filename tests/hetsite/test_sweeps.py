@@ -203,3 +203,18 @@ def test_figure_presets_through_the_api():
     assert response.status_code == 202, response.content
     body = response.json()
     assert body["figure"] == "ch3-quick" and len(body["runs"]) == 2
+
+
+def test_reproduce_quick_holds_one_published_claim_per_chapter(tmp_path, capsys):
+    """The ``--quick`` figures (ch. 3, 4 and 5) are recorded as reproduced and still are."""
+    from hetsite.management.commands.reproduce import STATUS
+
+    figures = [f for f in kinds.all_figures() if f.quick]
+    quick = [f.name for f in figures]
+    assert {name.split("-")[0] for name in quick} >= {"ch3", "ch4", "ch5"}
+    status = json.loads(STATUS.read_text())
+    assert all(status[name] and all(status[name].values()) for name in quick)
+    call_command("reproduce", "--quick", "--check", "--in-process", "--jobs", "1",
+                 "--out", str(tmp_path))
+    out = capsys.readouterr().out
+    assert out.count(": agrees") == sum(len(f.ranking) for f in figures)
