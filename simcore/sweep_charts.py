@@ -102,9 +102,19 @@ def paired_bars(rows: list[dict], key: str, baseline: str, title: str, unit: str
     diff = f"{key}:diff"
     shown = [r for p in policies if p != baseline for r in rows if r["policy"] == p]
     names = [labels.get(r["policy"], r["policy"]) for r in shown]
-    mean, low, high, n = zip(*(_ci(r, diff) for r in shown), strict=True) if shown else \
+    trace = _ci_bars(shown, names, diff, colour_of, "difference", " paired trials")
+    what = f"{title} minus {labels.get(baseline, baseline)}"
+    return {"data": [trace],
+            "layout": layout(f"{title}: difference to {labels.get(baseline, baseline)}", "",
+                             f"{what} ({unit})" if unit else what, showlegend=False)}
+
+
+def _ci_bars(shown: list[dict], names: list[str], key: str, colour_of: ColorOf, what: str,
+             n_unit: str) -> dict:
+    """One bar per row: the mean of ``key`` with asymmetric 95% CI error bars."""
+    mean, low, high, n = zip(*(_ci(r, key) for r in shown), strict=True) if shown else \
         ((), (), (), ())
-    trace = {
+    return {
         "type": "bar", "x": names, "y": rounded([m if m is not None else math.nan
                                                  for m in mean]),
         "marker": {"color": [colour_of(r["policy"]) for r in shown]},
@@ -114,14 +124,10 @@ def paired_bars(rows: list[dict], key: str, baseline: str, title: str, unit: str
                     "arrayminus": rounded([(m - lo) if None not in (lo, m) else 0.0
                                            for lo, m in zip(low, mean, strict=True)])},
         "customdata": [[lo, hi, k] for lo, hi, k in zip(low, high, n, strict=True)],
-        "hovertemplate": ("%{x}<br>difference %{y:.4g}<br>95% CI [%{customdata[0]:.4g}, "
-                          "%{customdata[1]:.4g}]<br>n = %{customdata[2]} paired trials"
+        "hovertemplate": (f"%{{x}}<br>{what} %{{y:.4g}}<br>95% CI [%{{customdata[0]:.4g}}, "
+                          f"%{{customdata[1]:.4g}}]<br>n = %{{customdata[2]}}{n_unit}"
                           "<extra></extra>"),
     }
-    what = f"{title} minus {labels.get(baseline, baseline)}"
-    return {"data": [trace],
-            "layout": layout(f"{title}: difference to {labels.get(baseline, baseline)}", "",
-                             f"{what} ({unit})" if unit else what, showlegend=False)}
 
 
 def point_bars(rows: list[dict], key: str, title: str, unit: str, policies: Sequence[str],
@@ -129,20 +135,7 @@ def point_bars(rows: list[dict], key: str, title: str, unit: str, policies: Sequ
     """A metric per policy at one point (an experiment without axes): mean with its 95% CI."""
     labels = labels or {}
     shown = [r for p in policies for r in rows if r["policy"] == p]
-    mean, low, high, n = zip(*(_ci(r, key) for r in shown), strict=True) if shown else \
-        ((), (), (), ())
-    trace = {
-        "type": "bar", "x": [labels.get(r["policy"], r["policy"]) for r in shown],
-        "y": rounded([m if m is not None else math.nan for m in mean]),
-        "marker": {"color": [colour_of(r["policy"]) for r in shown]},
-        "error_y": {"type": "data", "symmetric": False, "visible": True,
-                    "array": rounded([(h - m) if None not in (h, m) else 0.0
-                                      for h, m in zip(high, mean, strict=True)]),
-                    "arrayminus": rounded([(m - lo) if None not in (lo, m) else 0.0
-                                           for lo, m in zip(low, mean, strict=True)])},
-        "customdata": [[lo, hi, k] for lo, hi, k in zip(low, high, n, strict=True)],
-        "hovertemplate": ("%{x}<br>mean %{y:.4g}<br>95% CI [%{customdata[0]:.4g}, "
-                          "%{customdata[1]:.4g}]<br>n = %{customdata[2]}<extra></extra>"),
-    }
+    names = [labels.get(r["policy"], r["policy"]) for r in shown]
+    trace = _ci_bars(shown, names, key, colour_of, "mean", "")
     return {"data": [trace], "layout": layout(title, "", f"{title} ({unit})" if unit else title,
                                               showlegend=False)}

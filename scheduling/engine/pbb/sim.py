@@ -51,6 +51,7 @@ import numpy as np
 from simcore.clock import RunClock
 from simcore.sampling import rng
 
+from ..replay.policies.easy import shadow_time
 from ..replay.sim import InvariantError, Replay
 from .config import KIND, PreemptiveConfig
 from .workload import HIGH, LOW, MEDIUM, Workload
@@ -335,20 +336,10 @@ class Maui(Replay):
         self.start(h, t, mode)
 
     def _reserve(self, h: int) -> None:
-        need = self.n[h] - self.free
-        n = self.n
-        got = 0
-        end = math.inf
-        for e, j in self.running:
-            if e > end:
-                break  # every job ending at the shadow time counts towards the extra nodes
-            got += n[j]
-            if got >= need:
-                end = e
+        end, self.extra = shadow_time(self.running, self.n, self.n[h] - self.free)
         if end == math.inf:  # pragma: no cover - jobs larger than the machine are rejected
             raise InvariantError(f"{self.name}: job index {h} can never start")
         self.shadow = end
-        self.extra = got - need
         self.holder = h
         if math.isnan(self.reservation[h]):
             self.reservation[h] = end

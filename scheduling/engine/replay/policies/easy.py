@@ -10,6 +10,21 @@ import numpy as np
 from ..sim import InvariantError, Replay
 
 
+def shadow_time(running, n, need: int) -> tuple[float, int]:
+    """EASY's shadow time for a head job missing ``need`` nodes: the earliest estimated end
+    (over ``running``, sorted (end, job) pairs) by which enough nodes free up, and how many
+    nodes are left over then (``extra``); inf when they never do."""
+    got = 0
+    end = math.inf
+    for e, j in running:
+        if e > end:
+            break  # every job ending at the shadow time counts towards the extra nodes
+        got += n[j]
+        if got >= need:
+            end = e
+    return end, got - need
+
+
 class Easy(Replay):
     """EASY backfilling, classic form: one reservation, for the queue head.
 
@@ -59,20 +74,10 @@ class Easy(Replay):
         del running[bisect_left(running, (self.est_end[j], j))]
 
     def _reserve(self, h: int, t: float) -> None:
-        need = self.n[h] - self.free
-        n = self.n
-        got = 0
-        end = math.inf
-        for e, j in self.running:
-            if e > end:
-                break  # every job ending at the shadow time counts towards the extra nodes
-            got += n[j]
-            if got >= need:
-                end = e
+        end, self.extra = shadow_time(self.running, self.n, self.n[h] - self.free)
         if end == math.inf:  # pragma: no cover - jobs larger than the machine are rejected
             raise InvariantError(f"easy: job index {h} can never start")
         self.shadow = end
-        self.extra = got - need
         self.shadow_for = h
         if math.isnan(self.reservation[h]):
             self.reservation[h] = end
