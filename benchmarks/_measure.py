@@ -2,7 +2,7 @@
 kernel's accounting of that child (wall clock, user + system CPU, peak resident memory), take
 medians, and describe the machine and its load. Run directly, it prints the machine line.
 
-    from _measure import machine, measure, median
+    from _measure import best, machine, measure, median
 """
 
 from __future__ import annotations
@@ -32,6 +32,17 @@ class Measured:
     @property
     def ok(self) -> bool:
         return self.returncode == 0
+
+
+def best(fn, repeat: int) -> tuple[float, float, object]:
+    """In this process: (best wall s, best CPU s, last result) of ``fn()`` over ``repeat`` runs."""
+    wall, cpu, out = [], [], None
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = fn()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return min(wall), min(cpu), out
 
 
 def measure(cmd: list[str], cwd: Path | str = REPO, env: dict | None = None) -> Measured:

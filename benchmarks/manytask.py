@@ -38,23 +38,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
+from _measure import best  # noqa: E402
 
 from scheduling.engine import preset_scenario, scenario, simulate  # noqa: E402
 from scheduling.engine.manytask.sim import greedy_starts  # noqa: E402
 from scheduling.engine.manytask.workload import load  # noqa: E402
 
 POLICIES = ("random", "sorted", "random+chop", "sorted+chop")
-
-
-def best(fn, repeat: int) -> tuple[float, float, object]:
-    """(best wall seconds, best CPU seconds, last result) over ``repeat`` runs."""
-    wall, cpu, out = [], [], None
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    return min(wall), min(cpu), out
 
 
 def cpu_with_children() -> float:

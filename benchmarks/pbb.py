@@ -23,6 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from _measure import best  # noqa: E402
+
 from scheduling.engine import ENGINE, preset_scenario  # noqa: E402
 from scheduling.engine.pbb import simulate_trace  # noqa: E402
 from scheduling.engine.pbb.policies import POLICIES  # noqa: E402
@@ -30,17 +32,6 @@ from simcore.clock import RunClock  # noqa: E402
 from simcore.traces import TraceLibrary  # noqa: E402
 
 TARGET = 10_000
-
-
-def best(fn, repeat: int):
-    """(best wall s, best CPU s, last result) over ``repeat`` runs."""
-    wall, cpu, out = [], [], None
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    return min(wall), min(cpu), out
 
 
 def table(title: str, preset: str, overrides: dict, policies, seed: int, repeat: int) -> None:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _measure import best  # noqa: E402
 
 from scheduling.engine.replay import ReplayConfig, replay  # noqa: E402
 from scheduling.engine.replay.policies import Conservative, Easy, Fcfs  # noqa: E402
@@ -35,17 +36,6 @@ TARGETS = {"fcfs": 50_000, "easy": 20_000, "conservative": 2_000}
 def default_trace() -> Path:
     shared = REPO.parent / "shared" / "traces" / "lublin_256.swf.gz"
     return shared if shared.is_file() else traces.LIBRARY_DIR / "lublin_256.swf.gz"
-
-
-def best(fn, repeat: int) -> tuple[float, float, object]:
-    """(best wall seconds, best CPU seconds, last result) over ``repeat`` runs."""
-    wall, cpu, out = [], [], None
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    return min(wall), min(cpu), out
 
 
 def main() -> None:
