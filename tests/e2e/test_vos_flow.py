@@ -20,7 +20,10 @@ def test_vos_form_to_charts_and_vm_timeline(live_server, live_celery, start_work
     page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
     page.wait_for_selector("#exp-status:text('done')", timeout=180_000)
     summary = page.locator("#summary-table").inner_text()
-    assert "Max VPTR" in summary and "Simple w/ d&p" in summary
+    assert "max-vptr" in summary and "simple-dp" in summary
+    titles = page.eval_on_selector_all("#summary-table tr[data-policy] th",
+                                       "cells => cells.map(c => c.title)")
+    assert sorted(titles) == ["Max VPTR", "Simple w/ d&p"]
     assert "% of maximum VoS" in summary
     # % of maximum VoS with CIs, the performance / energy split, cores and memory over time.
     for chart in ("pct-max-vos", "value-split", "resources"):
