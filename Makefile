@@ -22,7 +22,7 @@ run: $(VENV)/.runtime
 	$(PY) manage.py runlab
 
 test: $(VENV)/.dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
