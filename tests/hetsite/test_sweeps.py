@@ -218,3 +218,16 @@ def test_reproduce_quick_holds_one_published_claim_per_chapter(tmp_path, capsys)
                  "--out", str(tmp_path))
     out = capsys.readouterr().out
     assert out.count(": agrees") == sum(len(f.ranking) for f in figures)
+
+
+@pytest.mark.django_db
+def test_a_figure_preset_may_ask_for_its_published_trials_beyond_the_site_limit(settings):
+    settings.HETSITE_MAX_TRIALS = 10
+    sub = submission.figure_submission("ch5-fig-46")
+    assert sub.trials == kinds.get_figure("ch5-fig-46").trials > 10
+    with pytest.raises(ScenarioError) as err:
+        submission.figure_submission("ch5-fig-46", trials=sub.trials + 1)
+    assert err.value.field == "trials"
+    with pytest.raises(ScenarioError):  # the site limit still holds for everything else
+        submission.validate_submission(kind="uav", preset="small-baseline", policies=["meta"],
+                                       trials=11)
