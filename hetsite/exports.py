@@ -12,6 +12,8 @@ import re
 
 from django.http import HttpResponse
 
+from simcore.sweep import axis_value
+
 from . import kinds, selectors
 
 # Units read off the name's suffix or prefix when the kind declares none for a column.
@@ -172,6 +174,7 @@ def points_csv(experiment) -> HttpResponse:
         for m in metrics:
             ci = row.get(m.key) or {}
             cells += ["" if ci.get(k) is None else ci[k] for k in ("mean", "low", "high")]
-        writer.writerow([row["point"], *[row["setting"].get(p, "") for p in params],
+        setting = [axis_value(row["setting"], p) for p in params]
+        writer.writerow([row["point"], *["" if v is None else v for v in setting],
                          row["policy"], row["runs"], *cells])
     return response

@@ -280,7 +280,8 @@ def point_tables(ui: kinds.LabKind | None, experiment: Experiment) -> list[Point
 
 def sweep_axes(experiment: Experiment) -> str:
     """``uavs_mean (3 values) × priority_cv (2 values)``."""
-    return " × ".join(f"{labels.param_label(a['param'])} ({len(a['values'])} values)"
+    return " × ".join(f"{' = '.join(map(labels.param_label, a['param'].split('+')))} "
+                      f"({len(a['values'])} values)"
                       for a in experiment.axes)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from simcore import charts
 from simcore.registry import Figure
-from simcore.sweep import SweepRun, sweep, table
+from simcore.sweep import SweepRun, axis_value, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
 
 from . import kinds, selectors
@@ -143,7 +143,7 @@ def points_csv(figure: Figure, rows: list[dict]) -> str:
         for k in keys:
             ci = row.get(k) or {}
             cells += [ci.get("mean"), ci.get("low"), ci.get("high")]
-        writer.writerow([row["point"], *[row["setting"].get(p) for p in params],
+        writer.writerow([row["point"], *[axis_value(row["setting"], p) for p in params],
                          row["policy"], row["n"], *["" if c is None else c for c in cells]])
     return buf.getvalue()
 

@@ -52,6 +52,11 @@ def points(axes: Sequence[tuple[str, Sequence]]) -> list[dict]:
                 *[[(name, value) for value in values] for name, values in axes])]
 
 
+def axis_value(setting: dict, name: str):
+    """The value an axis took at a point's ``setting`` (for linked ``a+b``, the shared one)."""
+    return setting.get(name, setting.get(name.split("+")[0]))
+
+
 def _run_one(job: tuple) -> tuple[int, dict, dict]:
     index, package, scenario, policy, seed = job
     engine: Engine = importlib.import_module(package).ENGINE

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from .charts import layout, rounded
+from .sweep import axis_value
 
 ColorOf = Callable[[str], str]
 
@@ -64,12 +65,12 @@ def sweep_lines(rows: list[dict], axes: list[dict], key: str, title: str, unit: 
         mine = [r for r in rows if r["policy"] == policy]
         for j, other in enumerate(second["values"] if second else [None]):
             chosen = [r for r in mine if second is None
-                      or r["setting"].get(second["param"]) == other]
-            chosen.sort(key=lambda r: values.index(r["setting"].get(param))
-                        if r["setting"].get(param) in values else 0)
+                      or axis_value(r["setting"], second["param"]) == other]
+            chosen.sort(key=lambda r: values.index(axis_value(r["setting"], param))
+                        if axis_value(r["setting"], param) in values else 0)
             if not chosen:
                 continue
-            x = [r["setting"].get(param) for r in chosen]
+            x = [axis_value(r["setting"], param) for r in chosen]
             mean, low, high, n = zip(*(_ci(r, key) for r in chosen), strict=True)
             name = labels.get(policy, policy)
             if second is not None:

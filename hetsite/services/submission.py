@@ -10,7 +10,6 @@ experiment is deleted again and ``BrokerUnavailable`` raised: nothing half-made 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import logging
 import math
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from django.utils import timezone
 from simcore.errors import ScenarioError
 from simcore.params import describe, parse_value, set_dotted, to_dict
 from simcore.result import code_version
+from simcore.sweep import points as sweep_points
 
 from .. import kinds
 from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status, Visibility
@@ -138,8 +138,7 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
             0 <= base_seed < 2**62):
         raise ScenarioError("base_seed", "must be an integer >= 0 and < 2^62")
     axes = _clean_axes(lab, axes or [])
-    points = [dict(combo) for combo in itertools.product(
-        *[[(a["param"], v) for v in a["values"]] for a in axes])] if axes else [{}]
+    points = sweep_points([(a["param"], a["values"]) for a in axes])
     if len(points) > lim["max_points"]:
         raise ScenarioError("axes", f"{len(points)} sweep points; at most {lim['max_points']} "
                                     "(HETSITE_MAX_POINTS)")
@@ -246,18 +245,20 @@ def _clean_axes(lab: kinds.LabKind, axes) -> list[dict]:
             raise ScenarioError("axes", f"{where}: expected {{param, values}} or "
                                         "{param, start, stop, step}")
         param = axis["param"]
-        info = declared.get(param)
-        if info is None or info["type"] not in ("int", "float", "bool", "str"):
-            known = ", ".join(n for n, d in declared.items()
-                              if d["type"] in ("int", "float", "bool", "str"))
-            raise ScenarioError("axes", f"{where}: {param!r} is not a scalar parameter of "
-                                        f"{lab.kind!r} (scalar parameters: {known})")
-        if param in seen:
-            raise ScenarioError("axes", f"{where}: {param!r} is swept twice")
+        # ``a+b`` links parameters that take each value together (simcore.sweep.points).
+        for name in str(param).split("+"):
+            info = declared.get(name)
+            if info is None or info["type"] not in ("int", "float", "bool", "str"):
+                known = ", ".join(n for n, d in declared.items()
+                                  if d["type"] in ("int", "float", "bool", "str"))
+                raise ScenarioError("axes", f"{where}: {name!r} is not a scalar parameter of "
+                                            f"{lab.kind!r} (scalar parameters: {known})")
+            if name in seen:
+                raise ScenarioError("axes", f"{where}: {name!r} is swept twice")
+            seen.add(name)
         values = axis_values(axis, where)
         if len({repr(v) for v in values}) != len(values):
             raise ScenarioError("axes", f"{where} ({param}): values repeat")
-        seen.add(param)
         out.append({"param": param, "values": values})
     return out
 

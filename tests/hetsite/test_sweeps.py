@@ -3,12 +3,13 @@ and paired differences, figure presets run headless."""
 
 import gzip
 import json
+import math
 
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from hetsite import figures, kinds, selectors
+from hetsite import exports, figures, kinds, selectors
 from hetsite.models import Experiment, Run, Status
 from hetsite.services import submission
 from simcore.errors import ScenarioError
@@ -183,7 +184,6 @@ def test_sweep_and_paired_figures_and_the_points_export():
     assert line["y"][1] == pytest.approx(sum(diffs) / len(diffs), rel=1e-4, abs=1e-9)
     with pytest.raises(figures.UnknownChart):
         figures.paired_figures(experiment, "meta")
-    from hetsite import exports
 
     text = exports.points_csv(experiment).content.decode()
     header, *rows = text.strip().splitlines()
@@ -231,3 +231,32 @@ def test_a_figure_preset_may_ask_for_its_published_trials_beyond_the_site_limit(
     with pytest.raises(ScenarioError):  # the site limit still holds for everything else
         submission.validate_submission(kind="uav", preset="small-baseline", policies=["meta"],
                                        trials=11)
+
+
+def test_every_figure_preset_is_a_valid_lab_experiment():
+    """The /figures/ page's Run buttons and ``reproduce`` go through the lab's validation."""
+    for figure in kinds.all_figures():
+        sub = submission.figure_submission(figure.name, trials=1)
+        assert len(sub.points) == math.prod(len(v) for _, v in figure.axes), figure.name
+
+
+def test_a_linked_axis_sets_both_parameters_and_draws_one_line_per_policy():
+    linked = "uavs_mean+targets_mean"
+    sub = submission.validate_submission(**UAV, params=SHORT, trials=1,
+                                         axes=[{"param": linked, "values": [3, 6]}])
+    assert sub.points == [{"uavs_mean": 3, "targets_mean": 3},
+                          {"uavs_mean": 6, "targets_mean": 6}]
+    experiment = submission.create_experiment(sub)
+    experiment.refresh_from_db()
+    runs = selectors.sweep_runs(experiment)
+    assert {r.point: (r.setting["uavs_mean"], r.setting["targets_mean"]) for r in runs} == {
+        0: (3, 3), 1: (6, 6)}
+    sweep = {f["id"]: f["figure"] for f in figures.sweep_figures(experiment)}
+    lines = [t for t in sweep["sweep-value"]["data"] if t.get("mode") == "lines+markers"]
+    assert len(lines) == 2 and all(t["x"] == [3, 6] for t in lines)
+    body = exports.points_csv(experiment).content.decode()
+    assert body.splitlines()[0].startswith(f"point,{linked},policy")
+    assert body.splitlines()[1].startswith("0,3,")
+    with pytest.raises(ScenarioError, match="swept twice"):
+        submission.validate_submission(**UAV, params=SHORT, trials=1, axes=[
+            {"param": linked, "values": [3]}, {"param": "uavs_mean", "values": [4]}])
