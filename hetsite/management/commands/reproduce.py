@@ -89,11 +89,13 @@ class Command(BaseCommand):
             files = reproduce.write_outputs(figure, rows, checks, Path(opts["out"]))
             self._report(figure, rows, checks, files)
             record[figure.name] = {f"{c.better}>{c.worse}": c.agrees for c in checks}
+            if opts["record"]:  # after each figure: a long run that fails later keeps these
+                STATUS.write_text(json.dumps({**status, **record}, indent=1, sort_keys=True)
+                                  + "\n")
             for c in checks:
                 if status.get(figure.name, {}).get(f"{c.better}>{c.worse}") and not c.agrees:
                     flipped.append(f"{figure.name}: {c.better} > {c.worse}")
         if opts["record"]:
-            STATUS.write_text(json.dumps({**status, **record}, indent=1, sort_keys=True) + "\n")
             self.stdout.write(f"\nrecorded {len(record)} figures in {STATUS}")
         if opts["check"] and flipped:
             raise CommandError("rankings recorded as reproduced no longer hold: "
