@@ -260,3 +260,17 @@ def test_a_linked_axis_sets_both_parameters_and_draws_one_line_per_policy():
     with pytest.raises(ScenarioError, match="swept twice"):
         submission.validate_submission(**UAV, params=SHORT, trials=1, axes=[
             {"param": linked, "values": [3]}, {"param": "uavs_mean", "values": [4]}])
+
+
+def test_reproduce_record_writes_what_held(tmp_path, monkeypatch):
+    from hetsite.management.commands import reproduce as command
+
+    status = tmp_path / "status.json"
+    status.write_text(json.dumps({"other-figure": {"a>b": True}}))
+    monkeypatch.setattr(command, "STATUS", status)
+    call_command("reproduce", "ch4-quick", "--record", "--in-process", "--jobs", "1",
+                 "--out", str(tmp_path))
+    recorded = json.loads(status.read_text())
+    figure = kinds.get_figure("ch4-quick")
+    assert recorded["other-figure"] == {"a>b": True}  # kept
+    assert set(recorded["ch4-quick"]) == {f"{b}>{w}" for b, w in figure.ranking}
