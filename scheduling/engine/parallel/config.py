@@ -265,9 +265,11 @@ class SchedulerConfig:
     goal_at: str = param("now", choices=("now", "latest-finish"), advanced=True,
                          help="goal energy compared at now or at the latest committed finish "
                               "(A19)")
-    random_reservations: bool = param(False, advanced=True,
+    random_reservations: bool = param(True, advanced=True,
                                       help="Random reserves its drawn option when it cannot "
-                                           "start now; off = start-now only (A23)")
+                                           "start now, as the text reads (§3.3.4.2: repeated "
+                                           "until all mappable tasks are assigned to some "
+                                           "cluster); off = start now or skip (A23)")
     mq_rmax_scope: str = param("trial", choices=("trial", "mappable"), advanced=True,
                                help="R_max of FCFS multiple queues over all tasks of the trial "
                                     "or the current mappable set (A25)")
