@@ -254,9 +254,10 @@ class SchedulerConfig:
                                 help="leniency of the energy-per-task filter (§5.10)")
     epr_leniency: float = param(4.0, min=0.0, max=1000.0,
                                 help="leniency of the energy-per-resource filter (§5.10)")
-    ept_average: str = param("mappable", choices=("mappable", "history"), advanced=True,
-                             help="average resources per task over the mappable tasks' options "
-                                  "or over executed tasks (A20)")
+    ept_average: str = param("history", choices=("history", "mappable"), advanced=True,
+                             help="average resources per task over the tasks executed so far "
+                                  "(the chapter's 'tasks that will be executed', A20) or over "
+                                  "the mappable tasks' options")
     honor_placeholders: bool = param(True, help="place-holders that start before the next "
                                                 "event become running (A17)")
     committed_after_removal: bool = param(True, advanced=True,

@@ -26,3 +26,46 @@ def test_random_reserves_by_default_and_start_now_is_the_alternative():
     _, start_now = _run("random", {"scheduler.random_reservations": False})
     assert len(reserving["reservations"]) > 0
     assert len(start_now["reservations"]) == 0
+
+
+def _mask_after_some_events(overrides, events=40):
+    """The EPT mask of the mappable tasks after ``events`` events of Max UPR PH + EPT."""
+    from scheduling.engine import ENGINE
+    from scheduling.engine.parallel.policies.base import EventContext
+    from scheduling.engine.parallel.sim import _filter_mask
+    from scheduling.engine.parallel.state import State, Trial
+    from simcore.sampling import rng
+
+    cfg = preset_scenario("small", {**BUSY, **overrides}).params
+    policy = ENGINE.get_policy("parallel-energy", "max-upr-ph+ept").factory(cfg, rng(2, "policy"))
+    st = State(Trial.generate(cfg, 2))
+    for k in range(events):
+        st.advance(k * cfg.time.mapping_interval_s, True)
+        tasks = np.asarray(st.mappable, dtype=np.int64)
+        ctx = EventContext(tasks, _filter_mask(st, policy, tasks))
+        policy.map(st, ctx)
+        st.finish_mapping(ctx.assigned)
+    tasks = np.asarray(st.mappable, dtype=np.int64)
+    return st, tasks, _filter_mask(st, policy, tasks)
+
+
+def test_ept_averages_the_executed_tasks_by_default():
+    from scheduling.engine.parallel.energy import ept_mask, resources_remaining
+
+    assert ParallelEnergyConfig().scheduler.ept_average == "history"  # A20
+    for reading in ("history", "mappable"):
+        st, tasks, mask = _mask_after_some_events({"scheduler.ept_average": reading})
+        assert st.history_resources[1] > 0 and len(tasks) > 0
+        day = st.ledger.day_of(st.now)
+        r_rem = resources_remaining(st.timelines, st.options.cores_per_node, st.now,
+                                    st.ledger.day_bounds(day)[1])
+        if reading == "history":  # mean resources of the tasks started so far
+            avg = st.history_resources[0] / st.history_resources[1]
+        else:  # mean over the waiting tasks' options
+            res = st.options.resources[tasks]
+            fin = np.isfinite(res)
+            avg = float((np.where(fin, res, 0.0).sum(axis=(1, 2)) / fin.sum(axis=(1, 2))).mean())
+        expected = ept_mask(st.options.energy[tasks], avg, st.trial.cfg.scheduler.ept_leniency,
+                            st.ledger.remaining(day), r_rem)
+        assert np.array_equal(mask, expected)
+        assert not mask.all()  # the budget binds, so the average matters
