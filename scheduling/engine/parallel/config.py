@@ -201,6 +201,13 @@ class UtilityConfig:
     time_unit_h: float = param(0.1, min=0.001, max=1000.0, unit="h",
                                help="hours per class time unit: the calibration knob "
                                     "utility_time_unit_h (spec §2.3, docs/calibration.md)")
+    time_axis: str = param("unit", choices=("unit", "t_min"),
+                           help="lateness in class time units of time_unit_h hours, or "
+                                "normalised by the task's own T_min (A4's alternative: a long "
+                                "task's class stretches with its length)")
+    time_unit_tmin: float = param(1.0, min=0.001, max=1000.0, unit="x T_min",
+                                  help="with time_axis = t_min: one class time unit is this "
+                                       "many times the task's T_min")
 
     def validate(self):
         for lo, hi in (("intervals_min", "intervals_max"), ("length_min_h", "length_max_h"),

@@ -68,8 +68,9 @@ class Trial:
             utility = DecayUtility(tasks, options.t_min, tb.decay_start, tb.decay_length,
                                    tb.decay_shape)
         else:
-            utility = TaskUtility(utility_classes(cfg.utility), tasks, types, options.t_min,
-                                  cfg.utility.time_unit_h)
+            u = cfg.utility
+            utility = TaskUtility(utility_classes(u), tasks, types, options.t_min,
+                                  u.time_unit_h, u.time_axis, u.time_unit_tmin)
         return cls(cfg, system, types, tasks, options, utility, cfg.time.sim_h * HOUR,
                    cfg.time.warmup_h * HOUR)
 

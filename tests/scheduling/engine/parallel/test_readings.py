@@ -69,3 +69,37 @@ def test_ept_averages_the_executed_tasks_by_default():
                             st.ledger.remaining(day), r_rem)
         assert np.array_equal(mask, expected)
         assert not mask.all()  # the budget binds, so the average matters
+
+
+def test_time_axis_unit_by_default_and_t_min_scales_lateness_per_task():
+    from scheduling.engine.parallel.state import Trial
+
+    assert ParallelEnergyConfig().utility.time_axis == "unit"
+    cfg = preset_scenario("small").params
+    unit = Trial.generate(cfg, 3).utility
+    tmin = Trial.generate(preset_scenario("small", {"utility.time_axis": "t_min",
+                                                    "utility.time_unit_tmin": 2.0}).params,
+                          3)
+    u, trial = tmin.utility, tmin
+    tasks = np.arange(trial.tasks.n)
+    t_min = trial.options.t_min
+    table = u.table
+    for k in (0.0, 0.5, 3.0, 11.0):
+        finish = trial.tasks.arrival + t_min + k * 2.0 * t_min  # k class units late
+        want = table.value(u.cls, u.scale, u.urgency, np.full(tasks.size, k))
+        assert np.allclose(u.value(tasks, finish), want)
+        scalar = [u.value1(int(t), float(finish[t])) for t in tasks[:50]]
+        assert np.allclose(scalar, want[:50])
+        # The global unit: the same lateness in seconds is lateness / (time_unit_h h) units.
+        x = k * 2.0 * t_min / (cfg.utility.time_unit_h * 3600.0)
+        assert np.allclose(unit.value(tasks, finish), table.value(u.cls, u.scale, u.urgency, x))
+    # Long tasks decay more slowly on the t_min axis: an hour late costs them less.
+    late = trial.tasks.arrival + t_min + 3600.0
+    long_, short = t_min > np.quantile(t_min, 0.9), t_min < np.quantile(t_min, 0.1)
+    kept = u.value(tasks, late) / u.scale
+    assert kept[long_].mean() > kept[short].mean()
+
+
+def test_t_min_axis_runs_and_keeps_the_invariants():
+    _run("max-upe-ph", {"utility.time_axis": "t_min"})
+    _run("conservative", {"utility.time_axis": "t_min", "utility.time_unit_tmin": 0.5})
