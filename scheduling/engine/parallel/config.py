@@ -278,6 +278,15 @@ class SchedulerConfig:
                                            "start now, as the text reads (§3.3.4.2: repeated "
                                            "until all mappable tasks are assigned to some "
                                            "cluster); off = start now or skip (A23)")
+    reservation_energy: str = param(
+        "at-reservation", choices=("at-reservation", "at-start"),
+        help="a permanent reservation's energy is committed to its day when the reservation is "
+             "made, or checked and committed only when it starts (cancelled if it no longer "
+             "fits); issue 14 item 1")
+    easy_reservations: str = param("system", choices=("system", "cluster"),
+                                   help="EASY Backfilling holds one permanent reservation in "
+                                        "the whole system, or one per cluster (it was designed "
+                                        "for a homogeneous cluster)")
     mq_rmax_scope: str = param("trial", choices=("trial", "mappable"), advanced=True,
                                help="R_max of FCFS multiple queues over all tasks of the trial "
                                     "or the current mappable set (A25)")

@@ -3,6 +3,7 @@ reading changes what the model does in the way its name says, and the default is
 text supports."""
 
 import numpy as np
+import pytest
 
 from scheduling.engine import preset_scenario, simulate
 from scheduling.engine.parallel.config import ParallelEnergyConfig
@@ -103,3 +104,65 @@ def test_time_axis_unit_by_default_and_t_min_scales_lateness_per_task():
 def test_t_min_axis_runs_and_keeps_the_invariants():
     _run("max-upe-ph", {"utility.time_axis": "t_min"})
     _run("conservative", {"utility.time_axis": "t_min", "utility.time_unit_tmin": 0.5})
+
+
+def _state(overrides):
+    from scheduling.engine.parallel.state import State, Trial
+
+    return State(Trial.generate(preset_scenario("small", {**BUSY, **overrides}).params, 2))
+
+
+def test_reservation_energy_committed_when_made_by_default_or_checked_at_start():
+    from scheduling.engine.parallel.state import MAPPABLE, RESERVED, STARTED
+
+    assert ParallelEnergyConfig().scheduler.reservation_energy == "at-reservation"
+    for reading in ("at-reservation", "at-start"):
+        st = _state({"scheduler.reservation_energy": reading})
+        st.advance(3600.0 * 4.5, True)  # inside day 1, with tasks waiting
+        t = st.mappable[0]
+        c = int(np.flatnonzero(st.options.eligible[t])[0])
+        s = st.now + 1800.0
+        day = st.ledger.day_of(s)
+        before = st.ledger.remaining(day)
+        st.assign(t, c, 0, s, permanent=True)
+        assert st.status[t] == RESERVED
+        energy = float(st.options.energy[t, c, 0])
+        spent = before - st.ledger.remaining(day)
+        if reading == "at-reservation":
+            assert spent == pytest.approx(energy)
+            continue
+        assert spent == 0.0
+        # Someone else takes all the energy of the day before the reservation starts.
+        d2 = 1000.0
+        t0, blocker = st.now, (st.ledger.remaining(day) - 0.5 * energy) / d2
+        st.ledger.commit(t0, t0 + d2, blocker)
+        st.advance(s, True)
+        assert st.status[t] == MAPPABLE and t in st.mappable and st.cancelled == 1
+        assert t not in set(st.timelines[c].intervals()[3].tolist())  # nodes freed
+        assert st.ledger.remaining(day) == pytest.approx(0.5 * energy)
+        # With the energy back (the blocker withdrawn), the task reserves again and its
+        # energy is committed when it starts.
+        st.ledger.commit(t0, t0 + d2, blocker, -1.0)
+        s2 = float(st.timelines[c].earliest1(int(st.options.nodes[t, c]),
+                                             np.array([st.options.duration[t, c, 0]]))[0])
+        s2 = max(s2, st.now + 600.0)
+        st.assign(t, c, 0, s2, permanent=True)
+        left = st.ledger.remaining(day)
+        st.advance(s2, True)
+        assert st.status[t] == STARTED
+        assert left - st.ledger.remaining(day) == pytest.approx(energy)
+
+
+def test_energy_at_start_cancels_reservations_under_a_tight_budget():
+    result, log = _run("conservative", {"scheduler.reservation_energy": "at-start",
+                                        "energy.budget_gj": 0.3})
+    assert result.summary["reservations_cancelled"] > 0 and log["cancelled"] > 0
+
+
+def test_easy_holds_one_reservation_per_system_by_default_or_per_cluster():
+    assert ParallelEnergyConfig().scheduler.easy_reservations == "system"
+    _, system = _run("easy", {"energy.budget_gj": None})
+    _, cluster = _run("easy", {"energy.budget_gj": None, "scheduler.easy_reservations": "cluster"})
+    assert system["max_reservations"] == 1  # the invariant check bounds it; it is reached
+    assert cluster["max_reservations"] > 1  # several clusters hold one each
+    assert cluster["max_reservations_per_cluster"] == 1
