@@ -205,9 +205,10 @@ class UtilityConfig:
                            help="lateness in class time units of time_unit_h hours, or "
                                 "normalised by the task's own T_min (A4's alternative: a long "
                                 "task's class stretches with its length)")
-    time_unit_tmin: float = param(1.0, min=0.001, max=1000.0, unit="x T_min",
+    time_unit_tmin: float = param(2.0, min=0.001, max=1000.0, unit="x T_min",
                                   help="with time_axis = t_min: one class time unit is this "
-                                       "many times the task's T_min")
+                                       "many times the task's T_min (set like time_unit_h, "
+                                       "docs/calibration.md §1)")
 
     def validate(self):
         for lo, hi in (("intervals_min", "intervals_max"), ("length_min_h", "length_max_h"),
