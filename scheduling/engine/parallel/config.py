@@ -201,6 +201,14 @@ class UtilityConfig:
     time_unit_h: float = param(0.1, min=0.001, max=1000.0, unit="h",
                                help="hours per class time unit: the calibration knob "
                                     "utility_time_unit_h (spec §2.3, docs/calibration.md)")
+    time_axis: str = param("unit", choices=("unit", "t_min"),
+                           help="lateness in class time units of time_unit_h hours, or "
+                                "normalised by the task's own T_min (A4's alternative: a long "
+                                "task's class stretches with its length)")
+    time_unit_tmin: float = param(2.0, min=0.001, max=1000.0, unit="x T_min",
+                                  help="with time_axis = t_min: one class time unit is this "
+                                       "many times the task's T_min (set like time_unit_h, "
+                                       "docs/calibration.md §1)")
 
     def validate(self):
         for lo, hi in (("intervals_min", "intervals_max"), ("length_min_h", "length_max_h"),
@@ -254,9 +262,10 @@ class SchedulerConfig:
                                 help="leniency of the energy-per-task filter (§5.10)")
     epr_leniency: float = param(4.0, min=0.0, max=1000.0,
                                 help="leniency of the energy-per-resource filter (§5.10)")
-    ept_average: str = param("mappable", choices=("mappable", "history"), advanced=True,
-                             help="average resources per task over the mappable tasks' options "
-                                  "or over executed tasks (A20)")
+    ept_average: str = param("history", choices=("history", "mappable"), advanced=True,
+                             help="average resources per task over the tasks executed so far "
+                                  "(the chapter's 'tasks that will be executed', A20) or over "
+                                  "the mappable tasks' options")
     honor_placeholders: bool = param(True, help="place-holders that start before the next "
                                                 "event become running (A17)")
     committed_after_removal: bool = param(True, advanced=True,
@@ -265,9 +274,20 @@ class SchedulerConfig:
     goal_at: str = param("now", choices=("now", "latest-finish"), advanced=True,
                          help="goal energy compared at now or at the latest committed finish "
                               "(A19)")
-    random_reservations: bool = param(False, advanced=True,
+    random_reservations: bool = param(True, advanced=True,
                                       help="Random reserves its drawn option when it cannot "
-                                           "start now; off = start-now only (A23)")
+                                           "start now, as the text reads (§3.3.4.2: repeated "
+                                           "until all mappable tasks are assigned to some "
+                                           "cluster); off = start now or skip (A23)")
+    reservation_energy: str = param(
+        "at-reservation", choices=("at-reservation", "at-start"),
+        help="a permanent reservation's energy is committed to its day when the reservation is "
+             "made, or checked and committed only when it starts (cancelled if it no longer "
+             "fits); issue 14 item 1")
+    easy_reservations: str = param("system", choices=("system", "cluster"),
+                                   help="EASY Backfilling holds one permanent reservation in "
+                                        "the whole system, or one per cluster (it was designed "
+                                        "for a homogeneous cluster)")
     mq_rmax_scope: str = param("trial", choices=("trial", "mappable"), advanced=True,
                                help="R_max of FCFS multiple queues over all tasks of the trial "
                                     "or the current mappable set (A25)")

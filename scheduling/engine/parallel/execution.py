@@ -99,23 +99,29 @@ class TaskUtility:
     """U(completion) per task: piecewise exponential in lateness beyond arrival + T_min (§2.3)."""
 
     def __init__(self, table: UtilityTable, tasks: Tasks, types: TaskTypes, t_min: np.ndarray,
-                 time_unit_h: float):
+                 time_unit_h: float, time_axis: str = "unit", time_unit_tmin: float = 1.0):
         self.table = table
         self.cls = tasks.utility_class
         self.scale = types.priority[tasks.type]
         self.urgency = types.urgency[tasks.type]
         self.offset = tasks.arrival + t_min  # completion time that earns the full priority
-        self.inv_unit = 1.0 / (time_unit_h * HOUR)
+        # Seconds per class time unit, per task: one global unit, or (A4's alternative) the
+        # task's own T_min times a factor, so a long task's class stretches with its length.
+        if time_axis == "t_min":
+            unit = np.maximum(time_unit_tmin * t_min, 1e-9)
+        else:
+            unit = np.full(tasks.n, time_unit_h * HOUR)
+        self.inv_unit = 1.0 / unit
         # Python lists for the scalar path in the heuristics' inner loops.
         self._cls = self.cls.tolist()
         self._scale = self.scale.tolist()
         self._urg = self.urgency.tolist()
         self._off = self.offset.tolist()
-        # Lateness (in class units) at which each task's utility reaches 0.
+        self._inv = self.inv_unit.tolist()
 
     def value(self, task, finish) -> np.ndarray:
         task = np.asarray(task, dtype=np.int64)
-        x = (np.asarray(finish, float) - self.offset[task]) * self.inv_unit
+        x = (np.asarray(finish, float) - self.offset[task]) * self.inv_unit[task]
         return self.table.value(self.cls[task], self.scale[task], self.urgency[task], x)
 
     def ceiling(self, task: int) -> float:
@@ -124,7 +130,7 @@ class TaskUtility:
 
     def value1(self, task: int, finish: float) -> float:
         return self.table.value1(self._cls[task], self._scale[task], self._urg[task],
-                                 (finish - self._off[task]) * self.inv_unit)
+                                 (finish - self._off[task]) * self._inv[task])
 
     def describe(self) -> list[dict]:
         return self.table.table()

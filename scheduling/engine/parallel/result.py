@@ -190,6 +190,7 @@ def build_result(st: State, events: dict, is_meta: bool) -> Result:
         "tasks_running_at_end": int((status[ids] == "running").sum()),
         "tasks_dropped": int((status[ids] == "dropped").sum()),
         "tasks_unscheduled": int((status[ids] == "unscheduled").sum()),
+        "reservations_cancelled": st.cancelled,
         "wait_mean_min": float(waits.mean()) if waits.size else 0.0,
         "mapping_events": int(len(events["t_min"])),
         "mappable_mean": float(np.mean(events["mappable"])) if len(events["mappable"]) else 0.0,

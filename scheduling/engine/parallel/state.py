@@ -68,8 +68,9 @@ class Trial:
             utility = DecayUtility(tasks, options.t_min, tb.decay_start, tb.decay_length,
                                    tb.decay_shape)
         else:
-            utility = TaskUtility(utility_classes(cfg.utility), tasks, types, options.t_min,
-                                  cfg.utility.time_unit_h)
+            u = cfg.utility
+            utility = TaskUtility(utility_classes(u), tasks, types, options.t_min,
+                                  u.time_unit_h, u.time_axis, u.time_unit_tmin)
         return cls(cfg, system, types, tasks, options, utility, cfg.time.sim_h * HOUR,
                    cfg.time.warmup_h * HOUR)
 
@@ -107,6 +108,11 @@ class State:
         self.reservations: list[int] = []
         self.next_arrival = 0
         self.history_resources = [0.0, 0]  # for the EPT filter's "history" average (A20)
+        # Item-1 reading of the comparison figures: a permanent reservation's energy is
+        # committed when it is made (default) or checked and committed when it starts.
+        self.energy_at_start = cfg.scheduler.reservation_energy == "at-start"
+        self.uncommitted: set[int] = set()  # reservations whose energy is not committed yet
+        self.cancelled = 0  # reservations cancelled at their start for lack of energy
 
     # -- clock -----------------------------------------------------------------------------------
     def advance(self, now: float, honor_placeholders: bool) -> None:
@@ -120,12 +126,14 @@ class State:
         if new:
             self.status[new] = MAPPABLE
             self.mappable.extend(new)
-        kept = []
+        kept, cancelled = [], []
         for t in self.reservations:
-            if self.start[t] <= now:
+            if self.start[t] > now:
+                kept.append(t)
+            elif t not in self.uncommitted or self._commit_at_start(t):
                 self._started(t)
             else:
-                kept.append(t)
+                cancelled.append(t)
         self.reservations = kept
         removed = []
         for t in self.placeholders:
@@ -135,18 +143,34 @@ class State:
                 removed.append(t)
         self.placeholders = []
         by_cluster = self._unassign(removed)
+        for c, ts in self._unassign(cancelled, committed=False).items():
+            by_cluster.setdefault(c, []).extend(ts)
         for c, tl in enumerate(self.timelines):
             tl.advance(now, by_cluster.get(c))
-        if removed:
-            self.mappable.extend(removed)
+        if removed or cancelled:
+            self.mappable.extend(removed + cancelled)
             self.mappable.sort()
 
-    def _unassign(self, tasks: list[int]) -> dict[int, list[int]]:
-        """Forget the bookings of ``tasks``; returns them per cluster for the timelines."""
+    def _commit_at_start(self, t: int) -> bool:
+        """Energy reading "at-start": commit a reservation's energy when it starts if it still
+        fits the day(s) it runs in; otherwise the reservation is cancelled."""
+        self.uncommitted.discard(t)
+        c, p = int(self.cluster[t]), int(self.pstate[t])
+        power = float(self.charge_power[t, c, p])
+        if not self.ledger.fits(self.start[t], self.end[t], power):
+            self.cancelled += 1
+            return False
+        self.ledger.commit(self.start[t], self.end[t], power)
+        return True
+
+    def _unassign(self, tasks: list[int], committed: bool = True) -> dict[int, list[int]]:
+        """Forget the bookings of ``tasks`` (and their energy, if ``committed``); returns them
+        per cluster for the timelines."""
         by_cluster: dict[int, list[int]] = {}
         for t in tasks:
             c, p = int(self.cluster[t]), int(self.pstate[t])
-            self.ledger.commit(self.start[t], self.end[t], self.charge_power[t, c, p], -1.0)
+            if committed:
+                self.ledger.commit(self.start[t], self.end[t], self.charge_power[t, c, p], -1.0)
             by_cluster.setdefault(c, []).append(t)
             self.status[t] = MAPPABLE
             self.start[t] = self.end[t] = np.nan
@@ -167,7 +191,10 @@ class State:
         d = float(opts.duration[t, c, p])
         n = int(opts.nodes[t, c])
         nodes = self.timelines[c].book(t, n, s, d)
-        self.ledger.commit(s, s + d, float(self.charge_power[t, c, p]))
+        if self.energy_at_start and permanent and s > self.now + EPS:
+            self.uncommitted.add(t)
+        else:
+            self.ledger.commit(s, s + d, float(self.charge_power[t, c, p]))
         self.start[t], self.end[t] = s, s + d
         self.cluster[t], self.pstate[t] = c, p
         self.node_ids[t] = nodes

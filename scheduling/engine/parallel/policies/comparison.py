@@ -11,12 +11,13 @@ from ..state import State
 from .base import INF, EventContext, Policy, StartCache
 
 
-def _fcfs_choice(st: State, cache: StartCache, i: int, allowed) -> tuple | None:
+def _fcfs_choice(st: State, cache: StartCache, i: int, allowed,
+                 no_reserve: set[int] | None = None) -> tuple | None:
     """Best P-state-0 option of row ``i`` as in Conservative Backfilling (§5.7, A24).
 
     Start now on the cluster with the earliest finish; otherwise the earliest start, then the
     earliest finish, then the lowest cluster index. Options failing the energy check or the
-    filter are skipped.
+    filter are skipped, and so are future starts on the clusters in ``no_reserve``.
     """
     cache.refresh(i)
     t = int(cache.tasks[i])
@@ -27,6 +28,8 @@ def _fcfs_choice(st: State, cache: StartCache, i: int, allowed) -> tuple | None:
         if s == INF:
             continue
         if allowed is not None and not allowed[i, c, 0]:
+            continue
+        if no_reserve is not None and s > now and c in no_reserve:
             continue
         d = float(cache.duration[i, c, 0])
         if not st.ledger.fits(s, s + d, float(st.charge_power[t, c, 0])):
@@ -52,17 +55,23 @@ class Conservative(Policy):
 
 
 class Easy(Policy):
-    """Like Conservative, but at most one permanent reservation in the whole system."""
+    """Like Conservative, but at most one permanent reservation in the whole system, or one
+    per cluster (``scheduler.easy_reservations``)."""
 
     pstates = [0]
 
     def map(self, st: State, ctx: EventContext) -> None:
         cache = StartCache(st, ctx.tasks, self.pstates)
+        per_cluster = self.cfg.scheduler.easy_reservations == "cluster"
         for i, t in enumerate(ctx.tasks.tolist()):
-            best = _fcfs_choice(st, cache, i, ctx.allowed)
+            if per_cluster:
+                held = {int(st.cluster[r]) for r in st.reservations}
+                best = _fcfs_choice(st, cache, i, ctx.allowed, held)
+            else:
+                best = _fcfs_choice(st, cache, i, ctx.allowed)
             if best is None:
                 continue
-            if best[2] <= st.now or not st.reservations:
+            if per_cluster or best[2] <= st.now or not st.reservations:
                 st.assign(t, best[1], 0, best[2], permanent=True)
                 ctx.assigned.add(t)
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from scheduling.engine import list_policies, preset_scenario, simulate
 from scheduling.engine.parallel.config import KIND
-from scheduling.engine.parallel.state import PLACEHOLDER, RESERVED, STARTED, State
+from scheduling.engine.parallel.state import MAPPABLE, PLACEHOLDER, RESERVED, STARTED, State
 from scheduling.engine.parallel.timeline import EPS
 
 POLICIES = [p.name for p in list_policies(KIND)]
@@ -21,12 +21,19 @@ COMPARISON_P0 = ("conservative", "easy", "fcfs-mq")
 def watch():
     """Record what the invariants need while a simulation runs."""
     log = {"reservations": {}, "placeholders_after_removal": 0, "max_reservations": 0,
-           "events": 0}
+           "max_reservations_per_cluster": 0, "events": 0, "cancelled": 0}
     advance, assign = State.advance, State.assign
 
     def advance_hook(self, now, honor):
+        held = [t for t in log["reservations"] if self.status[t] == RESERVED]
         advance(self, now, honor)
         log["events"] += 1
+        # A reservation cancelled at its start (reservation_energy = at-start) may be mapped
+        # again: it no longer has to keep its place.
+        for t in held:
+            if self.status[t] == MAPPABLE:
+                del log["reservations"][t]
+                log["cancelled"] += 1
         log["placeholders_after_removal"] += len(self.placeholders) + int(
             (self.status == PLACEHOLDER).sum())
         # Nothing but running tasks and permanent reservations is left on the nodes.
@@ -40,6 +47,9 @@ def watch():
         if permanent and s > self.now:
             log["reservations"][t] = (c, p, s, self.node_ids[t].tolist())
         log["max_reservations"] = max(log["max_reservations"], len(self.reservations))
+        per_cluster = np.bincount(self.cluster[self.reservations], minlength=1)
+        log["max_reservations_per_cluster"] = max(log["max_reservations_per_cluster"],
+                                                  int(per_cluster.max(initial=0)))
 
     with mock.patch.object(State, "advance", advance_hook), \
             mock.patch.object(State, "assign", assign_hook):
@@ -83,7 +93,13 @@ def check_result(result, policy, log):
     # Place-holders never survive into the next mapping event unstarted.
     assert log["placeholders_after_removal"] == 0
     if policy.split("+")[0] == "easy":
-        assert log["max_reservations"] <= 1
+        if params["scheduler"]["easy_reservations"] == "system":
+            assert log["max_reservations"] <= 1
+        else:
+            assert log["max_reservations_per_cluster"] <= 1
+    assert log["cancelled"] == result.summary["reservations_cancelled"]
+    if params["scheduler"]["reservation_energy"] == "at-reservation":
+        assert log["cancelled"] == 0
     # Pro-rated credits of adjacent windows add up to the final utility.
     w0, w1 = result.extra["window_s"]
     total = credited = 0.0
@@ -119,6 +135,8 @@ scenarios = st.fixed_dictionaries({
     "scheduler.drop_comparison": st.booleans(),
     "scheduler.honor_placeholders": st.booleans(),
     "energy.warmup_budget": st.sampled_from(["prorated", "none"]),
+    "scheduler.reservation_energy": st.sampled_from(["at-reservation", "at-start"]),
+    "scheduler.easy_reservations": st.sampled_from(["system", "cluster"]),
 })
 
 
