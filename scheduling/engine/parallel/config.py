@@ -26,7 +26,7 @@ class ClusterSpec:
 
 
 def default_clusters() -> tuple[ClusterSpec, ...]:
-    # Spec §1.6 calibrated table (A1): 1,850 nodes, exactly 100,000 cores.
+    # Spec §1.6 calibrated table (spec ch3 A1): 1,850 nodes, exactly 100,000 cores.
     return (
         ClusterSpec("GP1", "general", 32, 360),
         ClusterSpec("GP2", "general", 48, 280),
@@ -112,34 +112,34 @@ class WorkloadConfig:
     r_cov_gp: float = param(0.3, min=0.0, max=2.0, help="COV of the P-state randomness factor, GP")
     r_cov_sp: float = param(0.2, min=0.0, max=2.0, help="COV of the P-state randomness factor, SP")
     pstate_cov_gp: float = param(0.03, min=0.0, max=2.0,
-                                 help="COV of P-state power/time multipliers, GP (A12)")
+                                 help="COV of P-state power/time multipliers, GP (spec ch3 A12)")
     pstate_cov_sp: float = param(0.02, min=0.0, max=2.0,
-                                 help="COV of P-state power/time multipliers, SP (A12)")
+                                 help="COV of P-state power/time multipliers, SP (spec ch3 A12)")
     r_granularity: str = param("type-cluster", choices=("type-cluster", "type-cluster-pstate"),
                                advanced=True, help="one randomness factor r per (type, cluster) "
-                                                   "or per (type, cluster, P-state) (A11)")
+                                                   "or per (type, cluster, P-state) (spec ch3 A11)")
     core_rows: tuple[CoreRow, ...] = group(default_core_rows, min_items=1, max_items=20,
                                            help="core-count rows of spec Table 4")
     row_assignment: str = param("exact", choices=("exact", "iid"), advanced=True,
                                 help="rows assigned to types in exact shares (shuffled) or drawn "
-                                     "i.i.d. per type (A6)")
+                                     "i.i.d. per type (spec ch3 A6)")
     cores_per_task: str = param("uniform", choices=("uniform", "fixed-per-type"), advanced=True,
                                 help="each task draws its cores within its type's row, or each "
-                                     "type has one core count (A6)")
+                                     "type has one core count (spec ch3 A6)")
     gp_max_cores: str = param("smallest", choices=("smallest", "largest"), advanced=True,
                               help="'max cores of cluster' for GP types: smallest or largest GP "
-                                   "cluster (A7)")
+                                   "cluster (spec ch3 A7)")
     sigma_min: float = param(4.0, min=0.0, max=1000.0, help="Downey sigma lower bound (§2.9)")
     sigma_max: float = param(10.0, min=0.0, max=1000.0, help="Downey sigma upper bound")
     etc_mode: str = param("downey", choices=("downey", "table"),
                           help="ETC from the Downey model directly, or from a powers-of-two "
                                "table with linear interpolation (spec §1.3)")
     arrival_amplitude: float = param(0.5, min=0.0, max=1.0,
-                                     help="relative amplitude of the sinusoidal rate (A9)")
+                                     help="relative amplitude of the sinusoidal rate (spec ch3 A9)")
     arrival_period_h: float = param(24.0, min=0.1, max=1000.0, unit="h")
     arrival_phase: str = param("random", choices=("random", "common"),
                                help="random phase per type, or a common phase peaking at 15:00 "
-                                    "(A9)")
+                                    "(spec ch3 A9)")
     work_start_h: float = param(9.0, min=0.0, max=24.0, unit="h of day")
     work_end_h: float = param(18.0, min=0.0, max=24.0, unit="h of day")
     work_factor: float = param(2.0, min=0.0, max=100.0,
@@ -203,8 +203,8 @@ class UtilityConfig:
                                     "utility_time_unit_h (spec §2.3, docs/calibration.md)")
     time_axis: str = param("unit", choices=("unit", "t_min"),
                            help="lateness in class time units of time_unit_h hours, or "
-                                "normalised by the task's own T_min (A4's alternative: a long "
-                                "task's class stretches with its length)")
+                                "normalised by the task's own T_min (spec ch3 A4's "
+                                "alternative: a long task's class stretches with its length)")
     time_unit_tmin: float = param(2.0, min=0.001, max=1000.0, unit="x T_min",
                                   help="with time_axis = t_min: one class time unit is this "
                                        "many times the task's T_min (set like time_unit_h, "
@@ -238,12 +238,13 @@ class EnergyConfig:
     budget_gj: float | None = param(12.0, min=0.0, max=1e6, unit="GJ/day",
                                     help="daily energy budget; null = unconstrained (§4.3)")
     warmup_budget: str = param("prorated", choices=("prorated", "none"),
-                               help="warm-up day gets E x warm-up/24 h, or no constraint (A14)")
+                               help="warm-up day gets E x warm-up/24 h, or no constraint "
+                                    "(spec ch3 A14)")
     charge: str = param("consumed", choices=("consumed", "start-day"), advanced=True,
                         help="energy charged to the day it is consumed in, or all of it to the "
-                             "start day (A15)")
+                             "start day (spec ch3 A15)")
     idle_power_w: float = param(0.0, min=0.0, max=100_000.0, unit="W/node", advanced=True,
-                                help="idle power per node counted against the budget (A3; "
+                                help="idle power per node counted against the budget (spec ch3 A3; "
                                      "0 = task energy only)")
     day_h: float = param(24.0, min=0.01, max=24.0 * 365, unit="h", advanced=True,
                          help="length of an accounting day: the budget period and the span of "
@@ -256,41 +257,41 @@ class SchedulerConfig:
                                              help="drop a mappable task whose optimistic "
                                                   "utility is below this; 0 drops only "
                                                   "worthless tasks; null never drops (§5.4)")
-    drop_comparison: bool = param(False, help="comparison heuristics also drop tasks (A29: off "
-                                              "as in Fig. 25; on in Figs. 27-32)")
+    drop_comparison: bool = param(False, help="comparison heuristics also drop tasks (spec ch3 "
+                                              "A29: off as in Fig. 25; on in Figs. 27-32)")
     ept_leniency: float = param(2.0, min=0.0, max=1000.0,
                                 help="leniency of the energy-per-task filter (§5.10)")
     epr_leniency: float = param(4.0, min=0.0, max=1000.0,
                                 help="leniency of the energy-per-resource filter (§5.10)")
     ept_average: str = param("history", choices=("history", "mappable"), advanced=True,
                              help="average resources per task over the tasks executed so far "
-                                  "(the chapter's 'tasks that will be executed', A20) or over "
-                                  "the mappable tasks' options")
+                                  "(the chapter's 'tasks that will be executed', spec ch3 A20) "
+                                  "or over the mappable tasks' options")
     honor_placeholders: bool = param(True, help="place-holders that start before the next "
-                                                "event become running (A17)")
+                                                "event become running (spec ch3 A17)")
     committed_after_removal: bool = param(True, advanced=True,
                                           help="metaheuristic check after place-holder removal "
-                                               "(A18)")
+                                               "(spec ch3 A18)")
     goal_at: str = param("now", choices=("now", "latest-finish"), advanced=True,
                          help="goal energy compared at now or at the latest committed finish "
-                              "(A19)")
+                              "(spec ch3 A19)")
     random_reservations: bool = param(True, advanced=True,
                                       help="Random reserves its drawn option when it cannot "
                                            "start now, as the text reads (§3.3.4.2: repeated "
                                            "until all mappable tasks are assigned to some "
-                                           "cluster); off = start now or skip (A23)")
+                                           "cluster); off = start now or skip (spec ch3 A23)")
     reservation_energy: str = param(
         "at-reservation", choices=("at-reservation", "at-start"),
         help="a permanent reservation's energy is committed to its day when the reservation is "
              "made, or checked and committed only when it starts (cancelled if it no longer "
-             "fits); issue 14 item 1")
+             "fits); docs/reproduction.md, ch. 3 item 1")
     easy_reservations: str = param("system", choices=("system", "cluster"),
                                    help="EASY Backfilling holds one permanent reservation in "
                                         "the whole system, or one per cluster (it was designed "
                                         "for a homogeneous cluster)")
     mq_rmax_scope: str = param("trial", choices=("trial", "mappable"), advanced=True,
                                help="R_max of FCFS multiple queues over all tasks of the trial "
-                                    "or the current mappable set (A25)")
+                                    "or the current mappable set (spec ch3 A25)")
     mq_medium: float = param(0.3, min=0.0, max=1.0, help="medium queue from this share of R_max")
     mq_large: float = param(0.6, min=0.0, max=1.0, help="large queue from this share of R_max")
     mq_quotas: tuple[int, ...] = param([1, 4, 8], min=1, max=10_000, min_items=3, max_items=3,
@@ -298,11 +299,12 @@ class SchedulerConfig:
                                             "queues")
     exclude_zero_utility: bool = param(True, advanced=True,
                                        help="utility-aware heuristics skip options that earn "
-                                            "nothing (A27)")
+                                            "nothing (spec ch3 A27)")
     max_utility_scope: str = param("overlap", choices=("overlap", "arrived-in-window"),
                                    advanced=True,
                                    help="maximum utility over every task whose ideal execution "
-                                        "overlaps W, or only tasks arriving inside W (A16)")
+                                        "overlaps W, or only tasks arriving inside W "
+                                        "(spec ch3 A16)")
 
     def validate(self):
         if self.mq_medium > self.mq_large:
@@ -345,14 +347,14 @@ class TestbedConfig:
                                    max_items=4, help="share of IS.8, IS_CG.8, MG.16, MG.8 (§8.3)")
     mean_interarrival_s: float = param(120.0, min=1.0, max=86_400.0, unit="s")
     arrivals: str = param("exponential", choices=("exponential", "fixed"),
-                          help="inter-arrival times exponential or fixed (A35)")
+                          help="inter-arrival times exponential or fixed (spec ch3 A35)")
     decay_start: float = param(2.5, min=0.0, max=100.0,
                                help="utility starts to decay this many minimum ETCs after "
                                     "arrival")
     decay_length: float = param(2.5, min=0.0, max=100.0,
                                 help="... and reaches 0 this many minimum ETCs later")
     decay_shape: str = param("linear", choices=("linear", "step"),
-                             help="linear decay, or a step to 0 at the decay start (A35)")
+                             help="linear decay, or a step to 0 at the decay start (spec ch3 A35)")
 
     def validate(self):
         if abs(sum(self.mix) - 1.0) > 1e-6:

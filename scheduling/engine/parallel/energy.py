@@ -1,8 +1,8 @@
 """Daily energy budgets, committed energy, goal energy and the energy filters (§4.3, §5.9-5.10).
 
 Days: day 0 is the warm-up ``[0, warm-up)`` with the pro-rated budget ``E x warm-up / 24 h``
-(A14); day k >= 1 is ``[warm-up + (k-1) 24 h, warm-up + k 24 h)`` with budget E. A task's
-energy is charged to the days it is consumed in (A15). Every scheduled task (running,
+(spec ch3 A14); day k >= 1 is ``[warm-up + (k-1) 24 h, warm-up + k 24 h)`` with budget E. A task's
+energy is charged to the days it is consumed in (spec ch3 A15). Every scheduled task (running,
 finished, reserved, place-holder) is *committed*; a day's remaining energy is its budget minus
 everything committed to it, which is exactly "budget - consumed - committed future" of §4.3
 because execution is deterministic.
@@ -43,7 +43,7 @@ class EnergyLedger:
             budget[0] = full * warmup_s / day if cfg.warmup_budget == "prorated" else math.inf
         self.budget = budget
         self.start_day = cfg.charge == "start-day"
-        # Idle power (A3) is a fixed commitment of every node for the whole day.
+        # Idle power (spec ch3 A3) is a fixed commitment of every node for the whole day.
         lengths = np.diff(self.bounds)
         self.baseline = idle_power_total_w * lengths
         self.committed = self.baseline.copy()
@@ -147,7 +147,7 @@ def epr_mask(node_power: np.ndarray, cores_per_node: np.ndarray, leniency: float
 
 def ept_mask(energy: np.ndarray, avg_resources: float, leniency: float, energy_remaining: float,
              resources_left: float) -> np.ndarray:
-    """Energy-per-task filter (Eqs. 7-8 as reconstructed in A20)."""
+    """Energy-per-task filter (Eqs. 7-8 as reconstructed in spec ch3 A20)."""
     if not math.isfinite(energy_remaining) or resources_left <= 0 or avg_resources <= 0:
         return np.isfinite(energy)
     est_tasks = resources_left / avg_resources

@@ -3,7 +3,7 @@
 ETC comes from Downey's high-variance speedup model (spec §2.9) evaluated at the task's node
 count, or, in ``table`` mode, from the model sampled at powers of two with linear interpolation
 between the listed node counts (spec §1.3). APC is per node, so a task's energy is
-``ETC x APC x nodes`` (spec §1.4, A2).
+``ETC x APC x nodes`` (spec §1.4, spec ch3 A2).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ class TaskUtility:
         self.scale = types.priority[tasks.type]
         self.urgency = types.urgency[tasks.type]
         self.offset = tasks.arrival + t_min  # completion time that earns the full priority
-        # Seconds per class time unit, per task: one global unit, or (A4's alternative) the
+        # Seconds per class time unit, per task: one global unit, or (spec ch3 A4's alternative) the
         # task's own T_min times a factor, so a long task's class stretches with its length.
         if time_axis == "t_min":
             unit = np.maximum(time_unit_tmin * t_min, 1e-9)
@@ -137,8 +137,8 @@ class TaskUtility:
 
 
 class DecayUtility:
-    """Testbed utility (§8.3, A35): full value until ``start x T_min`` after arrival, then a
-    linear decay to 0 over ``length x T_min`` (or a step to 0)."""
+    """Testbed utility (§8.3, spec ch3 A35): full value until ``start x T_min`` after arrival,
+    then a linear decay to 0 over ``length x T_min`` (or a step to 0)."""
 
     def __init__(self, tasks: Tasks, t_min: np.ndarray, start: float, length: float,
                  shape: str):

@@ -31,7 +31,7 @@ def cumulative(start, end, weight, times) -> np.ndarray:
 
 
 def max_utility(st: State) -> float:
-    """Every task started at arrival on its fastest option, pro-rated on W (§4.2, A16)."""
+    """Every task started at arrival on its fastest option, pro-rated on W (§4.2, spec ch3 A16)."""
     tr = st.trial
     a = tr.tasks.arrival
     tmin = st.options.t_min

@@ -4,7 +4,7 @@ Execution times are deterministic and nothing happens between mapping events exc
 reservations/place-holders and completions, which the node timelines already encode; so the
 loop just visits t = 0, Δ, 2Δ, ... and performs, at each:
 
-1. arrivals up to now; starts of reservations and (A17) place-holders whose time has come;
+1. arrivals up to now; starts of reservations and (spec ch3 A17) place-holders whose time has come;
 2. removal of the remaining place-holders, whose tasks become mappable again;
 3. task dropping (§5.4); 4. energy filter masks (§5.10); 5. the heuristic.
 """
@@ -30,7 +30,8 @@ from .state import State, Trial
 
 
 def _filter_mask(st: State, policy: Policy, tasks: np.ndarray) -> np.ndarray | None:
-    """Allowed (task, cluster, P-state) options of this event (§5.10, computed once, A21)."""
+    """Allowed (task, cluster, P-state) options of this event (§5.10; computed once per event,
+    spec ch3 A21)."""
     if policy.energy_filter is None or len(tasks) == 0 or not st.ledger.constrained:
         return None
     sched = st.trial.cfg.scheduler

@@ -107,7 +107,7 @@ class State:
         self.placeholders: list[int] = []
         self.reservations: list[int] = []
         self.next_arrival = 0
-        self.history_resources = [0.0, 0]  # for the EPT filter's "history" average (A20)
+        self.history_resources = [0.0, 0]  # for the EPT filter's "history" average (spec ch3 A20)
         # Item-1 reading of the comparison figures: a permanent reservation's energy is
         # committed when it is made (default) or checked and committed when it starts.
         self.energy_at_start = cfg.scheduler.reservation_energy == "at-start"

@@ -125,7 +125,7 @@ def _exact_rows(gen: np.random.Generator, shares: list[float], n: int) -> np.nda
 
 
 def _mean_nodes(lo: int, hi: int, cpn: int) -> float:
-    """E[ceil(X / cpn)] for X uniform on the integers lo..hi (spec §2.9, A8)."""
+    """E[ceil(X / cpn)] for X uniform on the integers lo..hi (spec §2.9, spec ch3 A8)."""
     x = np.arange(lo, hi + 1)
     return float(np.ceil(x / cpn).mean())
 
@@ -189,7 +189,8 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int,
                 t_single[y, c] = float(gamma(gen, t_ref[y], cfg.hetero_cov)) * HOUR
                 base_power[y, c] = float(gamma(gen, p_ref[y], cfg.power_cov))
 
-    # P-state multipliers (spec §2.7): r per (type, cluster) [A11], power ~ f_p r, time 1/s_p.
+    # P-state multipliers (spec §2.7): r per (type, cluster) (spec ch3 A11), power ~ f_p r,
+    # time 1/s_p.
     f = system.power_factors
     power_mult = np.ones((n, C, P))
     time_mult = np.ones((n, C, P))
@@ -204,7 +205,7 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int,
             power_mult[y, c] = gamma(gen, f * r, p_cov)
             time_mult[y, c] = 1.0 / gamma(gen, np.sqrt(f * r), p_cov)
 
-    # Core rows (Table 4) and the max-cores rule (A7).
+    # Core rows (Table 4) and the max-cores rule (spec ch3 A7).
     shares = [row.share for row in cfg.core_rows]
     if cfg.row_assignment == "exact":
         row = _exact_rows(gen, shares, n)
@@ -264,7 +265,7 @@ def arrival_rate(cfg: WorkloadConfig, types: TaskTypes, y: int, t, start_clock_h
 
 
 def synthetic_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, seed: int) -> Tasks:
-    """Per-type non-homogeneous Poisson arrivals by thinning (A10) over [0, sim end)."""
+    """Per-type non-homogeneous Poisson arrivals by thinning (spec ch3 A10) over [0, sim end)."""
     w = cfg.workload
     gen = stream(seed, "ch3/arrivals")
     horizon = cfg.time.sim_h * HOUR

@@ -111,7 +111,7 @@ class Policy:
 
     @property
     def drops(self) -> bool:
-        """Whether this heuristic applies task dropping (§5.4, A29)."""
+        """Whether this heuristic applies task dropping (§5.4, spec ch3 A29)."""
         if self.cfg.scheduler.dropping_threshold is None:
             return False
         return self.uses_utility or self.cfg.scheduler.drop_comparison

@@ -13,7 +13,7 @@ from .base import INF, EventContext, Policy, StartCache
 
 def _fcfs_choice(st: State, cache: StartCache, i: int, allowed,
                  no_reserve: set[int] | None = None) -> tuple | None:
-    """Best P-state-0 option of row ``i`` as in Conservative Backfilling (§5.7, A24).
+    """Best P-state-0 option of row ``i`` as in Conservative Backfilling (§5.7, spec ch3 A24).
 
     Start now on the cluster with the earliest finish; otherwise the earliest start, then the
     earliest finish, then the lowest cluster index. Options failing the energy check or the
@@ -77,7 +77,7 @@ class Easy(Policy):
 
 
 class MultiQueue(Policy):
-    """FCFS with small / medium / large queues served round-robin 8 / 4 / 1 (§5.7, A25)."""
+    """FCFS with small / medium / large queues served round-robin 8 / 4 / 1 (§5.7, spec ch3 A25)."""
 
     pstates = [0]
 
@@ -124,7 +124,7 @@ class MultiQueue(Policy):
 
 
 class RandomPolicy(Policy):
-    """Arrival order; a random eligible cluster and P-state; start now or reserve (A23)."""
+    """Arrival order; a random eligible cluster and P-state; start now or reserve (spec ch3 A23)."""
 
     def map(self, st: State, ctx: EventContext) -> None:
         opts = st.options

@@ -3,10 +3,10 @@
 Algorithm 4 re-evaluates every mappable task after each assignment. Because an assignment only
 adds busy time and commits energy, a task's best objective can only fall during an event
 (later starts, fewer energy-feasible options, non-increasing utility; filter masks are fixed per
-event, A21). So a lazy greedy is exact: keep every task in a heap keyed by its last known best
-``(-objective, arrival, id)``, pop the top, re-evaluate it against the current schedule, and
-assign it only if it still beats the (stale, hence optimistic) key of the next task; otherwise
-push it back. Cached earliest starts are re-queried only on clusters that changed.
+event, spec ch3 A21). So a lazy greedy is exact: keep every task in a heap keyed by its last
+known best ``(-objective, arrival, id)``, pop the top, re-evaluate it against the current
+schedule, and assign it only if it still beats the (stale, hence optimistic) key of the next
+task; otherwise push it back. Cached earliest starts are re-queried only on clusters that changed.
 """
 
 from __future__ import annotations
