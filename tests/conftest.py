@@ -7,6 +7,7 @@ absent; ``.ci/run`` installs all three, so nothing skips in CI.
 
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -460,6 +461,24 @@ def page(browser):
     pg.set_default_timeout(30_000)
     yield pg
     context.close()
+
+
+@pytest.fixture
+def submit_experiment(live_server):
+    """Fill the new-experiment form as a user would (a preset, exactly these policies, N
+    trials), submit it and land on the result page; ``done_within`` also waits for the end."""
+    def submit(page, kind, preset, policies, trials, done_within=None):
+        page.goto(f"{live_server.url}/new/{kind}/?preset={preset}")
+        for box in page.locator("input[name=policies]").all():
+            box.uncheck()
+        for policy in policies:
+            page.check(f"input[name=policies][value='{policy}']")
+        page.fill("input[name=trials]", str(trials))
+        page.click("#submit")
+        page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
+        if done_within:
+            page.wait_for_selector("#exp-status:text('done')", timeout=done_within * 1000)
+    return submit
 
 
 def small_setup():

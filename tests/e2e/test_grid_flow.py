@@ -8,21 +8,13 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 
 
-def test_grid_form_to_wait_curves_and_migration_map(live_server, live_celery, start_worker,
-                                                    page):
+def test_grid_form_to_wait_curves_and_migration_map(live_celery, start_worker, page,
+                                                    submit_experiment):
     start_worker(concurrency=2)
     page.set_default_timeout(60_000)
     problems = []
     page.on("pageerror", lambda e: problems.append(str(e)))
-    page.goto(f"{live_server.url}/new/grid/?preset=grid-small")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    for policy in ("fcfs", "internode-can"):
-        page.check(f"input[name=policies][value='{policy}']")
-    page.fill("input[name=trials]", "2")
-    page.click("#submit")
-    page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
-    page.wait_for_selector("#exp-status:text('done')", timeout=180_000)
+    submit_experiment(page, "grid", "grid-small", ("fcfs", "internode-can"), 2, done_within=180)
     summary = page.locator("#summary-table").inner_text()
     assert "median wait" in summary
     assert "Internode CAN'" in summary or "internode-can" in summary

@@ -1,7 +1,6 @@
 """Preemption-based backfill in headless Chromium through a real worker: form -> per-size bars
 with CIs -> the job Gantt of one run with its killed runs; and the Gantt of a plain replay."""
 
-import re
 
 import pytest
 
@@ -15,20 +14,13 @@ def show_run_chart(page, chart_id, index=1):
     page.wait_for_selector("#run-chart.js-plotly-plot g.trace")
 
 
-def test_pbb_form_to_size_bars_and_job_gantt(live_server, live_celery, start_worker, page):
+def test_pbb_form_to_size_bars_and_job_gantt(live_celery, start_worker, page, submit_experiment):
     start_worker(concurrency=2)
     page.set_default_timeout(60_000)
     problems = []
     page.on("pageerror", lambda e: problems.append(str(e)))
-    page.goto(f"{live_server.url}/new/swf-preemptive/?preset=pbb-small-mix-b")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    for policy in ("first-fit", "duration-remaining"):
-        page.check(f"input[name=policies][value='{policy}']")
-    page.fill("input[name=trials]", "2")
-    page.click("#submit")
-    page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
-    page.wait_for_selector("#exp-status:text('done')", timeout=120_000)
+    submit_experiment(page, "swf-preemptive", "pbb-small-mix-b",
+                      ("first-fit", "duration-remaining"), 2, done_within=120)
     summary = page.locator("#summary-table").inner_text()
     assert "mean expansion factor" in summary and "jobs killed" in summary
     # Fig. 6 style: one bar trace per policy over the size classes, with CI error bars.
@@ -50,17 +42,10 @@ def test_pbb_form_to_size_bars_and_job_gantt(live_server, live_celery, start_wor
     assert not problems, problems
 
 
-def test_replay_has_a_job_gantt(live_server, live_celery, start_worker, page):
+def test_replay_has_a_job_gantt(live_celery, start_worker, page, submit_experiment):
     start_worker(concurrency=1)
     page.set_default_timeout(60_000)
-    page.goto(f"{live_server.url}/new/swf-replay/?preset=swf-small")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    page.check("input[name=policies][value='easy']")
-    page.fill("input[name=trials]", "1")
-    page.click("#submit")
-    page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
-    page.wait_for_selector("#exp-status:text('done')", timeout=120_000)
+    submit_experiment(page, "swf-replay", "swf-small", ("easy",), 1, done_within=120)
     show_run_chart(page, "gantt", 0)
     fills = page.evaluate("() => document.getElementById('run-chart').data"
                           ".filter(t => t.fill === 'toself').map(t => t.name)")

@@ -1,24 +1,15 @@
 """UAV missions in headless Chromium through a real worker: form -> mission timeline."""
 
-import re
 
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 
 
-def test_uav_form_to_mission_timeline(live_server, live_celery, start_worker, page):
+def test_uav_form_to_mission_timeline(live_celery, start_worker, page, submit_experiment):
     start_worker(concurrency=2)
     page.set_default_timeout(60_000)
-    page.goto(f"{live_server.url}/new/uav/?preset=small-baseline")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    for policy in ("rbs", "meta+pf"):
-        page.check(f"input[name=policies][value='{policy}']")
-    page.fill("input[name=trials]", "2")
-    page.click("#submit")
-    page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
-    page.wait_for_selector("#exp-status:text('done')", timeout=120_000)
+    submit_experiment(page, "uav", "small-baseline", ("rbs", "meta+pf"), 2, done_within=120)
     page.wait_for_selector("#summary-table")
     summary = page.locator("#summary-table").inner_text()
     assert "Random Best Sensor" in summary or "rbs" in summary

@@ -1,24 +1,16 @@
 """Value of Service in headless Chromium through a real worker: form -> charts -> VM timeline."""
 
-import re
 
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 
 
-def test_vos_form_to_charts_and_vm_timeline(live_server, live_celery, start_worker, page):
+def test_vos_form_to_charts_and_vm_timeline(live_celery, start_worker, page, submit_experiment):
     start_worker(concurrency=2)
     page.set_default_timeout(60_000)
-    page.goto(f"{live_server.url}/new/value-of-service/?preset=vos-small")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    for policy in ("simple-dp", "max-vptr"):
-        page.check(f"input[name=policies][value='{policy}']")
-    page.fill("input[name=trials]", "2")
-    page.click("#submit")
-    page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
-    page.wait_for_selector("#exp-status:text('done')", timeout=180_000)
+    submit_experiment(page, "value-of-service", "vos-small", ("simple-dp", "max-vptr"), 2,
+                      done_within=180)
     summary = page.locator("#summary-table").inner_text()
     assert "max-vptr" in summary and "simple-dp" in summary
     titles = page.eval_on_selector_all("#summary-table tr[data-policy] th",
