@@ -124,26 +124,35 @@ class Partition:
     use, so runs that never chop never pay for them.
     """
 
-    __slots__ = ("queue", "m", "start", "end", "makespan", "children", "_cand", "_running",
-                 "_shrink", "_chops")
+    __slots__ = ("queue", "m", "start", "_runtimes", "makespan", "children", "_cand",
+                 "_running", "_shrink", "_chops")
 
-    def __init__(self, queue: np.ndarray, d: np.ndarray, m: int):
+    def __init__(self, queue: np.ndarray, runtimes: np.ndarray, m: int):
+        """``runtimes``: every task's run time, indexed by ``queue`` (not copied)."""
         self.queue = queue
         self.m = m
+        self._runtimes = runtimes
+        d = runtimes[queue]
         self.start = greedy_starts(d, m)
-        self.end = self.start + d
-        self.makespan = float(self.end.max())
+        self.makespan = float((self.start + d).max())
         self.children: dict[tuple[int, int], Partition] = {}
         self._cand = None
         self._shrink: dict[float, int] = {}
         self._chops: dict[int, tuple[float, np.ndarray, float]] = {}
+
+    @property
+    def end(self) -> np.ndarray:
+        """End times, recomputed when asked: a whole-figure run holds hundreds of partitions
+        of up to 934,710 tasks, and keeping these too would take a third of its memory."""
+        return self.start + self._runtimes[self.queue]
 
     def _chop_data(self) -> None:
         e = np.sort(self.end)
         last_dispatch = float(self.start[-1])  # starts are non-decreasing in queue order
         # Completion instants once the queue is empty (repeated instants repeat harmlessly:
         # each copy sees every completion of its instant).
-        self._cand = e[np.searchsorted(e, last_dispatch, side="left"):]
+        # A copy, so the whole sorted array is not kept alive by a view of its tail.
+        self._cand = e[np.searchsorted(e, last_dispatch, side="left"):].copy()
         self._running = e.size - np.searchsorted(e, self._cand, side="right")
 
     def chop_index(self, f: float, r: float, menu: tuple[int, ...]) -> int | None:
@@ -255,7 +264,7 @@ class Planner:
         part = table.get(key)
         if part is None:
             t0 = time.perf_counter()
-            part = Partition(queue, self.d[queue], m)
+            part = Partition(queue, self.d, m)
             self.clock.record(time.perf_counter() - t0)
             self.partitions_built += 1
             table[key] = part
@@ -266,7 +275,7 @@ class Planner:
         mach = self.machine
         n = self.d.size
         m = self.workers or choose_size(n, r, self.menu)
-        part = self._partition(None, m, np.arange(n), m)
+        part = self._partition(None, m, np.arange(n, dtype=np.int32), m)
         request, ready = 0.0, mach.startup_s
         stints = []
         while True:
