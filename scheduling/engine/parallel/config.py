@@ -263,10 +263,12 @@ class SchedulerConfig:
                                 help="leniency of the energy-per-task filter (§5.10)")
     epr_leniency: float = param(4.0, min=0.0, max=1000.0,
                                 help="leniency of the energy-per-resource filter (§5.10)")
-    ept_average: str = param("history", choices=("history", "mappable"), advanced=True,
+    ept_average: str = param("history", choices=("history", "arrived", "mappable"),
+                             advanced=True,
                              help="average resources per task over the tasks executed so far "
-                                  "(the chapter's 'tasks that will be executed', spec ch3 A20) "
-                                  "or over the mappable tasks' options")
+                                  "(the chapter's 'tasks that will be executed', spec ch3 A20), "
+                                  "over every task arrived so far, or over the mappable tasks' "
+                                  "options")
     honor_placeholders: bool = param(True, help="place-holders that start before the next "
                                                 "event become running (spec ch3 A17)")
     committed_after_removal: bool = param(True, advanced=True,

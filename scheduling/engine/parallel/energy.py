@@ -145,6 +145,12 @@ def epr_mask(node_power: np.ndarray, cores_per_node: np.ndarray, leniency: float
     return node_power / cores_per_node[None, :, None] <= budget
 
 
+def mean_option_resources(resources: np.ndarray) -> np.ndarray:
+    """Each task's resources (Eq. 1) averaged over its feasible (cluster, P-state) options."""
+    fin = np.isfinite(resources)
+    return np.where(fin, resources, 0.0).sum(axis=(1, 2)) / np.maximum(fin.sum(axis=(1, 2)), 1)
+
+
 def ept_mask(energy: np.ndarray, avg_resources: float, leniency: float, energy_remaining: float,
              resources_left: float) -> np.ndarray:
     """Energy-per-task filter (Eqs. 7-8 as reconstructed in spec ch3 A20)."""

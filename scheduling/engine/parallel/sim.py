@@ -22,7 +22,7 @@ from simcore.sampling import rng
 from simcore.traces import TraceLibrary
 
 from .config import ParallelEnergyConfig
-from .energy import GJ, epr_mask, ept_mask, resources_remaining
+from .energy import GJ, epr_mask, ept_mask, mean_option_resources, resources_remaining
 from .policies.base import EventContext, Policy
 from .policies.meta import MetaHeuristic, committed_energy, goal_energy
 from .result import build_result
@@ -48,11 +48,10 @@ def _filter_mask(st: State, policy: Policy, tasks: np.ndarray) -> np.ndarray | N
                         e_rem, r_rem)
     if sched.ept_average == "history" and st.history_resources[1] > 0:
         avg = st.history_resources[0] / st.history_resources[1]
+    elif sched.ept_average == "arrived":
+        avg = st.arrived_resources / st.next_arrival
     else:
-        res = opts.resources[tasks]
-        fin = np.isfinite(res)
-        per_task = np.where(fin, res, 0.0).sum(axis=(1, 2)) / np.maximum(fin.sum(axis=(1, 2)), 1)
-        avg = float(per_task.mean())
+        avg = float(mean_option_resources(opts.resources[tasks]).mean())
     return ept_mask(opts.energy[tasks], avg, sched.ept_leniency, e_rem, r_rem)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from simcore.traces import TraceLibrary
 
 from .config import ParallelEnergyConfig
-from .energy import EnergyLedger
+from .energy import EnergyLedger, mean_option_resources
 from .execution import DecayUtility, Options, TaskUtility, build_options
 from .system import System
 from .timeline import EPS, ClusterTimeline
@@ -108,6 +108,7 @@ class State:
         self.reservations: list[int] = []
         self.next_arrival = 0
         self.history_resources = [0.0, 0]  # for the EPT filter's "history" average (spec ch3 A20)
+        self.arrived_resources = 0.0  # sum of arrived tasks' mean option resources ("arrived")
         # Item-1 reading of the comparison figures: a permanent reservation's energy is
         # committed when it is made (default) or checked and committed when it starts.
         self.energy_at_start = cfg.scheduler.reservation_energy == "at-start"
@@ -126,6 +127,8 @@ class State:
         if new:
             self.status[new] = MAPPABLE
             self.mappable.extend(new)
+            self.arrived_resources += float(
+                mean_option_resources(self.options.resources[new]).sum())
         kept, cancelled = [], []
         for t in self.reservations:
             if self.start[t] > now:

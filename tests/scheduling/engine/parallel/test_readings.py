@@ -50,11 +50,19 @@ def _mask_after_some_events(overrides, events=40):
     return st, tasks, _filter_mask(st, policy, tasks)
 
 
+def _option_mean(st, ids):
+    """Mean over tasks of each task's resources averaged over its feasible options."""
+    res = st.options.resources[ids]
+    fin = np.isfinite(res)
+    return float((np.where(fin, res, 0.0).sum(axis=(1, 2)) / fin.sum(axis=(1, 2))).mean())
+
+
 def test_ept_averages_the_executed_tasks_by_default():
     from scheduling.engine.parallel.energy import ept_mask, resources_remaining
 
     assert ParallelEnergyConfig().scheduler.ept_average == "history"  # A20
-    for reading in ("history", "mappable"):
+    averages = {}
+    for reading in ("history", "arrived", "mappable"):
         st, tasks, mask = _mask_after_some_events({"scheduler.ept_average": reading})
         assert st.history_resources[1] > 0 and len(tasks) > 0
         day = st.ledger.day_of(st.now)
@@ -62,14 +70,20 @@ def test_ept_averages_the_executed_tasks_by_default():
                                     st.ledger.day_bounds(day)[1])
         if reading == "history":  # mean resources of the tasks started so far
             avg = st.history_resources[0] / st.history_resources[1]
+        elif reading == "arrived":  # mean over every arrived task's options, placed or not
+            arrived = np.flatnonzero(st.trial.tasks.arrival <= st.now)
+            assert len(arrived) > len(tasks)
+            avg = _option_mean(st, arrived)
         else:  # mean over the waiting tasks' options
-            res = st.options.resources[tasks]
-            fin = np.isfinite(res)
-            avg = float((np.where(fin, res, 0.0).sum(axis=(1, 2)) / fin.sum(axis=(1, 2))).mean())
+            avg = _option_mean(st, tasks)
         expected = ept_mask(st.options.energy[tasks], avg, st.trial.cfg.scheduler.ept_leniency,
                             st.ledger.remaining(day), r_rem)
         assert np.array_equal(mask, expected)
         assert not mask.all()  # the budget binds, so the average matters
+        averages[reading] = avg
+    # The heuristic starts small tasks first and large ones wait: the executed tasks are the
+    # smallest sample, the waiting ones the largest, the whole workload in between.
+    assert averages["history"] < averages["arrived"] < averages["mappable"]
 
 
 def test_time_axis_unit_by_default_and_t_min_scales_lateness_per_task():
