@@ -102,6 +102,8 @@ class Figure:
     scale: str = ""
     # Cheap and stable enough to check in the test suite (``reproduce --quick``).
     quick: bool = False
+    # The publication's trial count, when it states one: a run may ask for up to this many.
+    paper_trials: int | None = None
 
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "title": self.title,
@@ -112,7 +114,7 @@ class Figure:
                 "claim": self.claim, "source": self.source,
                 "ranking": [list(pair) for pair in self.ranking],
                 "per_point": self.per_point, "lower_is_better": self.lower_is_better,
-                "scale": self.scale, "quick": self.quick}
+                "scale": self.scale, "quick": self.quick, "paper_trials": self.paper_trials}
 
 
 @dataclass(frozen=True)

@@ -233,6 +233,20 @@ def test_a_figure_preset_may_ask_for_its_published_trials_beyond_the_site_limit(
                                        trials=11)
 
 
+@pytest.mark.django_db
+def test_a_figure_may_run_at_the_papers_trial_count_and_no_further():
+    figure = kinds.get_figure("ch4-fig-39")
+    assert figure.paper_trials == 64 > figure.trials
+    runs = len(figure.axes[0][1]) * len(figure.policies) * 64
+    assert runs > 1000  # beyond the site's run limit, which a figure at its own size respects
+    assert submission.figure_submission("ch4-fig-39", trials=64).trials == 64
+    with pytest.raises(ScenarioError) as err:
+        submission.figure_submission("ch4-fig-39", trials=65)
+    assert err.value.field == "axes" and "runs" in str(err.value)  # the run count, named
+    assert kinds.get_figure("ch3-fig25").paper_trials == 48
+    assert kinds.get_figure("ch3-quick").paper_trials is None  # not a published figure
+
+
 def test_every_figure_preset_is_a_valid_lab_experiment():
     """The /figures/ page's Run buttons and ``reproduce`` go through the lab's validation."""
     for figure in kinds.all_figures():

@@ -97,7 +97,7 @@ DISS = "dissertation ch. 3"
 def register_figures(engine) -> None:
     """The comparison figures of chapter 3 (spec §6.2, headline results §7), scaled to run in
     about ten minutes on two cores: fewer trials than the chapter's 48 and fewer sweep points."""
-    fig = functools.partial(engine.figure, kind=KIND)
+    fig = functools.partial(engine.figure, kind=KIND, paper_trials=48)
     fig("ch3-fig23", title="Energy-per-task filter leniency (5k, 12 GJ)", preset="ch3-5k",
         policies=["max-upr-ph+ept"], metrics=["pct_max_utility", "energy_gj"],
         axes=[("scheduler.ept_leniency", [1.0, 1.5, 2.0, 3.0, 4.0])], trials=2,
@@ -200,12 +200,13 @@ def register_figures(engine) -> None:
         source=f"{DISS}, Fig. 33 (§8)", per_point=True,
         ranking=[("max-upe-ph", "easy"), ("meta-event", "easy"), ("max-upr-ph", "easy")],
         scale="simulated testbed (the chapter ran it on hardware); 4 repetitions as published",
+        paper_trials=4,
         claim="EASY earns the least at every limit; at 100% Max UPR, Max UPE and Event-Based "
               "earn about the same; at 85% and 70% Max UPE and Event-Based earn about 20% and "
               "18% more than Max UPR.")
     fig("ch3-quick", title="Utility-aware vs comparison heuristics (scaled-down system)",
         preset="small", policies=["easy", "max-upe-ph"], metrics=["pct_max_utility"],
-        trials=3, source=f"{DISS}, Figs. 25-32 (conclusion b)", quick=True,
+        trials=3, source=f"{DISS}, Figs. 25-32 (conclusion b)", quick=True, paper_trials=None,
         ranking=[("max-upe-ph", "easy")],
         scale="the 118-node `small` system, about a second per run",
         claim="Utility-based heuristics beat the comparison heuristics.")

@@ -62,7 +62,7 @@ def register_figures(engine) -> None:
               "heuristic beats Max Util and Max UPT in all three families, most of all with "
               "step functions, where critical tasks must start almost at once; Pair is below "
               "Greedy and Diff.",
-        scale=SCALE.format(trials=24))
+        scale=SCALE.format(trials=24), paper_trials=64)
     engine.figure(
         "ch4-fig-37", KIND, title="Burst size (Fig. 37 / paper Fig. 4)",
         preset="ch4-small", axes=[("workload.burst_size", [1, 2, 4, 8, 16])],
@@ -74,7 +74,8 @@ def register_figures(engine) -> None:
               "once; at the largest bursts the best preemptive heuristics earn up to 20% more "
               "than Max UPT; without bursts the heuristics are close.",
         scale=SCALE.format(trials=16) + "; burst sizes 1-16 on 40 cores stand for 1-128 on "
-                                        "800 (the small preset's B = 8 is the baseline's 64)")
+                                        "800 (the small preset's B = 8 is the baseline's 64)",
+        paper_trials=64)
     engine.figure(
         "ch4-fig-38", KIND, title="Preemption flags (Fig. 38 / paper Fig. 5)",
         preset="ch4-small",
@@ -87,7 +88,7 @@ def register_figures(engine) -> None:
               "the non-preemptive ones are flat; most preemptive ones improve about linearly "
               "with the share of tasks that may preempt and be preempted, Max UPT Pair not; "
               "turning both flags on for all tasks never lowers performance.",
-        scale=SCALE.format(trials=12))
+        scale=SCALE.format(trials=12), paper_trials=64)
     engine.figure(
         "ch4-fig-39", KIND, title="Critical task length (Fig. 39 / paper Fig. 6)",
         preset="ch4-small", axes=[("etc.critical_mean_min", [10.0, 30.0, 50.0])],
@@ -97,7 +98,7 @@ def register_figures(engine) -> None:
         claim="Longer critical tasks oversubscribe the system more, so every heuristic drops "
               "slightly; the best preemption-capable heuristics earn the most in every case; "
               "Max UPT beats Max Util whatever the preemption technique.",
-        scale=SCALE.format(trials=24))
+        scale=SCALE.format(trials=24), paper_trials=64)
     engine.figure(
         "ch4-fig-40", KIND, title="Tasks completed (Fig. 40 / paper Fig. 7)",
         preset="ch4-small", axes=[("etc.critical_mean_min", [10.0, 30.0, 50.0])],
@@ -108,7 +109,7 @@ def register_figures(engine) -> None:
         claim="Utility-aware heuristics also complete more tasks than Random and FCFS, and the "
               "Max UPT family completes more than the Max Util family, since UPT steers each "
               "task to the cluster that runs it fastest.",
-        scale=SCALE.format(trials=24))
+        scale=SCALE.format(trials=24), paper_trials=64)
     engine.figure(
         "ch4-quick", KIND, title="Preemption with step utilities (scaled-down, seconds)",
         preset="ch4-small", overrides={"utility.family": "step", "scheduler.duration_min": 720,
