@@ -206,20 +206,24 @@ def finish_run(run: Run, lab: kinds.LabKind, result) -> str:
     data = result.to_dict(timing=True)  # plain JSON data: lists, no numpy
     compact = lab.compact(Result.from_dict(data))
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-    updated = Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
-        status=Status.DONE, progress=100.0, finished=timezone.now(),
-        summary=data["summary"], timing=data.get("timing", {}),
-        series=compact.get("series", {}), dist=compact.get("dist", {}),
-        result_gz=gzip.compress(payload, compresslevel=6), result_bytes=len(payload),
-        code_version=data["meta"].get("code_version", "")[:40], error="")
-    refresh_experiment(run.experiment_id)
+    # One transaction with the experiment's refresh: nobody sees a finished run beside an
+    # experiment that still says queued or running (a reaper's refresh may have just said so).
+    with transaction.atomic():
+        updated = Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
+            status=Status.DONE, progress=100.0, finished=timezone.now(),
+            summary=data["summary"], timing=data.get("timing", {}),
+            series=compact.get("series", {}), dist=compact.get("dist", {}),
+            result_gz=gzip.compress(payload, compresslevel=6), result_bytes=len(payload),
+            code_version=data["meta"].get("code_version", "")[:40], error="")
+        refresh_experiment(run.experiment_id)
     return Status.DONE if updated else "superseded"
 
 
 def end_run(run: Run, status: str, message: str) -> str:
-    Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
-        status=status, error=message[:4000], finished=timezone.now())
-    refresh_experiment(run.experiment_id)
+    with transaction.atomic():
+        Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
+            status=status, error=message[:4000], finished=timezone.now())
+        refresh_experiment(run.experiment_id)
     return status
 
 
