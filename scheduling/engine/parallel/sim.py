@@ -49,7 +49,7 @@ def _filter_mask(st: State, policy: Policy, tasks: np.ndarray) -> np.ndarray | N
     if sched.ept_average == "history" and st.history_resources[1] > 0:
         avg = st.history_resources[0] / st.history_resources[1]
     elif sched.ept_average == "arrived":
-        avg = st.arrived_resources / st.next_arrival
+        avg = float(st.option_resource_sums[st.next_arrival - 1]) / st.next_arrival
     else:
         avg = float(mean_option_resources(opts.resources[tasks]).mean())
     return ept_mask(opts.energy[tasks], avg, sched.ept_leniency, e_rem, r_rem)

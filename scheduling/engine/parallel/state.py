@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -108,12 +109,17 @@ class State:
         self.reservations: list[int] = []
         self.next_arrival = 0
         self.history_resources = [0.0, 0]  # for the EPT filter's "history" average (spec ch3 A20)
-        self.arrived_resources = 0.0  # sum of arrived tasks' mean option resources ("arrived")
         # Item-1 reading of the comparison figures: a permanent reservation's energy is
         # committed when it is made (default) or checked and committed when it starts.
         self.energy_at_start = cfg.scheduler.reservation_energy == "at-start"
         self.uncommitted: set[int] = set()  # reservations whose energy is not committed yet
         self.cancelled = 0  # reservations cancelled at their start for lack of energy
+
+    @functools.cached_property
+    def option_resource_sums(self) -> np.ndarray:
+        """Running sums, in arrival order, of each task's mean option resources: the EPT
+        filter's "arrived" average, computed once and only for runs that read it."""
+        return np.cumsum(mean_option_resources(self.options.resources))
 
     # -- clock -----------------------------------------------------------------------------------
     def advance(self, now: float, honor_placeholders: bool) -> None:
@@ -127,8 +133,6 @@ class State:
         if new:
             self.status[new] = MAPPABLE
             self.mappable.extend(new)
-            self.arrived_resources += float(
-                mean_option_resources(self.options.resources[new]).sum())
         kept, cancelled = [], []
         for t in self.reservations:
             if self.start[t] > now:
