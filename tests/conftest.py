@@ -466,18 +466,24 @@ def page(browser):
 @pytest.fixture
 def submit_experiment(live_server):
     """Fill the new-experiment form as a user would (a preset, exactly these policies, N
-    trials), submit it and land on the result page; ``done_within`` also waits for the end."""
-    def submit(page, kind, preset, policies, trials, done_within=None):
+    trials, optionally a name and other fields by selector), submit it and land on the result
+    page, whose URL it returns; ``done_within`` also waits for the end."""
+    def submit(page, kind, preset, policies, trials, done_within=None, name="", extra=None):
         page.goto(f"{live_server.url}/new/{kind}/?preset={preset}")
         for box in page.locator("input[name=policies]").all():
             box.uncheck()
         for policy in policies:
             page.check(f"input[name=policies][value='{policy}']")
         page.fill("input[name=trials]", str(trials))
+        if name:
+            page.fill("#id_name", name)
+        for selector, value in (extra or {}).items():
+            page.fill(selector, value)
         page.click("#submit")
         page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
         if done_within:
             page.wait_for_selector("#exp-status:text('done')", timeout=done_within * 1000)
+        return page.url
     return submit
 
 

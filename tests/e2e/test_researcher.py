@@ -25,22 +25,14 @@ def new_context(browser, **kwargs):
     return context
 
 
-def run_form(page, base, kind="uav", preset=UAV, policies=("random", "rbs"), trials=1,
-             name="", extra=None):
-    """Fill the new-experiment form as a user would and submit it; returns the result URL."""
-    page.goto(f"{base}/new/{kind}/?preset={preset}")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    for policy in policies:
-        page.check(f"input[name=policies][value='{policy}']")
-    page.fill("#id_trials", str(trials))
-    if name:
-        page.fill("#id_name", name)
-    for selector, value in (extra or {}).items():
-        page.fill(selector, value)
-    page.click("#submit")
-    page.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}/$"))
-    return page.url
+@pytest.fixture
+def run_form(submit_experiment):
+    """The new-experiment form with this module's defaults (the small UAV preset, Random and
+    RBS, one trial); returns the result URL."""
+    def run(page, kind="uav", preset=UAV, policies=("random", "rbs"), trials=1, name="",
+            extra=None):
+        return submit_experiment(page, kind, preset, policies, trials, name=name, extra=extra)
+    return run
 
 
 def make(kind="uav", preset=UAV, policies=("random", "rbs"), dispatch=True, **fields):
@@ -51,10 +43,10 @@ def make(kind="uav", preset=UAV, policies=("random", "rbs"), dispatch=True, **fi
 
 # --- know what was run ---------------------------------------------------------------------
 
-def test_result_page_says_what_was_run_and_the_owner_can_label_it(live_server, browser):
+def test_result_page_says_what_was_run_and_the_owner_can_label_it(live_server, browser, run_form):
     context = new_context(browser)
     page = context.new_page()
-    url = run_form(page, live_server.url, trials=2, name="mapping every 10 min",
+    url = run_form(page, trials=2, name="mapping every 10 min",
                    extra={"#id_p\\.mapping_interval_min": "10"})
     # The changed parameter first: its label in words, the preset's value, ours, the unit.
     row = page.locator("#changed-params tbody tr")
@@ -88,8 +80,8 @@ def test_result_page_says_what_was_run_and_the_owner_can_label_it(live_server, b
     context.close()
 
 
-def test_a_replay_names_its_trace_and_its_size(live_server, page):
-    url = run_form(page, live_server.url, kind="swf-replay", preset="swf-small",
+def test_a_replay_names_its_trace_and_its_size(live_server, page, run_form):
+    url = run_form(page, kind="swf-replay", preset="swf-small",
                    policies=("fcfs", "easy"))
     facts = page.locator("#run-facts").inner_text()
     assert "Trace" in facts and "Jobs in the trace" in facts
@@ -160,10 +152,10 @@ def test_run_picker_compares_runs_across_experiments_and_explains_mixed_kinds(li
 # --- own and hide ----------------------------------------------------------------------------
 
 def test_anonymous_owner_controls_their_experiment_and_a_stranger_cannot(live_server,
-                                                                         browser):
+                                                                         browser, run_form):
     owner_ctx = new_context(browser)
     owner = owner_ctx.new_page()
-    url = run_form(owner, live_server.url, name="my private study")
+    url = run_form(owner, name="my private study")
     owner.click("#edit summary")
     owner.select_option("#edit-visibility", "private")
     owner.click("#save-edit")
@@ -297,8 +289,8 @@ def _trace_colors(page, chart):
              .map(t => [t.legendgroup, t.line.color]))""", chart)
 
 
-def test_one_colour_per_policy_and_a_table_that_reads_at_a_glance(live_server, page):
-    url = run_form(page, live_server.url, policies=("random", "rbs", "max-vpe"), trials=3)
+def test_one_colour_per_policy_and_a_table_that_reads_at_a_glance(live_server, page, run_form):
+    url = run_form(page, policies=("random", "rbs", "max-vpe"), trials=3)
     page.wait_for_selector("#chart-value-over-time.js-plotly-plot")
     colors = _trace_colors(page, "chart-value-over-time")
     swatches = dict(page.locator("#summary-table tbody tr").evaluate_all(
@@ -330,8 +322,8 @@ def test_one_colour_per_policy_and_a_table_that_reads_at_a_glance(live_server, p
     assert min(bars) >= 0
 
 
-def test_replay_table_uses_human_units(live_server, page):
-    run_form(page, live_server.url, kind="swf-replay", preset="swf-small",
+def test_replay_table_uses_human_units(live_server, page, run_form):
+    run_form(page, kind="swf-replay", preset="swf-small",
              policies=("fcfs", "easy"))
     headers = page.locator("#summary-table thead th").all_inner_texts()
     assert any(h.startswith("utilization (%)") for h in headers)
@@ -341,9 +333,9 @@ def test_replay_table_uses_human_units(live_server, page):
 
 
 def test_finished_runs_appear_while_running_and_a_cancelled_bar_is_not_full(
-        live_server, live_celery, start_worker, page):
+        live_server, live_celery, start_worker, page, run_form):
     start_worker(concurrency=1)
-    url = run_form(page, live_server.url, kind="parallel-energy", preset="small",
+    url = run_form(page, kind="parallel-energy", preset="small",
                    policies=("easy", "max-upe-ph", "meta-event"), trials=2)
     # Elapsed time and an estimate while it runs; results before the last run ends.
     page.wait_for_selector("#eta-wrap:not([hidden])", timeout=120_000)
@@ -357,7 +349,7 @@ def test_finished_runs_appear_while_running_and_a_cancelled_bar_is_not_full(
     page.wait_for_selector("#exp-status:text('done')", timeout=240_000)
 
     # A cancelled experiment shows where it stopped, never a full bar.
-    url2 = run_form(page, live_server.url, kind="parallel-energy", preset="small",
+    url2 = run_form(page, kind="parallel-energy", preset="small",
                     policies=("easy", "max-upe-ph", "meta-event"), trials=3)
     page.wait_for_selector("#exp-status:text('running')", timeout=120_000)
     page.click("#cancel")
@@ -369,8 +361,8 @@ def test_finished_runs_appear_while_running_and_a_cancelled_bar_is_not_full(
 
 # --- export and reuse -------------------------------------------------------------------------
 
-def test_every_chart_and_the_summary_export(live_server, page):
-    run_form(page, live_server.url, policies=("random", "rbs"), trials=2)
+def test_every_chart_and_the_summary_export(live_server, page, run_form):
+    run_form(page, policies=("random", "rbs"), trials=2)
     page.wait_for_selector("#chart-value.js-plotly-plot")
     for fmt, head in (("svg", b"<svg"), ("png", b"\x89PNG")):
         with page.expect_download() as info:
