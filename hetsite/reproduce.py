@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simcore import charts
+from simcore.cli import RunWriter
 from simcore.registry import Figure
 from simcore.sweep import SweepRun, axis_value, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
@@ -36,9 +37,9 @@ class Check:
 
 
 def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
-                   progress=None) -> list[SweepRun]:
+                   progress=None, first_seed: int = 0) -> list[SweepRun]:
     """Every run of the figure through the core sweep runner, ``jobs`` processes."""
-    sub = submission.figure_submission(figure.name, trials)
+    sub = submission.figure_submission(figure.name, trials, first_seed)
     engine = sub.lab.engine.ENGINE
     total = len(sub.points) * len(sub.policies) * sub.trials
     done = []
@@ -54,9 +55,10 @@ def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
 
 
 def run_on_workers(figure: Figure, trials: int | None = None, progress=None,
-                   poll: float = 1.0) -> tuple[Experiment, list[SweepRun]]:
+                   poll: float = 1.0, first_seed: int = 0) -> tuple[Experiment, list[SweepRun]]:
     """Submit the figure as an experiment, wait for the workers to finish it."""
-    experiment = submission.create_experiment(submission.figure_submission(figure.name, trials))
+    experiment = submission.create_experiment(
+        submission.figure_submission(figure.name, trials, first_seed))
     total = experiment.runs.count()
     while True:
         experiment.refresh_from_db()
@@ -200,13 +202,21 @@ def _shoot(sync_playwright, chromium: Path, html_path: Path, png_path: Path) -> 
             browser.close()
 
 
-def write_outputs(figure: Figure, rows: list[dict], checks: list[Check], out: Path) -> dict:
-    """points CSV, table JSON, standalone HTML and (when possible) PNG under ``out``."""
+def write_outputs(figure: Figure, rows: list[dict], checks: list[Check], out: Path,
+                  runs: list[SweepRun] = ()) -> dict:
+    """points CSV, runs CSV (one row per run, for paired comparisons), table JSON with the
+    seeds, standalone HTML and (when possible) PNG under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    files = {"csv": out / f"{figure.name}.csv", "json": out / f"{figure.name}.json",
-             "html": out / f"{figure.name}.html", "png": out / f"{figure.name}.png"}
+    files = {"csv": out / f"{figure.name}.csv", "runs": out / f"{figure.name}-runs.csv",
+             "json": out / f"{figure.name}.json", "html": out / f"{figure.name}.html",
+             "png": out / f"{figure.name}.png"}
     files["csv"].write_text(points_csv(figure, rows))
-    files["json"].write_text(json.dumps({"figure": figure.public(), "rows": rows,
+    writer = RunWriter(str(files["runs"]), None)
+    for run in sorted(runs, key=lambda r: (r.point, r.policy, r.seed)):
+        writer(figure.preset, run)
+    writer.close()
+    files["json"].write_text(json.dumps({"figure": figure.public(),
+                                         "seeds": sorted({r.seed for r in runs}), "rows": rows,
                                          "checks": [c.__dict__ for c in checks]},
                                         indent=1, default=str))
     files["html"].write_text(standalone_html(figure, figures_of(figure, rows), checks))

@@ -96,7 +96,7 @@ def _add_sweep_arguments(p, engine: Engine) -> None:
         engine.sweep_shorthand[0](p)
 
 
-class _RunWriter:
+class RunWriter:
     """One row per finished run, to CSV and/or JSON lines, flushed as runs come in."""
 
     def __init__(self, csv_path: str | None, jsonl_path: str | None):
@@ -159,7 +159,7 @@ def run_sweep(engine: Engine, args) -> int:
     if not metrics:
         raise ScenarioError("--metrics", "name at least one summary key")
     swept = axes(args.vary)
-    writer = _RunWriter(args.csv, args.out)
+    writer = RunWriter(args.csv, args.out)
     cols = [*metrics, *([f"{m}:diff" for m in metrics] if args.baseline else [])]
     out_rows = []
     try:

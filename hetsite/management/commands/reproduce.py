@@ -1,13 +1,15 @@
-"""``python manage.py reproduce FIGURE [--trials N] [--out DIR]``: a figure preset, headless.
+"""``python manage.py reproduce FIGURE [--trials N] [--first-seed S] [--out DIR]``: a figure
+preset, headless.
 
 Runs on the workers when some answer a ping (the experiment then appears in the lab too),
-in this process otherwise; writes the points CSV, a table JSON, a standalone HTML page and a
-PNG of the charts; prints the published claim, our numbers and whether each published ranking
-holds. ``--list`` lists the figure presets; ``--check`` runs every figure whose rankings
-docs/reproduction_status.json records as reproduced and exits 1 if one flipped; ``--record``
-rewrites that file from a full run; ``--quick`` runs the figures marked quick (each small
-enough to run at its own trial count in seconds).
-"""
+in this process otherwise; writes the points CSV, a runs CSV (one row per run, for paired
+comparisons), a table JSON with the seeds, a standalone HTML page and a PNG of the charts;
+prints the published claim, our numbers and whether each published ranking holds.
+``--first-seed`` moves the trials off seeds 0.. (an out-of-sample run of a figure whose
+preset a calibration touched); ``--list`` lists the figure presets; ``--check`` runs every
+figure whose rankings docs/reproduction_status.json records as reproduced and exits 1 if one
+flipped; ``--record`` rewrites that file from a full run; ``--quick`` runs the figures marked
+quick (each small enough to run at its own trial count in seconds)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,9 @@ class Command(BaseCommand):
         parser.add_argument("figures", nargs="*", help="figure preset names (see --list)")
         parser.add_argument("--list", action="store_true", help="list the figure presets")
         parser.add_argument("--trials", type=int, help="trials per point and policy")
+        parser.add_argument("--first-seed", type=int, default=0,
+                            help="seed of the first trial (fresh seeds give an out-of-sample "
+                                 "reproduction; a figure's seeds are first-seed .. +trials-1)")
         parser.add_argument("--out", default="out/figures", help="output folder")
         parser.add_argument("--jobs", type=int, default=2,
                             help="processes when running in this process")
@@ -70,7 +75,7 @@ class Command(BaseCommand):
             return
         chosen = self._chosen(figures, opts)
         status = json.loads(STATUS.read_text()) if STATUS.exists() else {}
-        trials = opts["trials"]
+        trials, seed = opts["trials"], opts["first_seed"]
         on_workers = not opts["in_process"] and _workers_up()
         flipped, record = [], {}
         for figure in chosen:
@@ -78,15 +83,17 @@ class Command(BaseCommand):
                               f"({'workers' if on_workers else 'this process'})")
             try:
                 if on_workers:
-                    experiment, runs = reproduce.run_on_workers(figure, trials, progress=_bar)
+                    experiment, runs = reproduce.run_on_workers(figure, trials, progress=_bar,
+                                                               first_seed=seed)
                     self.stdout.write(f"  experiment /e/{experiment.public_id}/")
                 else:
-                    runs = reproduce.run_in_process(figure, trials, opts["jobs"], progress=_bar)
+                    runs = reproduce.run_in_process(figure, trials, opts["jobs"], progress=_bar,
+                                                    first_seed=seed)
             except ScenarioError as err:
                 raise CommandError(f"{figure.name}: {err}") from None
             rows = reproduce.rows_of(figure, runs)
             checks = reproduce.ranking_checks(figure, rows)
-            files = reproduce.write_outputs(figure, rows, checks, Path(opts["out"]))
+            files = reproduce.write_outputs(figure, rows, checks, Path(opts["out"]), runs)
             self._report(figure, rows, checks, files)
             record[figure.name] = {f"{c.better}>{c.worse}": c.agrees for c in checks}
             if opts["record"]:  # after each figure: a long run that fails later keeps these
