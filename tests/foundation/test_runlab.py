@@ -26,7 +26,7 @@ def get_json(url):
         return err.code, json.loads(err.read())
 
 
-def run_lab(tmp_path, redis_installed):
+def run_lab(tmp_path, redis_installed, ignore_sigint=False):
     port = free_port()
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'lab.sqlite3'}",
                CELERY_BROKER_DIR=str(tmp_path / "broker"),
@@ -40,14 +40,21 @@ def run_lab(tmp_path, redis_installed):
                        capture_output=True)
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "runlab", "--port", str(port), "--concurrency", "1"],
-        cwd=ROOT, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint
+        else None)
     return proc, port
 
 
 def stop_and_collect(proc):
     os.killpg(proc.pid, signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)  # runlab stops its children on SIGTERM as well
+        proc.communicate(timeout=60)
+        raise
     return out
 
 
@@ -98,3 +105,19 @@ def test_runlab_serves_home_and_healthy_broker(tmp_path, redis_installed):
     assert "stopping" in out
     expected = "redis-server on port" if redis_installed else "embedded filesystem transport"
     assert expected in out
+
+
+def test_ctrl_c_stops_the_lab_even_when_its_parent_ignores_sigint(tmp_path):
+    """A background job of a script, or a test runner's worker, starts with SIGINT ignored and
+    passes that on; the launcher must still stop on Ctrl-C (a CI run once hung here)."""
+    proc, port = run_lab(tmp_path, redis_installed=False, ignore_sigint=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and not port_in_use(
+                "127.0.0.1", port):
+            time.sleep(0.2)
+        assert port_in_use("127.0.0.1", port), "the lab did not start"
+    finally:
+        out = stop_and_collect(proc)
+    assert proc.returncode == 0, out
+    assert "stopping" in out and not port_in_use("127.0.0.1", port)

@@ -87,6 +87,9 @@ class Command(BaseCommand):
                     proc.wait()
 
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        # A process inherits an ignored SIGINT (a shell's background job, a test runner's
+        # worker); Ctrl-C must still stop everything.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             if use_redis:
                 redis_port = free_port()
