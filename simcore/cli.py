@@ -209,7 +209,7 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
         run.add_argument(flag, action="store_true", help=help_text)
     sweep = sub.add_parser("sweep", aliases=list(engine.sweep_aliases),
                            help="run presets over policies x seeds x swept parameters; means "
-                                "and 95% CIs")
+                                "and 95%% CIs")
     _add_sweep_arguments(sweep, engine)
     for command in engine.commands.values():
         command.add_arguments(sub.add_parser(command.name, help=command.help))
