@@ -237,6 +237,10 @@ class TimeConfig:
 class EnergyConfig:
     budget_gj: float | None = param(12.0, min=0.0, max=1e6, unit="GJ/day",
                                     help="daily energy budget; null = unconstrained (§4.3)")
+    budget_pct_of_max_upr: float | None = param(
+        None, min=0.0, max=1000.0, min_exclusive=True, unit="%",
+        help="if set, the budget is this share of what Max UPR PH spends unconstrained on the "
+             "same trial, which is how the testbed set its limits (§3.6.3); replaces budget_gj")
     warmup_budget: str = param("prorated", choices=("prorated", "none"),
                                help="warm-up day gets E x warm-up/24 h, or no constraint "
                                     "(spec ch3 A14)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from .config import ParallelEnergyConfig
 from .energy import GJ, epr_mask, ept_mask, mean_option_resources, resources_remaining
 from .policies.base import EventContext, Policy
 from .policies.meta import MetaHeuristic, committed_energy, goal_energy
+from .policies.minmin import MinMin
 from .result import build_result
 from .state import State, Trial
 
@@ -122,5 +124,21 @@ def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, 
 
 
 def run(config: ParallelEnergyConfig, policy_info, seed: int, ctx) -> Result:
+    config = _resolve_budget(config, seed, ctx.traces)
     policy = policy_info.factory(config, rng(seed, "policy"))
     return simulate_trial(config, policy, policy_info.label, seed, ctx.clock, ctx.traces)
+
+
+def _resolve_budget(config: ParallelEnergyConfig, seed: int, traces) -> ParallelEnergyConfig:
+    """A budget given as a share of Max UPR PH's own unconstrained energy on this trial: run
+    Max UPR PH without a budget on the same workload first (the testbed's procedure, §3.6.3)."""
+    pct = config.energy.budget_pct_of_max_upr
+    if pct is None:
+        return config
+    free = replace(config, energy=replace(config.energy, budget_gj=None,
+                                          budget_pct_of_max_upr=None))
+    reference = simulate_trial(free, MinMin(free, rng(seed, "policy"), "upr", False),
+                               "max-upr-ph", seed, traces=traces)
+    budget = reference.summary["energy_gj"] * pct / 100.0
+    return replace(config, energy=replace(config.energy, budget_gj=budget,
+                                          budget_pct_of_max_upr=None))

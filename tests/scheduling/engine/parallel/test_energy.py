@@ -72,3 +72,19 @@ def test_ept_filter_uses_estimated_remaining_tasks():
     mask = ept_mask(energy, 10.0, 2.0, 50.0, 100.0)
     assert mask.tolist() == [[[True, True]], [[False, True]]]
     assert not ept_mask(energy, 10.0, 2.0, 0.0, 100.0).any()
+
+
+@pytest.mark.parametrize("pct", [100.0, 70.0])
+def test_budget_as_a_share_of_max_upr_unconstrained_energy_on_the_same_trial(pct):
+    """§3.6.3: the testbed's limits are shares of what Max UPR spends without one."""
+    from scheduling.engine import ENGINE
+
+    free = ENGINE.simulate(ENGINE.preset_scenario("ch3-testbed", {"energy.budget_gj": None}),
+                           "max-upr-ph", seed=3).summary["energy_gj"]
+    scenario = ENGINE.preset_scenario("ch3-testbed", {"energy.budget_pct_of_max_upr": pct})
+    for policy in ("max-upr-ph", "max-upe-ph"):
+        summary = ENGINE.simulate(scenario, policy, seed=3).summary
+        assert summary["energy_budget_gj"] == pytest.approx(free * pct / 100.0, rel=1e-12)
+        assert summary["energy_gj"] <= summary["energy_budget_gj"] * (1 + 1e-9)
+    assert ENGINE.simulate(scenario, "max-upr-ph", seed=4).summary["energy_budget_gj"] != \
+        pytest.approx(free * pct / 100.0)  # another trial, another reference run
