@@ -137,8 +137,23 @@ def _resolve_budget(config: ParallelEnergyConfig, seed: int, traces) -> Parallel
         return config
     free = replace(config, energy=replace(config.energy, budget_gj=None,
                                           budget_pct_of_max_upr=None))
-    reference = simulate_trial(free, MinMin(free, rng(seed, "policy"), "upr", False),
-                               "max-upr-ph", seed, traces=traces)
-    budget = reference.summary["energy_gj"] * pct / 100.0
+    budget = _unconstrained_max_upr_gj(free, seed, traces) * pct / 100.0
     return replace(config, energy=replace(config.energy, budget_gj=budget,
                                           budget_pct_of_max_upr=None))
+
+
+_REFERENCE_GJ: dict[tuple[ParallelEnergyConfig, int], float] = {}
+
+
+def _unconstrained_max_upr_gj(free: ParallelEnergyConfig, seed: int, traces) -> float:
+    # Every policy and every share of one trial needs the same reference run, so it is kept per
+    # process. The config names the workload (a trace by library name or upload hash), so the
+    # trace library, a new object per call, is not part of the key.
+    key = (free, seed)
+    if key not in _REFERENCE_GJ:
+        if len(_REFERENCE_GJ) >= 64:
+            _REFERENCE_GJ.clear()
+        reference = simulate_trial(free, MinMin(free, rng(seed, "policy"), "upr", False),
+                                   "max-upr-ph", seed, traces=traces)
+        _REFERENCE_GJ[key] = reference.summary["energy_gj"]
+    return _REFERENCE_GJ[key]
