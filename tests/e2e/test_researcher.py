@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from django.contrib.auth.models import User
 
 from hetsite.models import Experiment
@@ -107,13 +108,14 @@ def test_home_leads_with_new_experiment_and_browses_every_experiment(live_server
     names = page.locator("#experiments tbody tr td:first-child a").all_inner_texts()
     assert names[0] == "replay one" and len(names) == 25  # newest first, paged
     page.click("#next-page")
+    page.wait_for_url("**page=2")  # a click only waits for the navigation to commit
     older = page.locator("#experiments tbody tr td:first-child a").all_inner_texts()
     assert len(older) == 6 and "study 00" in older and not set(older) & set(names)
     # Search covers tags; filters narrow by kind, status and policy.
     page.goto(live_server.url + "/")
     page.fill("#filter-q", "batch")
     page.click("#filters button[type=submit]")
-    assert page.locator("#experiments tbody tr").count() == 15
+    expect(page.locator("#experiments tbody tr")).to_have_count(15)
     page.goto(live_server.url + "/?kind=swf-replay&status=done&policy=fcfs")
     assert page.locator("#experiments tbody tr td:first-child a").all_inner_texts() == [
         "replay one"]
@@ -133,7 +135,7 @@ def test_run_picker_compares_runs_across_experiments_and_explains_mixed_kinds(li
     page.select_option("#picker-kind", "uav")
     page.click("form[role=search] button")
     boxes = page.locator("#run-picker input[name=run]")
-    assert boxes.count() == 3
+    expect(boxes).to_have_count(3)
     boxes.nth(0).check()
     boxes.nth(2).check()
     page.click("#compare-picked")
