@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
 from django.contrib.auth.models import User
+from playwright.sync_api import expect
 
 from hetsite.models import Experiment
 from hetsite.services import submission
