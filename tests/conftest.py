@@ -463,6 +463,20 @@ def page(browser):
     context.close()
 
 
+def wait_for_charts(page):
+    """Wait until every chart of a result page is drawn. The page draws them one at a time
+    (the rest on idle), so a chart present in the DOM may still be empty."""
+    if page.locator(".chart[id^=chart-]").count():
+        page.wait_for_function(
+            "() => Array.from(document.querySelectorAll('.chart[id^=chart-]'))"
+            ".every(el => el.dataset.drawn === '1')")
+
+
+@pytest.fixture
+def charts_drawn():
+    return wait_for_charts
+
+
 @pytest.fixture
 def submit_experiment(live_server):
     """Fill the new-experiment form as a user would (a preset, exactly these policies, N

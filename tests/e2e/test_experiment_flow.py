@@ -7,7 +7,8 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 
 
-def test_form_to_charts_to_share_link(live_server, live_celery, start_worker, browser, small):
+def test_form_to_charts_to_share_link(live_server, live_celery, start_worker, browser, small,
+                                      charts_drawn):
     start_worker(concurrency=2)
     context = browser.new_context()
     page = context.new_page()
@@ -36,6 +37,7 @@ def test_form_to_charts_to_share_link(live_server, live_celery, start_worker, br
     assert page.locator("#overall-text").inner_text() == "100%"
     # Plotly drew the charts: trace groups exist in the DOM.
     page.wait_for_selector(".chart.js-plotly-plot")
+    charts_drawn(page)  # the first chart drawn does not mean the others are
     charts = page.locator(".chart.js-plotly-plot").count()
     traces = page.locator(".chart.js-plotly-plot g.trace").count()
     assert charts >= 3 and traces >= 2

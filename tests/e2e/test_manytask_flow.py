@@ -39,6 +39,7 @@ def test_upload_to_tradeoff_and_worker_timeline(live_server, live_celery, start_
     xaxis = page.evaluate(
         "() => document.getElementById('chart-tradeoff-random').layout.xaxis.type")
     assert xaxis == "log"
+    page.wait_for_selector("#chart-histogram[data-drawn='1']")  # charts draw one at a time
     hist = page.evaluate(
         "() => document.getElementById('chart-histogram').data[0].y.reduce((a, b) => a + b)")
     assert hist == 400

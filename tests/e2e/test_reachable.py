@@ -22,20 +22,12 @@ def pages(base, experiment):
             "result": f"{base}/e/{experiment.public_id}/"}
 
 
-def settle(page):
-    """Wait until the result page's charts are drawn (other pages have none)."""
-    if page.locator(".chart[id^=chart-]").count():
-        page.wait_for_function(
-            "() => Array.from(document.querySelectorAll('.chart[id^=chart-]'))"
-            ".every(el => el.dataset.drawn === '1')")
-
-
-def test_no_horizontal_overflow_at_390_px(live_server, browser, experiment):
+def test_no_horizontal_overflow_at_390_px(live_server, browser, experiment, charts_drawn):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
     page = context.new_page()
     for name, url in pages(live_server.url, experiment).items():
         page.goto(url)
-        settle(page)
+        charts_drawn(page)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{name} is {width} px wide at a 390 px window"
     context.close()
@@ -59,12 +51,12 @@ def test_progress_is_a_live_region_and_a_progressbar(live_server, page, experime
     assert bar.get_attribute("aria-valuenow") == "100"
 
 
-def test_dark_mode_follows_the_system(live_server, browser, experiment):
+def test_dark_mode_follows_the_system(live_server, browser, experiment, charts_drawn):
     for scheme, dark in (("dark", True), ("light", False)):
         context = browser.new_context(color_scheme=scheme)
         page = context.new_page()
         page.goto(f"{live_server.url}/e/{experiment.public_id}/")
-        settle(page)
+        charts_drawn(page)
         background = page.evaluate("getComputedStyle(document.body).backgroundColor")
         channels = [int(c) for c in background[background.index("(") + 1:-1].split(",")[:3]]
         assert (sum(channels) / 3 < 80) is dark, background
@@ -75,14 +67,15 @@ def test_dark_mode_follows_the_system(live_server, browser, experiment):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_serious_or_critical_violations(live_server, browser, experiment, scheme):
+def test_axe_finds_no_serious_or_critical_violations(live_server, browser, experiment, scheme,
+                                                     charts_drawn):
     context = browser.new_context(color_scheme=scheme)
     page = context.new_page()
     axe = Axe()
     problems = {}
     for name, url in pages(live_server.url, experiment).items():
         page.goto(url)
-        settle(page)
+        charts_drawn(page)
         result = axe.run(page)
         bad = [f"{v['id']}: {v['help']} ({len(v['nodes'])}x, e.g. {v['nodes'][0]['target']})"
                for v in result.response["violations"] if v["impact"] in ("serious", "critical")]
@@ -92,9 +85,10 @@ def test_axe_finds_no_serious_or_critical_violations(live_server, browser, exper
     context.close()
 
 
-def test_a_figure_of_another_trace_type_loads_the_full_plotly(live_server, page, experiment):
+def test_a_figure_of_another_trace_type_loads_the_full_plotly(live_server, page, experiment,
+                                                               charts_drawn):
     page.goto(f"{live_server.url}/e/{experiment.public_id}/")
-    settle(page)
+    charts_drawn(page)
     assert page.evaluate("Plotly.__full") is None  # the page started with the small bundle
     page.evaluate("""() => { const el = document.createElement('div'); el.id = 'gl';
         document.body.appendChild(el);

@@ -125,7 +125,8 @@ def test_home_leads_with_new_experiment_and_browses_every_experiment(live_server
 
 
 def test_run_picker_compares_runs_across_experiments_and_explains_mixed_kinds(live_server,
-                                                                               page):
+                                                                               page,
+                                                                               charts_drawn):
     make(name="uav a", visibility="public")
     make(name="uav b", visibility="public", policies=("max-vpe",))
     make(kind="swf-replay", preset="swf-small", policies=("easy",), name="replay",
@@ -140,6 +141,7 @@ def test_run_picker_compares_runs_across_experiments_and_explains_mixed_kinds(li
     boxes.nth(2).check()
     page.click("#compare-picked")
     page.wait_for_selector(".chart.js-plotly-plot")
+    charts_drawn(page)  # the first chart drawn does not mean the others are
     assert page.locator(".chart.js-plotly-plot").count() >= 2
     # Runs of two kinds cannot share axes: say so instead of a 404.
     page.goto(live_server.url + "/compare/")
@@ -319,6 +321,7 @@ def test_one_colour_per_policy_and_a_table_that_reads_at_a_glance(live_server, p
     assert table.evaluate("t => getComputedStyle(t.querySelector('td')).whiteSpace") == "nowrap"
     assert table.locator("td.best").count() >= 3
     # Error bars never leave the metric's range (value over Random is at least -100 %).
+    page.wait_for_selector("#chart-value[data-drawn='1']")
     bars = page.evaluate("""() => { const d = document.getElementById('chart-value').data[0];
         return d.y.map((y, i) => y - d.error_y.arrayminus[i]); }""")
     assert min(bars) >= 0
