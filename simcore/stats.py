@@ -97,3 +97,34 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, floa
     sd = float(arr.std(ddof=1))
     half = t_quantile((1 + confidence) / 2, n - 1) * sd / math.sqrt(n)
     return {"n": n, "mean": mean, "half_width": half, "low": mean - half, "high": mean + half}
+
+
+def paired_diff(a: dict, b: dict, confidence: float = 0.95) -> dict[str, float | int | None]:
+    """Interval of the mean of ``a[s] - b[s]`` over the seeds ``s`` both have a value for.
+
+    ``a`` and ``b`` map a seed to one run's metric. Runs on the same seed share their random
+    numbers (the same workload), so the per-seed difference removes the workload's variance that
+    two separate intervals would count twice; that is what makes small trial counts usable.
+    """
+    seeds = sorted(s for s in a.keys() & b.keys() if a[s] is not None and b[s] is not None)
+    out = mean_ci([float(a[s]) - float(b[s]) for s in seeds], confidence)
+    out["seeds"] = seeds
+    return out
+
+
+def verdict(low: float | None, high: float | None, higher_is_better: bool = True) -> str:
+    """Whether an interval of ``better - worse`` supports "better beats worse".
+
+    ``holds`` when the whole interval lies on the claimed side of 0, ``contradicted`` when it lies
+    wholly on the other side, ``inconclusive`` when it contains 0 or is undefined (fewer than two
+    paired seeds, or every difference equal to 0, so the interval is the single point 0).
+    """
+    if low is None or high is None:
+        return "inconclusive"
+    if not higher_is_better:
+        low, high = -high, -low
+    if low > 0:
+        return "holds"
+    if high < 0:
+        return "contradicted"
+    return "inconclusive"
