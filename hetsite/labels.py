@@ -15,7 +15,8 @@ WORDS = {
     "pstate": "P-state", "etc": "ETC", "ept": "EPT", "epr": "EPR", "bsld": "bounded slowdown",
     "tau": "τ", "r": "R", "n": "number of", "min": "minimum",
     "max": "maximum", "rmax": "R max", "uavs": "UAVs", "uav": "UAV", "prob": "probability",
-    "kmh": "km/h", "x": "x", "y": "y", "e": "E", "fcfs": "FCFS",
+    "kmh": "km/h", "x": "x", "y": "y", "e": "E", "fcfs": "FCFS", "pct": "%", "upr": "UPR",
+    "upe": "UPE", "tmin": "T_min", "vos": "VoS", "gj": "GJ",
 }
 # Trailing unit words dropped from names (the unit is printed beside the label).
 UNIT_WORDS = {"h", "s", "gj", "w", "km", "kmh", "min"}

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore.bounds import Bounds
 from simcore.charts import (
+    CLIP_NOTE,
     band_traces,
     contiguous_blocks,
     curve_band,
@@ -12,6 +14,7 @@ from simcore.charts import (
     layout,
     mean_curve,
     nanmean_columns,
+    note,
     rounded,
 )
 
@@ -26,13 +29,17 @@ def energy_vs_budget(groups: dict) -> dict:
     the goal line and the budget drawn in every panel of a side-by-side view."""
     data = []
     goal = budget = None
+    bounds = Bounds(0.0, _budget_bound(groups))
+    cut = False
     for label, runs in groups.items():
         t, y, low, high = curve_band(runs, "energy_day_gj")
         if t is None:
             continue
         col = group_color(label, runs)
         x = rounded(t / 60.0)
-        data += band_traces(label, col, x, low, high, lower=0.0)
+        traces, clipped = band_traces(label, col, x, low, high, bounds)
+        data += traces
+        cut |= clipped
         data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
                      "line": {"color": col, "width": 1.6}, "x": x, "y": rounded(y)})
         if goal is None:
@@ -47,8 +54,27 @@ def energy_vs_budget(groups: dict) -> dict:
         data.append({"type": "scatter", "mode": "lines", "name": "budget", "meta": every,
                      "line": {"color": "#555", "dash": "dash", "width": 1.6},
                      "x": rounded(budget[0] / 60.0), "y": rounded(budget[1])})
-    return {"data": data, "layout": layout("Energy used against the budget", "time (h)",
-                                           "energy used this day (GJ)")}
+    lay = layout("Energy used against the budget", "time (h)", "energy used this day (GJ)")
+    if cut:
+        note(lay, CLIP_NOTE)
+    return {"data": data, "layout": lay}
+
+
+def _budget_bound(groups: dict) -> float | None:
+    """The day's budget as the upper bound of the energy used in it, where it is one: a
+    budget that every run kept (no bound without a budget, or if any run went past it)."""
+    budgets, used = [], []
+    for runs in groups.values():
+        for r in runs:
+            b = [v for v in r.series.get("budget_gj") or [] if v is not None]
+            e = [v for v in r.series.get("energy_day_gj") or [] if v is not None]
+            if not b or not e:
+                return None
+            budgets.append(max(b))
+            used.append(max(e))
+    if not budgets or max(used) > min(budgets) * (1 + 1e-9):
+        return None
+    return min(budgets)
 
 
 def queue_over_time(groups: dict) -> dict:

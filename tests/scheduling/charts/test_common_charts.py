@@ -9,6 +9,7 @@ from hetsite.compact import downsample, quantiles
 from hetsite.kinds import RunData
 from scheduling.charts import parallel
 from simcore import charts as common
+from simcore.bounds import Bounds
 from simcore.result import Result
 
 
@@ -47,7 +48,7 @@ def test_mean_series_averages_trials_and_uses_hours():
     assert high["y"][1] == pytest.approx(3.0 + 12.706 * np.sqrt(2) / np.sqrt(2), rel=1e-3)
     assert low["y"][1] == pytest.approx(3.0 - 12.706, rel=1e-3)
     # A bounded series never shows its band below the bound.
-    bounded = common.mean_series(groups, "x", "X", "units", lower=0.0)
+    bounded = common.mean_series(groups, "x", "X", "units", bounds=Bounds(0.0))
     assert min(v for t in bounded["data"] for v in t["y"]) >= 0.0
     # One run: no band.
     single = common.mean_series({"p": groups["p"][:1]}, "x", "X", "units")
