@@ -15,6 +15,7 @@ draws bands.
 """
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +239,57 @@ def test_a_figure_page_is_drawn_on_its_axes_in_bounds(live_server, page, charts_
     policies = list(experiment.policies)
     colours = {p: hex_of(c) for p, c in swatches(page).items()}
     assert check_page(page, url, policies, colours, charts_drawn, where="figure") >= 3
+
+
+# Runs in the page: the downloaded SVG of a chart, put back into the page, against the live
+# chart's data: the first point of each line, read from the SVG through the tick labels' scale,
+# is the trace's first value.
+SVG_READ_BACK = r"""([svgText, id]) => {
+  const gd = document.getElementById(id), fl = gd._fullLayout, ya = fl.yaxis;
+  const box = document.createElement("div");
+  box.innerHTML = svgText;
+  document.body.appendChild(box);
+  const svg = box.querySelector("svg");
+  const centre = el => { const r = el.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+  const labels = Array.from(svg.querySelectorAll("g.ytick text"));
+  const values = ya._vals.map(t => t.x);
+  if (labels.length < 2 || labels.length !== values.length) return {error: "ticks"};
+  const [y0, y1] = [centre(labels[0]), centre(labels[labels.length - 1])];
+  const [v0, v1] = [values[0], values[values.length - 1]];
+  const toValue = y => v0 + (y - y0) * (v1 - v0) / (y1 - y0);
+  const lines = Array.from(svg.querySelectorAll(".overplot .xy g.trace.scatter"));
+  const drawn = Array.from(gd.querySelectorAll(".overplot .xy g.trace.scatter"));
+  const out = [];
+  lines.forEach((g, i) => {
+    const line = g.querySelector(".js-line");
+    if (!line || !drawn[i]) return;
+    const trace = gd._fullData.find(t => drawn[i].classList.contains("trace" + t.uid));
+    const first = (trace.y || []).find(v => v !== null && v !== undefined);
+    const m = line.getAttribute("d").match(/M\s*(-?[\d.]+),(-?[\d.]+)/);
+    if (!m || first === undefined) return;
+    const p = new DOMPoint(+m[1], +m[2]).matrixTransform(line.getScreenCTM());
+    out.push({name: trace.name, data: first, drawn: toValue(p.y),
+              pixel: Math.abs(y1 - y0) / Math.abs(v1 - v0)});
+  });
+  box.remove();
+  return {lines: out};
+}"""
+
+
+def test_a_chart_s_svg_download_is_drawn_on_its_axes(live_server, page, charts_drawn):
+    """The SVG download redraws the figure off screen: the same fix must hold there."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    experiment = make("uav", "small-baseline", ("random", "max-vpe"))
+    page.goto(f"{live_server.url}/e/{experiment.public_id}/")
+    charts_drawn(page)
+    chart = "chart-value-over-time"
+    assert "bands: 95% CI" in page.evaluate(
+        f"() => document.getElementById('{chart}')._fullLayout.title.subtitle.text")
+    with page.expect_download() as info:
+        page.click(f"[data-export=svg][data-target={chart}]")
+    svg = Path(info.value.path()).read_text(encoding="utf-8")
+    got = page.evaluate(f"(a) => ({SVG_READ_BACK})(a)", [svg, chart])
+    assert got.get("lines"), got
+    for line in got["lines"]:
+        # within two pixels of where the value belongs
+        assert abs(line["drawn"] - line["data"]) * line["pixel"] <= 2.0, line
