@@ -20,7 +20,9 @@ from .stats import t_quantile
 
 @dataclass(frozen=True)
 class Bounds:
-    """The closed range ``[lower, upper]`` of a quantity (None: unbounded on that side)."""
+    """The closed range ``[lower, upper]`` of a quantity (None: unbounded on that side). For a
+    band (:func:`band`) a side may be an array, one bound per point (a budget that changes
+    over the day)."""
 
     lower: float | None = None
     upper: float | None = None

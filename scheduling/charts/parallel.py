@@ -29,7 +29,6 @@ def energy_vs_budget(groups: dict) -> dict:
     the goal line and the budget drawn in every panel of a side-by-side view."""
     data = []
     goal = budget = None
-    bounds = Bounds(0.0, _budget_bound(groups))
     cut = False
     for label, runs in groups.items():
         t, y, low, high = curve_band(runs, "energy_day_gj")
@@ -37,6 +36,7 @@ def energy_vs_budget(groups: dict) -> dict:
             continue
         col = group_color(label, runs)
         x = rounded(t / 60.0)
+        bounds = Bounds(0.0, _budget_cap(runs, len(t)))
         traces, clipped = band_traces(label, col, x, low, high, bounds)
         data += traces
         cut |= clipped
@@ -60,21 +60,24 @@ def energy_vs_budget(groups: dict) -> dict:
     return {"data": data, "layout": lay}
 
 
-def _budget_bound(groups: dict) -> float | None:
-    """The day's budget as the upper bound of the energy used in it, where it is one: a
-    budget that every run kept (no bound without a budget, or if any run went past it)."""
-    budgets, used = [], []
-    for runs in groups.values():
-        for r in runs:
-            b = [v for v in r.series.get("budget_gj") or [] if v is not None]
-            e = [v for v in r.series.get("energy_day_gj") or [] if v is not None]
-            if not b or not e:
-                return None
-            budgets.append(max(b))
-            used.append(max(e))
-    if not budgets or max(used) > min(budgets) * (1 + 1e-9):
+def _budget_cap(runs, n: int) -> np.ndarray | None:
+    """The budget in force at each sample as the bound of the energy used that day, where it
+    is one: a budget every run kept at every sample (None without a budget, or if any run
+    went past it, which the chart then shows)."""
+    rows = []
+    for r in runs:
+        b, e = r.series.get("budget_gj"), r.series.get("energy_day_gj")
+        if not isinstance(b, list) or not isinstance(e, list) or len(b) < n or len(e) < n:
+            return None
+        b = np.array([np.nan if v is None else v for v in b[:n]], dtype=float)
+        e = np.array([np.nan if v is None else v for v in e[:n]], dtype=float)
+        if np.any(e > b * (1 + 1e-9)) or not np.isfinite(b).any():
+            return None
+        rows.append(b)
+    if not rows:
         return None
-    return min(budgets)
+    cap = np.min(rows, axis=0)
+    return np.where(np.isfinite(cap), cap, np.inf)
 
 
 def queue_over_time(groups: dict) -> dict:

@@ -238,6 +238,7 @@ class TimeConfig:
 @dataclass(frozen=True)
 class EnergyConfig:
     budget_gj: float | None = param(12.0, min=0.0, max=1e6, unit="GJ/day",
+                                    label="daily energy budget",
                                     help="daily energy budget; null = unconstrained (§4.3)")
     budget_pct_of_max_upr: float | None = param(
         None, min=0.0, max=1000.0, min_exclusive=True, unit="%",
