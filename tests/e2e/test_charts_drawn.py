@@ -230,7 +230,8 @@ def test_sweep_point_and_paired_pages_are_drawn_on_their_axes_in_bounds(live_ser
     assert read >= 12
 
 
-def test_a_figure_page_is_drawn_on_its_axes_in_bounds(live_server, page, charts_drawn):
+def test_a_figure_page_and_a_run_comparison_are_drawn_on_their_axes_in_bounds(
+        live_server, page, charts_drawn):
     page.set_viewport_size({"width": 1400, "height": 1000})
     experiment = submission.create_experiment(submission.figure_submission("ch5-quick", 2))
     url = f"{live_server.url}/e/{experiment.public_id}/"
@@ -239,6 +240,11 @@ def test_a_figure_page_is_drawn_on_its_axes_in_bounds(live_server, page, charts_
     policies = list(experiment.policies)
     colours = {p: hex_of(c) for p, c in swatches(page).items()}
     assert check_page(page, url, policies, colours, charts_drawn, where="figure") >= 3
+    # Runs picked from it, side by side (named "policy · experiment #trial").
+    runs = "&".join(f"run={r.public_id}" for r in experiment.runs.order_by("policy", "trial")
+                    .filter(trial=0)[:2])
+    assert check_page(page, f"{live_server.url}/compare/?{runs}", policies, colours,
+                      charts_drawn, where="run comparison") >= 3
 
 
 # Runs in the page: the downloaded SVG of a chart, put back into the page, against the live
