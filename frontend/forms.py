@@ -126,9 +126,15 @@ class ExperimentForm(forms.Form):
             (d["name"], f"{labels.param_label(d['name'], d['label'], d['unit'], siblings)} "
                         f"({d['name']})")
             for d in described if d["type"] in ("int", "float", "bool", "str")]
+        names = {d["name"] for d in described if d["type"] in ("int", "float", "bool", "str")}
         for k, what in ((1, "parameter to vary"), (2, "second parameter (product)")):
+            # A linked axis ``a+b`` (a figure preset's, or a clone of one) keeps its choice.
+            linked = self.initial.get(f"sweep_param{k}") or (
+                self.data.get(f"sweep_param{k}") if self.is_bound else None)
+            extra = [(linked, " = ".join(labels.param_label(n) for n in linked.split("+")))] \
+                if linked and "+" in linked and set(linked.split("+")) <= names else []
             self.fields[f"sweep_param{k}"] = forms.ChoiceField(
-                choices=scalars, required=False, label=f"Sweep: {what}",
+                choices=scalars + extra, required=False, label=f"Sweep: {what}",
                 help_text="leave empty for a plain experiment" if k == 1 else
                 "optional; every value pair is a point")
             self.fields[f"sweep_values{k}"] = forms.CharField(
@@ -155,13 +161,19 @@ class ExperimentForm(forms.Form):
     # -- prefill ---------------------------------------------------------------------------------
     @classmethod
     def initial_for(cls, ui: LabKind, params: dict, preset: str = "", policies=None,
-                    trials=None, base_seed=None, name="", visibility=None) -> dict:
+                    trials=None, base_seed=None, name="", visibility=None,
+                    axes=None) -> dict:
+        """The form's initial values; ``axes`` (a sweep's) fill the sweep fields, so a clone
+        submitted unchanged runs the same sweep on the same base scenario."""
         initial = {"preset": preset, "name": name,
                    "policies": policies or ui.default_policies,
                    "trials": trials or cls.default_trials(ui), "base_seed": base_seed or 0,
                    "visibility": visibility or Visibility.UNLISTED}
         for dotted, value in _flatten(params).items():
             initial[PREFIX + dotted] = value
+        for k, axis in enumerate((axes or [])[:2], start=1):
+            initial[f"sweep_param{k}"] = axis["param"]
+            initial[f"sweep_values{k}"] = ", ".join(_axis_text(v) for v in axis["values"])
         return initial
 
     # -- grouping for the template ---------------------------------------------------------
@@ -281,3 +293,9 @@ class ExperimentForm(forms.Form):
         else:
             self.add_error(None, str(err))
 
+
+def _axis_text(value) -> str:
+    """A swept value as the sweep field reads it back (submission.parse_axis_text)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)

@@ -91,7 +91,7 @@ def new_experiment(request, kind: str):
         initial = ExperimentForm.initial_for(
             ui, source.scenario.params, preset=source.scenario.preset,
             policies=source.policies, trials=source.trials, base_seed=source.base_seed,
-            visibility=source.visibility)
+            visibility=source.visibility, axes=source.axes)
         notice = f"Cloned from “{source.name}”: change what you like and run."
     else:
         preset_name = request.GET.get("preset") or ui.default_preset
@@ -145,9 +145,11 @@ def experiment_page(request, public_id):
     who = permissions.viewer(request)
     experiment = selectors.experiment_by_public_id(public_id, who)
     ui = kinds.get_kind(experiment.kind)
-    runs = selectors.runs_of(experiment, charts=False)
-    done_runs = [r for r in runs if r.status == Status.DONE]
+    all_runs = selectors.runs_of(experiment, charts=False)
     point = selectors.point_of(experiment, request.GET.get("point"))
+    # A point's page counts, lists and charts that point's runs only.
+    runs = all_runs if point is None else [r for r in all_runs if r.point == point]
+    done_runs = [r for r in runs if r.status == Status.DONE]
     whole_sweep = bool(experiment.axes) and point is None
     baseline = request.GET.get("baseline", "")
     baseline = baseline if baseline in experiment.policies else ""
@@ -157,20 +159,21 @@ def experiment_page(request, public_id):
                 else figures.experiment_figures(experiment, point=point))
         paired = figures.paired_figures(experiment, baseline, point) if baseline else []
     return render(request, "frontend/experiment.html", {
-        "experiment": experiment, "ui": ui, "runs": runs, "done_runs": done_runs,
+        "experiment": experiment, "ui": ui, "runs": runs, "all_runs": all_runs,
+        "done_runs": done_runs, "point_count": selectors.point_count(experiment),
         "failed_runs": [r for r in runs if r.status == Status.FAILED],
         "figures": figs + paired, "table": presenters.summary_table(ui, experiment, point or 0),
         "whole_sweep": whole_sweep, "point": point, "baseline": baseline,
         "point_tables": presenters.point_tables(ui, experiment) if whole_sweep else [],
         "point_label": presenters.point_label(ui, next(
             (r.overrides for r in runs if r.point == point), {})) if point is not None else "",
-        "sweep_axes": presenters.sweep_axes(experiment), "published": presenters.published(
-            experiment),
+        "sweep_axes": presenters.sweep_axes(ui, experiment),
+        "published": presenters.published(experiment),
         "final": experiment.status in FINAL_STATUSES,
         "can_edit": permissions.can_edit(who, experiment),
         "visibility_choices": Visibility.choices,
         "scenario": presenters.scenario_description(ui, experiment),
-        "timing": presenters.timing(experiment, runs),
+        "timing": presenters.timing(experiment, all_runs),
         "share_url": request.build_absolute_uri(
             reverse("frontend:experiment", args=[experiment.public_id])),
     })
@@ -310,18 +313,21 @@ def delete_experiment(request, public_id):
 def export_runs_csv(request, public_id):
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
     return exports.runs_csv(selectors.runs_of(experiment, charts=False),
-                            f"runs-{experiment.public_id}.csv")
+                            f"runs-{experiment.public_id}.csv", axes=experiment.axes)
 
 
 def export_summary(request, public_id, fmt: str):
+    """The summary table of the experiment, or of the sweep point ``?point=k`` that the page
+    shows (a sweep without a point: its first)."""
     if fmt not in ("csv", "tex"):
         raise Http404("the summary comes as .csv or .tex")
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
     ui = kinds.get_kind(experiment.kind)
-    table = presenters.summary_table(ui, experiment)
+    point = selectors.point_of(experiment, request.GET.get("point")) or 0
+    table = presenters.summary_table(ui, experiment, point)
     if fmt == "tex":
-        return exports.summary_latex(experiment, table)
-    return exports.summary_csv(experiment, table)
+        return exports.summary_latex(experiment, table, point)
+    return exports.summary_csv(experiment, table, point)
 
 
 def export_tasks_csv(request, public_id):

@@ -12,6 +12,7 @@ import re
 
 from django.http import HttpResponse
 
+from simcore.bounds import interval
 from simcore.sweep import axis_value
 
 from . import kinds, selectors
@@ -55,39 +56,69 @@ def _metric_units(kind: str) -> dict[str, str]:
     return {m.key: m.unit for m in lab.metrics} if lab else {}
 
 
-def runs_csv(runs, filename: str) -> HttpResponse:
-    """One row per run: kind, ids, policy, trial, seed, status, error and every scalar metric,
-    the metrics in natural order with their units in the header."""
+def _swept(axes) -> list[str]:
+    """The dotted parameters a sweep sets (each part of a linked ``a+b`` axis)."""
+    return [name for axis in axes or [] for name in axis["param"].split("+")]
+
+
+def _setting_cells(setting: dict, params: list[str]) -> list:
+    return ["" if setting.get(p) is None else setting.get(p) for p in params]
+
+
+def runs_csv(runs, filename: str, axes=None) -> HttpResponse:
+    """One row per run: kind, ids, the sweep point and the swept parameters' values (a sweep),
+    policy, trial, seed, status, error and every scalar metric, the metrics in natural order
+    with their units in the header."""
     runs = list(runs)
+    params = _swept(axes)
     keys = sorted({k for r in runs for k, v in r.summary.items()
                    if isinstance(v, (int, float, str)) or v is None}, key=natural_key)
     units: dict[str, str] = {}
     for kind in sorted({r.experiment.kind for r in runs}):
         units.update(_metric_units(kind))
     response, writer = _csv_response(filename)
-    writer.writerow(["kind", "experiment", "run", "policy", "trial", "seed", "status", "error",
-                     *[header(k, units) for k in keys]])
+    where = ["point", *params] if axes else []
+    writer.writerow(["kind", "experiment", "run", *where, "policy", "trial", "seed", "status",
+                     "error", *[header(k, units) for k in keys]])
     for r in runs:
-        writer.writerow([r.experiment.kind, r.experiment.public_id, r.public_id, r.policy,
+        at = [r.point, *_setting_cells(r.overrides, params)] if axes else []
+        writer.writerow([r.experiment.kind, r.experiment.public_id, r.public_id, *at, r.policy,
                          r.trial, r.seed, r.status, r.error,
                          *[r.summary.get(k, "") for k in keys]])
     return response
 
 
-def summary_csv(experiment, table) -> HttpResponse:
-    """The summary table (presenters.summary_table) as numbers in the shown units: per metric
-    the mean, the 95% CI half-width and the interval's ends (clipped to the metric's range)."""
-    response, writer = _csv_response(f"summary-{experiment.public_id}.csv")
-    head = ["policy", "policy label", "runs"]
+def _point_setting(experiment, point: int) -> dict:
+    return next((row["setting"] for row in experiment.summary if row.get("point") == point), {})
+
+
+def _summary_name(experiment, point: int, ext: str) -> str:
+    at = f"-point{point + 1}" if experiment.axes else ""
+    return f"summary-{experiment.public_id}{at}.{ext}"
+
+
+def summary_csv(experiment, table, point: int = 0) -> HttpResponse:
+    """The summary table (presenters.summary_table) of one point as numbers in the shown
+    units: per metric the mean, the 95% CI half-width, the interval's ends (clipped to the
+    metric's range) and the cell's rank; a sweep's rows carry the point and the swept
+    parameters' values."""
+    response, writer = _csv_response(_summary_name(experiment, point, "csv"))
+    params = _swept(experiment.axes)
+    setting = _point_setting(experiment, point)
+    head = ["point", *params] if experiment.axes else []
+    head += ["policy", "policy label", "runs"]
     for c in table.columns:
         unit = f" ({c.unit})" if c.unit else ""
         head += [f"{c.metric.label} mean{unit}", f"{c.metric.label} CI half-width{unit}",
-                 f"{c.metric.label} CI low{unit}", f"{c.metric.label} CI high{unit}"]
+                 f"{c.metric.label} CI low{unit}", f"{c.metric.label} CI high{unit}",
+                 f"{c.metric.label} rank"]
     writer.writerow(head)
     for row in table.rows:
-        out = [row.policy, row.label, row.runs]
+        out = [point, *_setting_cells(setting, params)] if experiment.axes else []
+        out += [row.policy, row.label, row.runs]
         for cell in row.cells:
-            out += [_num(cell.mean), _num(cell.half_width), _num(cell.low), _num(cell.high)]
+            out += [_num(cell.mean), _num(cell.half_width), _num(cell.low), _num(cell.high),
+                    cell.rank]
         writer.writerow(out)
     return response
 
@@ -105,10 +136,15 @@ def latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def summary_latex(experiment, table) -> HttpResponse:
-    """The summary table as a LaTeX ``tabular`` (booktabs), best values in bold."""
+def summary_latex(experiment, table, point: int = 0) -> HttpResponse:
+    """The summary table of one point as a LaTeX ``tabular`` (booktabs), best values in bold,
+    values the trials cannot tell from the best marked; a sweep's point named in a comment."""
     cols = "l" + "r" * (1 + len(table.columns))
     lines = [f"% {latex_escape(experiment.name)}: mean $\\pm$ 95% CI half-width over trials",
+             *([f"% point {point} (from 0): " + ", ".join(
+                 f"{latex_escape(k)} = {latex_escape(v)}"
+                 for k, v in _point_setting(experiment, point).items())]
+               if experiment.axes else []),
              f"\\begin{{tabular}}{{{cols}}}", r"\toprule",
              " & ".join(["policy", "runs", *[latex_escape(c.header) for c in table.columns]])
              + r" \\", r"\midrule"]
@@ -116,14 +152,18 @@ def summary_latex(experiment, table) -> HttpResponse:
         cells = []
         for cell in row.cells:
             text = latex_escape(cell.text) + ("*" if cell.clipped else "")
+            if cell.rank == "indistinguishable":
+                text += r"$^{\approx}$"
             cells.append(f"\\textbf{{{text}}}" if cell.best else text)
         lines.append(" & ".join([latex_escape(row.policy), str(row.runs), *cells]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     if table.clipped:
-        lines.append("% * interval clipped to the metric's range, shown as (low -- high)")
+        lines.append("% * the t interval reaches past the metric's range at this trial count")
+    if table.indistinguishable:
+        lines.append("% approx: the paired 95% interval to the best includes 0 (no best)")
     response = HttpResponse("\n".join(lines) + "\n", content_type="text/x-tex; charset=utf-8")
-    response["Content-Disposition"] = (f'attachment; filename="summary-'
-                                       f'{experiment.public_id}.tex"')
+    response["Content-Disposition"] = (
+        f'attachment; filename="{_summary_name(experiment, point, "tex")}"')
     return response
 
 
@@ -137,14 +177,17 @@ def tasks_csv(run) -> HttpResponse:
     units = lab.task_units if lab else {}
     columns = list(tasks)
     response, writer = _csv_response(f"tasks-{run.public_id}.csv")
-    writer.writerow([header(c, units) for c in columns])
+    params = _swept(run.experiment.axes)
+    where = [run.point, *_setting_cells(run.overrides, params)] if params else []
+    writer.writerow([*(["point", *params] if params else []),
+                     *[header(c, units) for c in columns]])
     status_at = columns.index("status") if "status" in columns and codes else -1
     for row in zip(*(tasks[c] for c in columns), strict=False):
         out = [" ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else v)
                for v in row]
         if status_at >= 0:
             out[status_at] = codes.get(str(row[status_at]), row[status_at])
-        writer.writerow(out)
+        writer.writerow([*where, *out])
     return response
 
 
@@ -157,10 +200,9 @@ def result_json(run, attachment: bool) -> HttpResponse:
 
 
 def points_csv(experiment) -> HttpResponse:
-    """One row per (sweep point, policy): the point's setting, finished runs, and the mean and
-    95% CI bounds of every headline metric (units in the header)."""
-    from . import kinds
-
+    """One row per (sweep point, policy): the point and the swept parameters' values, finished
+    runs, and the mean and 95% CI ends of every headline metric (clipped to its range, units
+    in the header)."""
     lab = kinds.get_kind(experiment.kind)
     metrics = lab.metrics if lab else []
     params = [a["param"] for a in experiment.axes]
@@ -172,8 +214,8 @@ def points_csv(experiment) -> HttpResponse:
     for row in experiment.summary:
         cells = []
         for m in metrics:
-            ci = row.get(m.key) or {}
-            cells += ["" if ci.get(k) is None else ci[k] for k in ("mean", "low", "high")]
+            ci = interval(row.get(m.key), m.bounds)
+            cells += ["" if v is None else v for v in (ci.mean, ci.low, ci.high)]
         setting = [axis_value(row["setting"], p) for p in params]
         writer.writerow([row["point"], *["" if v is None else v for v in setting],
                          row["policy"], row["runs"], *cells])

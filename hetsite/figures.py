@@ -12,12 +12,12 @@ import functools
 from django.core.cache import cache
 
 from simcore import charts
-from simcore.charts import facet
+from simcore.charts import facet, place_header
 from simcore.result import Result, code_version
 from simcore.sweep import table
 from simcore.sweep_charts import paired_bars, sweep_lines
 
-from . import kinds, selectors
+from . import kinds, presenters, selectors
 from .models import FINAL_STATUSES, Experiment, Run, Status
 
 CACHE_SECONDS = 24 * 3600
@@ -38,7 +38,7 @@ def _draw(spec: kinds.ChartSpec, groups: dict, side_by_side: bool) -> dict:
     figure = spec.build(groups)
     if side_by_side and spec.facetable and figure.get("data"):
         figure = facet(figure, list(groups))
-    return figure
+    return place_header(figure)
 
 
 def figures_for(kind: str, groups: dict, side_by_side: bool = False) -> list[dict]:
@@ -97,7 +97,7 @@ def run_figure(run: Run, chart_id: str) -> dict:
     key = f"run-figure:{run.public_id}:{chart_id}:{_code()}"  # a finished run never changes
     figure = cache.get(key)
     if figure is None:
-        figure = spec.build(Result.from_json(selectors.result_json(run)))
+        figure = place_header(spec.build(Result.from_json(selectors.result_json(run))))
         cache.set(key, figure, CACHE_SECONDS)
     return figure
 
@@ -120,9 +120,9 @@ def _colour_of(experiment: Experiment):
     return lab.policy_color if lab else (lambda policy: charts.policy_color(policy))
 
 
-def _labels(kind: str) -> dict[str, str]:
-    lab = kinds.get_kind(kind)
-    return {p.name: p.label for p in lab.engine.ENGINE.list_policies(kind)} if lab else {}
+def _axis_titles(lab: kinds.LabKind, experiment: Experiment) -> dict[str, str]:
+    """The swept parameters in words with their units (the x axis and second-axis legends)."""
+    return {a["param"]: presenters.param_title(lab, a["param"]) for a in experiment.axes}
 
 
 def sweep_figures(experiment: Experiment) -> list[dict]:
@@ -131,10 +131,11 @@ def sweep_figures(experiment: Experiment) -> list[dict]:
     lab = kinds.get_kind(experiment.kind)
     if lab is None or not experiment.axes:
         return []
-    colour_of, labels = _colour_of(experiment), _labels(experiment.kind)
+    colour_of, titles = _colour_of(experiment), _axis_titles(lab, experiment)
     return [{"id": f"sweep-{m.key}", "title": m.label, "point_link": True,
-             "figure": sweep_lines(experiment.summary, experiment.axes, m.key, m.label, m.unit,
-                                   experiment.policies, colour_of, labels)}
+             "figure": place_header(sweep_lines(
+                 experiment.summary, experiment.axes, m.key, m.label, m.unit,
+                 experiment.policies, colour_of, bounds=m.bounds, axis_titles=titles))}
             for m in lab.metrics]
 
 
@@ -149,18 +150,18 @@ def paired_figures(experiment: Experiment, baseline: str,
     runs = selectors.sweep_runs(experiment, point)
     lines = bool(experiment.axes) and point is None
     rows = table(runs, [m.key for m in lab.metrics], baseline=baseline)
-    colour_of, labels = _colour_of(experiment), _labels(experiment.kind)
+    colour_of = _colour_of(experiment)
+    titles = _axis_titles(lab, experiment) if lines else {}
     others = [p for p in experiment.policies if p != baseline]
-    versus = labels.get(baseline, baseline)
     out = []
     for m in lab.metrics:
         if lines:
             fig = sweep_lines(rows, experiment.axes, f"{m.key}:diff",
-                              f"{m.label}: difference to {versus}", m.unit, others, colour_of,
-                              labels)
+                              f"{m.label}: difference to {baseline}", m.unit, others, colour_of,
+                              bounds=m.bounds.difference(), axis_titles=titles)
         else:
             fig = paired_bars(rows, m.key, baseline, m.label, m.unit, experiment.policies,
-                              colour_of, labels)
-        out.append({"id": f"paired-{m.key}", "title": f"{m.label} vs {versus}", "figure": fig,
-                    "point_link": lines})
+                              colour_of, bounds=m.bounds)
+        out.append({"id": f"paired-{m.key}", "title": f"{m.label} vs {baseline}",
+                    "figure": place_header(fig), "point_link": lines})
     return out

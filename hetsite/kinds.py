@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Protocol
 
+from simcore.bounds import Bounds
+
 # Imported explicitly: a missing or broken lab module fails loudly at the first request.
 LAB_MODULES = ["scheduling.lab", "uav.lab"]
 # Scenario parameters appear in forms as fields named PARAM_PREFIX + dotted name.
@@ -27,12 +29,15 @@ class Metric:
     """A headline metric. ``unit`` is the unit of the stored value; ``scale`` turns it into the
     shown one (utilization 0-1 shown in %: ``scale=100, shown_unit="%"``); a unit of ``s``
     is shown in minutes, hours or days as the values' size asks. ``lower``/``upper`` bound the
-    metric's range: confidence intervals are clipped to it, and say so."""
+    metric's range (stored units): every interval of it, in tables, bars, bands and hovers, is
+    clipped there (simcore.bounds), and says so. ``higher_is_better`` None: a quantity with no
+    better side (the energy of the tasks that completed grows with the work done), never
+    ranked."""
 
     key: str
     label: str
     unit: str = ""
-    higher_is_better: bool = True
+    higher_is_better: bool | None = True
     digits: int = 2
     scale: float = 1.0
     shown_unit: str | None = None
@@ -42,6 +47,10 @@ class Metric:
     @property
     def display_unit(self) -> str:
         return self.unit if self.shown_unit is None else self.shown_unit
+
+    @property
+    def bounds(self) -> Bounds:
+        return Bounds(self.lower, self.upper)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ WORDS = {
     "pstate": "P-state", "etc": "ETC", "ept": "EPT", "epr": "EPR", "bsld": "bounded slowdown",
     "tau": "τ", "r": "R", "n": "number of", "min": "minimum",
     "max": "maximum", "rmax": "R max", "uavs": "UAVs", "uav": "UAV", "prob": "probability",
-    "kmh": "km/h", "x": "x", "y": "y", "e": "E", "fcfs": "FCFS",
+    "kmh": "km/h", "x": "x", "y": "y", "e": "E", "fcfs": "FCFS", "pct": "%", "upr": "UPR",
+    "upe": "UPE", "tmin": "T_min", "vos": "VoS", "gj": "GJ", "iat": "inter-arrival time",
 }
 # Trailing unit words dropped from names (the unit is printed beside the label).
-UNIT_WORDS = {"h", "s", "gj", "w", "km", "kmh", "min"}
+UNIT_WORDS = {"h", "s", "gj", "w", "km", "kmh", "min", "gb", "mj", "ks"}
 BOUND_WORDS = {"min": "max", "max": "min"}
 GROUP_TITLES = {"etc": "Execution times (ETC)", "uav": "UAVs"}
 

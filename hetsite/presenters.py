@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from simcore.bounds import Bounds, interval, trials_for, useful_half_width
 from simcore.charts import policy_color
 from simcore.errors import ScenarioError
 from simcore.params import describe
+from simcore.stats import paired_diff, verdict
 
 from . import kinds, labels
 from .models import FINAL_STATUSES, Experiment, Status
@@ -37,10 +39,14 @@ class Column:
     def header(self) -> str:
         return f"{self.metric.label} ({self.unit})" if self.unit else self.metric.label
 
-    def bounds(self) -> tuple[float, float]:
-        lo = -math.inf if self.metric.lower is None else self.metric.lower * self.factor
-        hi = math.inf if self.metric.upper is None else self.metric.upper * self.factor
-        return lo, hi
+    @property
+    def bounds(self) -> Bounds:
+        """The metric's range in the shown unit."""
+        return self.metric.bounds.scaled(self.factor)
+
+
+# What a cell says about its place in the column.
+BEST, INDISTINGUISHABLE, NOT_RANKED = "best", "indistinguishable", "not ranked"
 
 
 @dataclass
@@ -50,8 +56,18 @@ class Cell:
     low: float | None = None
     high: float | None = None
     clipped: bool = False
-    best: bool = False
+    n: int = 0
+    rank: str = ""  # BEST, INDISTINGUISHABLE, NOT_RANKED or ""
+    # With an interval too wide to say anything: about how many trials would make it useful
+    # (see simcore.bounds.trials_for), and the half-width they would reach.
+    trials_needed: int | None = None
+    useful_half_width: float | None = None
+    note: str = ""  # the cell's tooltip: the interval's ends, why it is (not) ranked
     text: str = "–"
+
+    @property
+    def best(self) -> bool:
+        return self.rank == BEST
 
 
 @dataclass
@@ -71,6 +87,16 @@ class SummaryTable:
     @property
     def clipped(self) -> bool:
         return any(c.clipped for r in self.rows for c in r.cells)
+
+    @property
+    def indistinguishable(self) -> bool:
+        return any(c.rank == INDISTINGUISHABLE for r in self.rows for c in r.cells)
+
+    @property
+    def trials_needed(self) -> int | None:
+        """The most trials any clipped cell asks for (None when none asks)."""
+        asked = [c.trials_needed for r in self.rows for c in r.cells if c.trials_needed]
+        return max(asked) if asked else None
 
 
 def number(value: float | None, digits: int) -> str:
@@ -93,28 +119,35 @@ def column_for(metric: kinds.Metric, means: list[float]) -> Column:
 
 
 def _cell(stats: dict | None, col: Column) -> Cell:
-    if not stats or stats.get("mean") is None:
+    """A table cell: mean ± the t interval's half-width over the trials; when the interval
+    reaches past the metric's range, its ends are clipped there (marked) and the cell says
+    about how many trials would make it useful."""
+    ci = interval(stats, col.bounds, col.factor)
+    if ci.mean is None:
         return Cell()
-    mean = stats["mean"] * col.factor
-    cell = Cell(mean=mean)
-    lo_b, hi_b = col.bounds()
-    if stats.get("half_width") is None:
-        cell.text = number(mean, col.digits)
+    cell = Cell(mean=ci.mean, n=ci.n, text=number(ci.mean, col.digits))
+    if ci.half_width is None:
+        cell.note = "one trial: no interval"
         return cell
-    half = stats["half_width"] * col.factor
-    low, high = mean - half, mean + half
-    cell.half_width = half
-    cell.low, cell.high = max(low, lo_b), min(high, hi_b)
-    cell.clipped = low < lo_b or high > hi_b
-    if cell.clipped:
-        cell.text = (f"{number(mean, col.digits)} "
-                     f"({number(cell.low, col.digits)} – {number(cell.high, col.digits)})")
-    else:
-        cell.text = f"{number(mean, col.digits)} ± {number(half, col.digits)}"
+    cell.half_width, cell.low, cell.high, cell.clipped = (ci.half_width, ci.low, ci.high,
+                                                          ci.clipped)
+    digits = col.digits
+    cell.text = f"{number(ci.mean, digits)} ± {number(ci.half_width, digits)}"
+    cell.note = (f"95% CI {number(ci.low, digits)} – {number(ci.high, digits)} over "
+                 f"n = {ci.n} trials")
+    if ci.clipped:
+        target = useful_half_width(ci.mean, col.bounds)
+        need = trials_for(ci.half_width, ci.n, target)
+        cell.note += ", clipped to the metric's range"
+        if need and need > ci.n:
+            cell.trials_needed, cell.useful_half_width = need, target
+            cell.note += (f"; about {need:,} trials would narrow it to "
+                          f"± {number(target, digits)}")
     return cell
 
 
 def policy_label(ui: kinds.LabKind | None, policy: str) -> str:
+    """A policy's description in words (the tooltip of its name)."""
     try:
         return ui.engine.get_policy(ui.kind, policy).label if ui else policy
     except ScenarioError:
@@ -126,8 +159,62 @@ def policy_colors(ui: kinds.LabKind | None, policies) -> dict[str, str]:
     return {p: ui.policy_color(p) if ui else policy_color(p, list(policies)) for p in policies}
 
 
-def summary_table(ui: kinds.LabKind | None, experiment: Experiment, point: int = 0
-                  ) -> SummaryTable:
+def per_seed(runs, key: str) -> dict[str, dict[int, float]]:
+    """``{policy: {seed: value}}`` of one metric over finished runs (simcore.sweep.SweepRun)."""
+    out: dict[str, dict[int, float]] = {}
+    for r in runs:
+        value = r.summary.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.setdefault(r.policy, {})[r.seed] = float(value)
+    return out
+
+
+def rank_column(metric: kinds.Metric, cells: dict[str, Cell],
+                values: dict[str, dict[int, float]]) -> None:
+    """Mark the best cell of a column, only where the trials say so.
+
+    The best mean is "best" when the paired 95% interval (same seeds) of its difference to
+    every other policy lies wholly on the better side (simcore.stats.verdict "holds"); the
+    ones it cannot be told from are all "indistinguishable" instead. A lower-is-better count
+    that a policy never has in any trial (0 tasks dropped by a policy that does not drop) is
+    "not ranked": doing nothing of a thing does not win it."""
+    if metric.higher_is_better is None:
+        return
+    better = metric.higher_is_better
+    contenders = []
+    for policy, cell in cells.items():
+        if cell.mean is None:
+            continue
+        seen = values.get(policy, {}).values()
+        if not better and metric.lower is not None and seen and all(
+                v == metric.lower for v in seen):
+            cell.rank = NOT_RANKED
+            cell.note = (cell.note + "; " if cell.note else "") + \
+                f"{number(metric.lower, 0)} in every trial: not ranked"
+            continue
+        contenders.append(policy)
+    if len(contenders) < 2:
+        return
+    order = sorted(contenders, key=lambda p: cells[p].mean, reverse=better)
+    top = order[0]
+    ties = []
+    for other in order[1:]:
+        diff = paired_diff(values.get(top, {}), values.get(other, {}))
+        if verdict(diff["low"], diff["high"], better) != "holds":
+            ties.append(other)
+    if not ties:
+        cells[top].rank = BEST
+        return
+    for policy in [top, *ties]:
+        cells[policy].rank = INDISTINGUISHABLE
+
+
+def summary_table(ui: kinds.LabKind | None, experiment: Experiment, point: int = 0,
+                  runs: list | None = None) -> SummaryTable:
+    """The summary of one point; ``runs``: its finished runs as SweepRuns, if already loaded
+    (the ranking pairs them by seed)."""
+    from . import selectors
+
     metrics = ui.metrics if ui else []
     by_policy = experiment.summary_by_policy(point)
     columns = [column_for(m, [row[m.key]["mean"] for row in by_policy.values()
@@ -139,13 +226,12 @@ def summary_table(ui: kinds.LabKind | None, experiment: Experiment, point: int =
         row = by_policy.get(policy, {})
         rows.append(Row(policy, policy_label(ui, policy), colors[policy], row.get("runs", 0),
                         [_cell(row.get(c.metric.key), c) for c in columns]))
+    if runs is None:
+        runs = selectors.sweep_runs(experiment, point) if experiment.pk else []
+    runs = [r for r in runs if r.point == point]
     for k, col in enumerate(columns):
-        means = [r.cells[k].mean for r in rows if r.cells[k].mean is not None]
-        if len(means) < 2 or len(set(means)) < 2:
-            continue
-        best = max(means) if col.metric.higher_is_better else min(means)
-        for r in rows:
-            r.cells[k].best = r.cells[k].mean == best
+        rank_column(col.metric, {r.policy: r.cells[k] for r in rows},
+                    per_seed(runs, col.metric.key))
     return SummaryTable(columns, rows)
 
 
@@ -203,12 +289,17 @@ def scenario_description(ui: kinds.LabKind | None, experiment: Experiment) -> di
         baseline = {d["name"]: d["default"] for d in described}
         out["baseline"] = "the kind's defaults"
     ours = _flat(params)
+    swept = swept_values(experiment)
     for d in described:
         name = d["name"]
         row = {"name": name, "label": labels.param_label(name, d["label"], d["unit"], names),
                "group": labels.group_title(name), "unit": d["unit"],
                "preset": _show(baseline.get(name)), "value": _show(ours.get(name))}
-        if not ui.applies(name, params):
+        if name in swept:
+            # A swept parameter took every value of its axis, not the scenario's one.
+            row["value"] = "swept " + ", ".join(_show(v) for v in swept[name])
+            out["changed"].append(row)
+        elif not ui.applies(name, params):
             out["inapplicable"].append(row)
         elif _differs(baseline.get(name), ours.get(name)):
             out["changed"].append(row)
@@ -255,9 +346,39 @@ def timing(experiment: Experiment, runs) -> dict:
 
 # --- sweeps and figure presets ---------------------------------------------------------------
 
+def swept_values(experiment: Experiment) -> dict[str, list]:
+    """``{dotted parameter: its values}`` of a sweep (each part of a linked ``a+b`` axis)."""
+    return {name: list(axis["values"]) for axis in experiment.axes or []
+            for name in axis["param"].split("+")}
+
+
+def _described(ui: kinds.LabKind | None) -> dict[str, dict]:
+    return {d["name"]: d for d in describe(ui.environment.config_cls)} if ui else {}
+
+
+def param_title(ui: kinds.LabKind | None, name: str, with_unit: bool = True) -> str:
+    """A (dotted, or linked ``a+b``) parameter in words from its declaration, with its unit:
+    "Daily energy budget (GJ/day)"; axis titles, point labels and exports use it."""
+    described = _described(ui)
+    parts = []
+    for part in name.split("+"):
+        d = described.get(part, {})
+        text = labels.param_label(part, d.get("label", ""), d.get("unit", ""), described)
+        if with_unit and d.get("unit"):
+            text += f" ({d['unit']})"
+        parts.append(text)
+    return " = ".join(parts)
+
+
 def point_label(ui: kinds.LabKind | None, setting: dict) -> str:
-    """``uavs_mean = 3, priority_cv = 0.2`` in words: the setting of one sweep point."""
-    return ", ".join(f"{labels.param_label(k)} = {_show(v)}" for k, v in setting.items())
+    """``Mean number of UAVs = 3, ...`` in words: the setting of one sweep point."""
+    described = _described(ui)
+    out = []
+    for key, value in setting.items():
+        unit = (described.get(key) or {}).get("unit", "")
+        out.append(f"{param_title(ui, key, with_unit=False)} = {_show(value)}"
+                   + (f" {unit}" if unit else ""))
+    return ", ".join(out)
 
 
 @dataclass
@@ -267,22 +388,45 @@ class PointTable:
     table: SummaryTable
 
     @property
+    def number(self) -> int:
+        """The point as people count it (the first is 1; ``?point=`` and exports keep the
+        index from 0)."""
+        return self.point + 1
+
+    @property
     def dom_id(self) -> str:
         return f"summary-table-{self.point}"
 
 
 def point_tables(ui: kinds.LabKind | None, experiment: Experiment) -> list[PointTable]:
     """One summary table per sweep point, in point order."""
+    from . import selectors
+
     settings = {row["point"]: row["setting"] for row in experiment.summary}
-    return [PointTable(p, point_label(ui, settings[p]), summary_table(ui, experiment, p))
+    runs = selectors.sweep_runs(experiment)
+    return [PointTable(p, point_label(ui, settings[p]), summary_table(ui, experiment, p, runs))
             for p in sorted(settings)]
 
 
-def sweep_axes(experiment: Experiment) -> str:
-    """``uavs_mean (3 values) × priority_cv (2 values)``."""
-    return " × ".join(f"{' = '.join(map(labels.param_label, a['param'].split('+')))} "
-                      f"({len(a['values'])} values)"
+def sweep_axes(ui: kinds.LabKind | None, experiment: Experiment) -> str:
+    """``Mean number of UAVs (3 values) × ...``."""
+    return " × ".join(f"{param_title(ui, a['param'])} ({len(a['values'])} values)"
                       for a in experiment.axes)
+
+
+def metric_bars(groups: dict, metric: kinds.Metric, title: str) -> dict:
+    """Bars of a headline metric in the summary table's unit (hours or days rather than
+    seconds), each CI kept inside the metric's range."""
+    from simcore import charts
+    from simcore.stats import mean_ci
+
+    means = [m for runs in groups.values() for m in
+             [mean_ci([r.summary.get(metric.key) for r in runs
+                       if isinstance(r.summary.get(metric.key), (int, float))])["mean"]]
+             if m is not None]
+    column = column_for(metric, means)
+    return charts.metric_bars(groups, metric.key, title, column.unit, bounds=metric.bounds,
+                              scale=column.factor)
 
 
 def published(experiment: Experiment) -> dict | None:

@@ -165,12 +165,17 @@ def sweep_runs(experiment: Experiment, point: int | None = None) -> list:
             .order_by("point", "id")]
 
 
+def point_count(experiment: Experiment) -> int:
+    """The number of points of a sweep (1 for an experiment without axes)."""
+    count = 1
+    for axis in experiment.axes or []:
+        count *= len(axis["values"])
+    return count
+
+
 def point_of(experiment: Experiment, value) -> int | None:
     """A sweep point index from a query value, or None when absent, malformed or unknown."""
     if not experiment.axes or value in (None, "") or not str(value).isdigit():
         return None
     point = int(value)
-    count = 1
-    for axis in experiment.axes:
-        count *= len(axis["values"])
-    return point if point < count else None
+    return point if point < point_count(experiment) else None

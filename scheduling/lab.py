@@ -8,13 +8,13 @@ import json
 from django import forms
 
 import scheduling.engine as engine
+from hetsite import presenters
 from hetsite.compact import downsample, quantiles
 from hetsite.kinds import PARAM_PREFIX, ChartSpec, Condition, LabKind, Limit, Metric, register
-from hetsite.presenters import column_for
 from simcore import charts as shared
 from simcore import traces
+from simcore.bounds import Bounds
 from simcore.errors import ScenarioError
-from simcore.stats import mean_ci
 
 from .charts import gantt, grid, manytask, parallel, pbb, replay, serial, vos
 
@@ -34,22 +34,15 @@ def compact_with_waits(result) -> dict:
     return {"series": downsample(result.series), "dist": {"wait_min": waits}}
 
 
-def _bars(key, title, unit=""):
-    """Bars of a headline metric of the kind being registered, its CI kept in the metric's
-    range (the bounds come from the Metric declared under the same key)."""
-    def build(groups):
-        metric = _METRICS.get(key)
-        if metric is None:
-            return shared.metric_bars(groups, key, title, unit)
-        # The same readable unit as the summary table (hours or days instead of seconds).
-        means = [m for runs in groups.values() for m in
-                 [mean_ci([r.summary.get(key) for r in runs
-                                  if isinstance(r.summary.get(key), (int, float))])["mean"]]
-                 if m is not None]
-        column = column_for(metric, means)
-        return shared.metric_bars(groups, key, title, column.unit, lower=metric.lower,
-                                  upper=metric.upper, scale=column.factor)
-    return build
+def _bars(key, title):
+    """Bars of a headline metric of the kind being registered (the Metric declared under the
+    same key gives the unit and the bounds its CI is kept in)."""
+    return lambda groups: presenters.metric_bars(groups, _METRICS[key], title)
+
+
+NON_NEGATIVE = Bounds(0.0)
+SHARE = Bounds(0.0, 1.0)
+PERCENT = Bounds(0.0, 100.0)
 
 
 _METRICS: dict[str, Metric] = {}
@@ -76,10 +69,10 @@ _register(LabKind(
     compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
-                  _bars("pct_max_utility", "% of maximum utility", "%"), facetable=False),
+                  _bars("pct_max_utility", "% of maximum utility"), facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
                   lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
-                                               "utility", lower=0.0)),
+                                               "utility", bounds=NON_NEGATIVE)),
         ChartSpec("energy", "Energy against the budget", parallel.energy_vs_budget),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait time (ECDF)", "wait (min)")),
@@ -199,7 +192,7 @@ _register(LabKind(
     primary_metric="bsld_mean",
     compact=compact_replay,
     experiment_charts=[
-        ChartSpec("wait-mean", "Mean wait", _bars("wait_mean_s", "Mean wait", "s"),
+        ChartSpec("wait-mean", "Mean wait", _bars("wait_mean_s", "Mean wait"),
                   facetable=False),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)",
@@ -275,13 +268,14 @@ _register(LabKind(
         *_class_charts(),
         ChartSpec("kills", "Preemptions over time", pbb.kills_over_time),
         ChartSpec("wasted", "Node-hours wasted by kills",
-                  _bars("node_hours_wasted", "Node-hours wasted by kills", "node-h"),
+                  _bars("node_hours_wasted", "Node-hours wasted by kills"),
                   facetable=False),
         ChartSpec("queue-time", "Queue time distribution",
                   lambda g: shared.ecdf(g, "queue_h", "Queue time (ECDF)", "queue time (h)")),
         ChartSpec("utilization", "Busy processors over time",
                   lambda g: shared.mean_series(g, "utilization", "Busy processors over time "
-                                               "(useful and wasted work)", "busy (%)", 100.0)),
+                                               "(useful and wasted work)", "busy (%)", 100.0,
+                                               bounds=SHARE)),
     ],
     run_charts=[ChartSpec("gantt", "Job Gantt (killed runs in red)", gantt.job_gantt)],
     default_policies=["first-fit", "random", "duration-consumed", "duration-remaining",
@@ -325,16 +319,16 @@ _register(LabKind(
     compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
-                  _bars("pct_max_utility", "% of maximum utility", "%"), facetable=False),
+                  _bars("pct_max_utility", "% of maximum utility"), facetable=False),
         ChartSpec("critical", "Critical tasks completed",
-                  _bars("pct_critical_completed", "Critical tasks completed", "%"),
+                  _bars("pct_critical_completed", "Critical tasks completed"),
                   facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
                   lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
-                                               "utility", lower=0.0)),
+                                               "utility", bounds=NON_NEGATIVE)),
         ChartSpec("preemptions-per-minute", "Preemptions per minute",
                   lambda g: shared.mean_series(g, "preemptions", "Preemptions per minute",
-                                               "preemptions / min", band=False)),
+                                               "preemptions / min", with_band=False)),
         ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait until first start (ECDF)",
@@ -387,9 +381,11 @@ _register(LabKind(
         Metric("pct_max_perf_value", "% of maximum performance value", "%", lower=0, upper=100),
         Metric("pct_max_energy_value", "% of maximum energy value", "%", lower=0, upper=100),
         Metric("vos", "VoS earned", lower=0),
-        Metric("exec_time_ks", "total execution time of completed tasks", "ks", digits=1,
-               lower=0),
-        Metric("energy_mj", "total energy of completed tasks", "MJ", digits=3, lower=0),
+        # Both grow with the work completed: neither side is better.
+        Metric("exec_time_ks", "total execution time of completed tasks", "ks",
+               higher_is_better=None, digits=1, lower=0),
+        Metric("energy_mj", "total energy of completed tasks", "MJ", higher_is_better=None,
+               digits=3, lower=0),
         Metric("tasks_completed", "tasks completed", digits=0, lower=0),
         Metric("tasks_dropped", "tasks dropped", higher_is_better=False, digits=0, lower=0),
     ],
@@ -397,12 +393,13 @@ _register(LabKind(
     compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-vos", "% of maximum VoS",
-                  _bars("pct_max_vos", "% of maximum VoS", "%"), facetable=False),
+                  _bars("pct_max_vos", "% of maximum VoS"), facetable=False),
         ChartSpec("value-split", "Performance vs energy value", vos.value_split,
                   facetable=False),
         ChartSpec("resources", "Cores and memory in use", vos.resources_over_time),
         ChartSpec("vos-over-time", "Cumulative VoS",
-                  lambda g: shared.mean_series(g, "vos_cum", "Cumulative VoS earned", "VoS")),
+                  lambda g: shared.mean_series(g, "vos_cum", "Cumulative VoS earned", "VoS",
+                                               bounds=NON_NEGATIVE)),
         ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait until start (ECDF)",
@@ -449,7 +446,7 @@ _register(LabKind(
     compact=lambda result: grid.compact(result, downsample, quantiles),
     experiment_charts=[
         ChartSpec("median-wait", "Median wait",
-                  _bars("wait_median_s", "Median wait at the run node", "s"), facetable=False),
+                  _bars("wait_median_s", "Median wait at the run node"), facetable=False),
         ChartSpec("wait-curve", "Jobs completed vs wait (Fig. 5)", grid.wait_curve),
         ChartSpec("wait-tail", "Longest waits (Fig. 6)", grid.wait_tail),
         ChartSpec("alpha", "Aging: alpha compared (Fig. 4)", grid.alpha_comparison,
@@ -457,14 +454,16 @@ _register(LabKind(
         ChartSpec("iat", "Median wait vs inter-arrival time (Fig. 3)", grid.wait_vs_iat,
                   facetable=False, applies=grid.varies("iat_s")),
         ChartSpec("busy-cores", "Busy cores over time",
-                  lambda g: shared.mean_series(g, "busy_cores_pct", "Busy cores", "% of cores")),
+                  lambda g: shared.mean_series(g, "busy_cores_pct", "Busy cores", "% of cores",
+                                               bounds=PERCENT)),
         ChartSpec("queued", "Queued jobs over time",
-                  lambda g: shared.mean_series(g, "queued", "Queued jobs", "jobs")),
+                  lambda g: shared.mean_series(g, "queued", "Queued jobs", "jobs",
+                                               bounds=NON_NEGATIVE)),
         ChartSpec("preemptions", "Preemptions per run",
                   _bars("preemptions", "Preemptions per run"), facetable=False),
         ChartSpec("migrations-over-time", "Migrations over time",
                   lambda g: shared.mean_series(g, "migrations", "Migrations per sample interval",
-                                               "migrations")),
+                                               "migrations", bounds=NON_NEGATIVE)),
     ],
     run_charts=[ChartSpec("load", "Node load over time", grid.load_map),
                 ChartSpec("migrations", "Migrations and preemptions", grid.migration_map)],
@@ -578,8 +577,8 @@ _register(LabKind(
     metrics=[
         Metric("utilization", "utilization", digits=1, scale=100.0, shown_unit="%", lower=0,
                upper=1),
-        Metric("tts_h", "time to solution", "h", higher_is_better=False, digits=3, lower=0),
-        Metric("tts_min", "time to solution", "min", higher_is_better=False, digits=1, lower=0),
+        # Stored in seconds, shown in minutes or hours as the values' size asks.
+        Metric("tts_s", "time to solution", "s", higher_is_better=False, lower=0),
         Metric("allocated_cpu_h", "allocated CPU time", "CPU-h", higher_is_better=False,
                digits=0, lower=0),
         Metric("active_cpu_h", "active CPU time", "CPU-h", higher_is_better=False, digits=0,
@@ -605,7 +604,7 @@ _register(LabKind(
                   lambda g: manytask.versus_ratio(g, "utilization"), facetable=False),
         ChartSpec("utilization", "Utilization", _bars("utilization", "Utilization"),
                   facetable=False),
-        ChartSpec("tts", "Time to solution", _bars("tts_h", "Time to solution", "h"),
+        ChartSpec("tts", "Time to solution", _bars("tts_s", "Time to solution"),
                   facetable=False),
         ChartSpec("workers", "Busy and allocated workers", manytask.workers_over_time),
         ChartSpec("histogram", "Run-time histogram", manytask.runtime_histogram,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .bounds import UNBOUNDED, Bounds, band, interval
 from .stats import mean_ci, t_quantile
 
 # Fixed palette; a policy's slot comes from its name (see policy_color). Dark enough for white
@@ -65,11 +66,10 @@ def group_color(label: str, runs=None) -> str:
 
 
 def layout(title: str, xtitle: str = "", ytitle: str = "", **extra) -> dict:
-    """The house layout. The legend sits above the plot, right of the title line, so it never
-    covers an axis title however many entries it has (Plotly grows the top margin for it)."""
+    """The house layout. The legend sits above the plot, under the title and its note, so it
+    never covers an axis title however many entries it has (see :func:`place_header`)."""
     base = {
-        "title": {"text": title, "x": 0.01, "xanchor": "left", "y": 0.98, "yanchor": "top",
-                  "yref": "container", "font": {"size": 15}, "automargin": True},
+        "title": {"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 15}},
         "xaxis": {"title": {"text": xtitle}, "zeroline": False, "automargin": True},
         "yaxis": {"title": {"text": ytitle}, "zeroline": False, "automargin": True},
         "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
@@ -98,59 +98,88 @@ def contiguous_blocks(ids) -> list[tuple[int, int]]:
     return [(a, b) for a, b in blocks]
 
 
-def clipped_interval(ci: dict, lower: float | None = None, upper: float | None = None):
-    """(mean, minus, plus, clipped): error-bar lengths of a mean_ci kept inside
-    [lower, upper]; ``clipped`` says whether the t interval had to be cut."""
-    mean, half = ci.get("mean"), ci.get("half_width")
-    if mean is None:
-        return None, 0.0, 0.0, False
-    if half is None:
-        return mean, 0.0, 0.0, False
-    lo = mean - half if lower is None else max(mean - half, lower)
-    hi = mean + half if upper is None else min(mean + half, upper)
-    clipped = lo > mean - half or hi < mean + half
-    return mean, mean - lo, hi - mean, clipped
-
-
 CLIP_NOTE = "95% CI clipped to the metric's range"
 
 
-def _note(lay: dict, text: str) -> None:
+def note(lay: dict, text: str) -> None:
     """A short note under the chart's title (a subtitle: it never covers a panel or legend)."""
     title = lay.setdefault("title", {})
     sub = title.get("subtitle", {}).get("text")
+    if sub and text in sub.split(" · "):
+        return
     title["subtitle"] = {"text": f"{sub} · {text}" if sub else text,
                          "font": {"size": 11, "color": "#666"}}
 
 
-def metric_bars(groups: dict, key: str, title: str, unit: str = "", lower: float | None = None,
-                upper: float | None = None, scale: float = 1.0) -> dict:
+# The header above a plot, in pixels: a title line, a note line, the gap around them.
+TITLE_PX, NOTE_PX, HEADER_PAD, PANEL_LABEL_PX = 24, 18, 8, 22
+DEFAULT_HEIGHT = 360
+
+
+def place_header(figure: dict) -> dict:
+    """Stack title, note and legend above the plot in fixed pixels, the plot below them.
+
+    Plotly's own ``title.automargin`` moves the axes down for a title with a subtitle but
+    leaves the data layer where it was, so every trace was drawn about 50 px above its axes
+    (on the page and in the SVG/PNG downloads alike). Here the title keeps the top of the
+    figure with a margin sized for its lines, and the legend is placed in figure coordinates
+    just under it, from where Plotly grows the top margin by the legend's own height, which
+    moves axes and data together. Applied to every figure a page or the API hands out."""
+    lay = figure.setdefault("layout", {})
+    height = lay.setdefault("height", DEFAULT_HEIGHT)
+    title = lay.get("title")
+    if isinstance(title, str):
+        title = lay["title"] = {"text": title}
+    top = HEADER_PAD
+    if title and title.get("text"):
+        top += TITLE_PX * (1 + title["text"].count("<br>"))
+        note_text = (title.get("subtitle") or {}).get("text")
+        if note_text:
+            top += NOTE_PX * (1 + note_text.count("<br>"))
+        title.update(automargin=False, yref="container", y=1.0, yanchor="top",
+                     pad={"t": HEADER_PAD})
+    if any(a.get("yref") == "paper" and a.get("y", 0) > 1.0 and a.get("yanchor") == "bottom"
+           for a in lay.get("annotations", [])):
+        top += PANEL_LABEL_PX  # side-by-side panel names above the first row
+    legend = lay.get("legend")
+    if (legend and lay.get("showlegend") is not False and legend.get("orientation") == "h"
+            and legend.get("y", 0) >= 1.0 and legend.get("yref") != "container"):
+        legend.update(yref="container", y=max(0.0, 1.0 - top / height), yanchor="top")
+    margin = lay.setdefault("margin", {})
+    margin["t"] = max(int(margin.get("t", 0)), top + 6)
+    return figure
+
+
+def metric_bars(groups: dict, key: str, title: str, unit: str = "",
+                bounds: Bounds = UNBOUNDED, scale: float = 1.0) -> dict:
     """Mean of a summary metric per group, with 95% CI error bars that never leave the
-    metric's range [lower, upper] (given in stored units; ``scale`` converts for display)."""
-    labels, means, minus, plus, colors = [], [], [], [], []
+    metric's range (``bounds`` in stored units; ``scale`` converts for display)."""
+    labels, means, minus, plus, colors, n = [], [], [], [], [], []
     clipped_any = False
+    shown = bounds.scaled(scale)
     for label, runs in groups.items():
-        ci = mean_ci([r.summary.get(key) for r in runs
-                      if isinstance(r.summary.get(key), (int, float))])
-        mean, m, p, clipped = clipped_interval(ci, lower, upper)
-        clipped_any |= clipped
+        ci = interval(mean_ci([r.summary.get(key) for r in runs
+                               if isinstance(r.summary.get(key), (int, float))]), shown, scale)
+        clipped_any |= ci.clipped
         labels.append(label)
-        means.append(np.nan if mean is None else mean * scale)
-        minus.append(m * scale)
-        plus.append(p * scale)
+        means.append(np.nan if ci.mean is None else ci.mean)
+        minus.append(ci.minus)
+        plus.append(ci.plus)
         colors.append(group_color(label, runs))
+        n.append(ci.n)
     trace = {
         "type": "bar", "x": labels, "y": rounded(means),
         "marker": {"color": colors},
         "error_y": {"type": "data", "symmetric": False, "array": rounded(plus),
                     "arrayminus": rounded(minus), "visible": True},
+        "customdata": n,
         "hovertemplate": "%{x}<br>%{y:.4g} (95% CI −%{error_y.arrayminus:.3g} "
-                         "+%{error_y.array:.3g})<extra></extra>",
+                         "+%{error_y.array:.3g}, n = %{customdata})<extra></extra>",
         "name": title,
     }
     lay = layout(title, "", f"{title} ({unit})" if unit else title, showlegend=False)
     if clipped_any:
-        _note(lay, CLIP_NOTE)
+        note(lay, CLIP_NOTE)
     return {"data": [trace], "layout": lay}
 
 
@@ -197,12 +226,13 @@ def curve_band(runs, key: str, axis: str = "t_min"):
 BAND_POINTS = 150
 
 
-def band_traces(label: str, col: str, x, low, high, lower: float | None = None) -> list[dict]:
-    """A shaded 95% CI band (two traces, legend-grouped with the line of ``label``)."""
+def band_traces(label: str, col: str, x, low, high, bounds: Bounds = UNBOUNDED
+                ) -> tuple[list[dict], bool]:
+    """A shaded 95% CI band (two traces, legend-grouped with the line of ``label``) kept inside
+    ``bounds``; and whether it had to be cut there."""
     if low is None or not np.isfinite(low).any():
-        return []
-    if lower is not None:
-        low = np.maximum(low, lower)
+        return [], False
+    low, high, cut = band(low, high, bounds)
     fill = _rgba(col, 0.15)
     if len(x) > BAND_POINTS:  # a band needs far fewer points than its line
         keep = np.unique(np.linspace(0, len(x) - 1, BAND_POINTS).round().astype(int))
@@ -211,7 +241,7 @@ def band_traces(label: str, col: str, x, low, high, lower: float | None = None) 
               "hoverinfo": "skip", "line": {"width": 0, "color": col}, "x": x}
     return [{**common, "name": f"{label} 95% CI low", "y": rounded(low)},
             {**common, "name": f"{label} 95% CI", "y": rounded(high), "fill": "tonexty",
-             "fillcolor": fill}]
+             "fillcolor": fill}], cut
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -221,27 +251,32 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 
 def mean_series(groups: dict, key: str, title: str, ytitle: str, scale: float = 1.0,
-                hours: bool = True, band: bool = True, lower: float | None = None) -> dict:
+                hours: bool = True, with_band: bool = True, bounds: Bounds = UNBOUNDED) -> dict:
     """One line per group: the mean over its runs of ``series[key]`` against time, with its
-    95% CI as a shaded band when there are several runs (kept above ``lower``)."""
+    95% CI as a shaded band when there are several runs, kept inside ``bounds`` (stored
+    units)."""
     data = []
-    with_band = False
+    banded = cut = False
+    shown = bounds.scaled(scale)
     for label, runs in groups.items():
         t, y, low, high = curve_band(runs, key)
         if t is None:
             continue
         col = group_color(label, runs)
         x = rounded(t / 60.0 if hours else t)
-        if band and low is not None:
-            data += band_traces(label, col, x, low * scale, high * scale,
-                                None if lower is None else lower * scale)
-            with_band = True
+        if with_band and low is not None:
+            traces, clipped = band_traces(label, col, x, low * scale, high * scale, shown)
+            data += traces
+            banded = True
+            cut |= clipped
         data.append({"type": "scatter", "mode": "lines", "name": label,
                      "legendgroup": label, "line": {"color": col, "width": 1.6},
                      "x": x, "y": rounded(y * scale)})
     lay = layout(title, "time (h)" if hours else "time (min)", ytitle)
-    if with_band:
-        _note(lay, "lines: mean over trials; bands: 95% CI")
+    if banded:
+        note(lay, "lines: mean over trials; bands: 95% CI")
+    if cut:
+        note(lay, CLIP_NOTE)
     return {"data": data, "layout": lay}
 
 
@@ -279,7 +314,7 @@ def ecdf(groups: dict, key: str, title: str, xtitle: str, log_x: bool = False,
     if log_x:
         lay["xaxis"]["type"] = "log"
     if data:
-        _note(lay, f"covers {what} that started; a curve ends at the share that did")
+        note(lay, f"covers {what} that started; a curve ends at the share that did")
     return {"data": data, "layout": lay}
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from .charts import layout, rounded
+from .bounds import UNBOUNDED, Bounds, interval
+from .charts import CLIP_NOTE, layout, note, rounded
 from .sweep import axis_value
 
 ColorOf = Callable[[str], str]
@@ -24,9 +25,10 @@ def spans_decades(values: Sequence) -> bool:
         max(nums) / min(nums) >= 100
 
 
-def _ci(row: dict, key: str) -> tuple:
-    ci = row.get(key) or {}
-    return ci.get("mean"), ci.get("low"), ci.get("high"), ci.get("n", 0)
+def _ci(row: dict, key: str, bounds: Bounds) -> tuple:
+    """(mean, low, high, n, clipped) of a row's metric, the interval kept inside ``bounds``."""
+    ci = interval(row.get(key), bounds)
+    return ci.mean, ci.low, ci.high, ci.n, ci.clipped
 
 
 def _band(x, low, high, colour: str, group: str) -> dict | None:
@@ -51,11 +53,15 @@ def _alpha(colour: str, alpha: float) -> str:
 
 def sweep_lines(rows: list[dict], axes: list[dict], key: str, title: str, unit: str,
                 policies: Sequence[str], colour_of: ColorOf,
-                labels: dict[str, str] | None = None) -> dict:
+                labels: dict[str, str] | None = None, *, bounds: Bounds = UNBOUNDED,
+                axis_titles: dict[str, str] | None = None) -> dict:
     """A metric against the first swept parameter: one line per policy (and per value of a
-    second parameter, dashed), the 95% CI as a band, a log x axis when the values span decades.
-    Hover gives mean, CI and n; ``customdata`` holds each point's index."""
+    second parameter, dashed), the 95% CI as a band kept inside ``bounds``, a log x axis when
+    the values span decades. Hover gives mean, CI and n; ``customdata`` holds each point's
+    index. ``axis_titles`` names the swept parameters in words (default: their names)."""
     labels = labels or {}
+    axis_titles = axis_titles or {}
+    clipped_any = False
     param = axes[0]["param"]
     values = list(axes[0]["values"])
     second = axes[1] if len(axes) > 1 else None
@@ -71,10 +77,12 @@ def sweep_lines(rows: list[dict], axes: list[dict], key: str, title: str, unit: 
             if not chosen:
                 continue
             x = [axis_value(r["setting"], param) for r in chosen]
-            mean, low, high, n = zip(*(_ci(r, key) for r in chosen), strict=True)
+            mean, low, high, n, clipped = zip(*(_ci(r, key, bounds) for r in chosen),
+                                              strict=True)
+            clipped_any |= any(clipped)
             name = labels.get(policy, policy)
             if second is not None:
-                name = f"{name}, {second['param']}={other}"
+                name = f"{name}, {axis_titles.get(second['param'], second['param'])} = {other}"
             colour = colour_of(policy)
             band = _band(x, low, high, colour, name)
             if band:
@@ -85,36 +93,44 @@ def sweep_lines(rows: list[dict], axes: list[dict], key: str, title: str, unit: 
                 "line": {"color": colour, "width": 2, "dash": dashes[j % len(dashes)]},
                 "customdata": [[r["point"], lo, hi, k] for r, lo, hi, k
                                in zip(chosen, low, high, n, strict=True)],
-                "hovertemplate": (f"{name}<br>{param} = %{{x}}<br>mean %{{y:.4g}}"
+                "hovertemplate": (f"{name}<br>{axis_titles.get(param, param)} = %{{x}}"
+                                  "<br>mean %{y:.4g}"
                                   "<br>95% CI [%{customdata[1]:.4g}, %{customdata[2]:.4g}]"
                                   "<br>n = %{customdata[3]}<extra></extra>"),
             })
-    lay = layout(title, param, f"{title} ({unit})" if unit else title)
+    lay = layout(title, axis_titles.get(param, param), f"{title} ({unit})" if unit else title)
     if spans_decades(values):
         lay["xaxis"]["type"] = "log"
+    if clipped_any:
+        note(lay, CLIP_NOTE)
     return {"data": data, "layout": lay}
 
 
 def paired_bars(rows: list[dict], key: str, baseline: str, title: str, unit: str,
                 policies: Sequence[str], colour_of: ColorOf,
-                labels: dict[str, str] | None = None) -> dict:
-    """Each policy's mean per-trial difference to the baseline (same seed) with its 95% CI."""
+                labels: dict[str, str] | None = None, *, bounds: Bounds = UNBOUNDED) -> dict:
+    """Each policy's mean per-trial difference to the baseline (same seed) with its 95% CI,
+    kept inside ``bounds`` (the metric's own: a difference lies in its ``difference()``)."""
     labels = labels or {}
     diff = f"{key}:diff"
     shown = [r for p in policies if p != baseline for r in rows if r["policy"] == p]
     names = [labels.get(r["policy"], r["policy"]) for r in shown]
-    trace = _ci_bars(shown, names, diff, colour_of, "difference", " paired trials")
+    trace, clipped = _ci_bars(shown, names, diff, colour_of, "difference", " paired trials",
+                              bounds.difference())
     what = f"{title} minus {labels.get(baseline, baseline)}"
-    return {"data": [trace],
-            "layout": layout(f"{title}: difference to {labels.get(baseline, baseline)}", "",
-                             f"{what} ({unit})" if unit else what, showlegend=False)}
+    lay = layout(f"{title}: difference to {labels.get(baseline, baseline)}", "",
+                 f"{what} ({unit})" if unit else what, showlegend=False)
+    if clipped:
+        note(lay, CLIP_NOTE)
+    return {"data": [trace], "layout": lay}
 
 
 def _ci_bars(shown: list[dict], names: list[str], key: str, colour_of: ColorOf, what: str,
-             n_unit: str) -> dict:
-    """One bar per row: the mean of ``key`` with asymmetric 95% CI error bars."""
-    mean, low, high, n = zip(*(_ci(r, key) for r in shown), strict=True) if shown else \
-        ((), (), (), ())
+             n_unit: str, bounds: Bounds = UNBOUNDED) -> tuple[dict, bool]:
+    """One bar per row: the mean of ``key`` with asymmetric 95% CI error bars kept inside
+    ``bounds``; and whether any had to be cut."""
+    mean, low, high, n, clipped = zip(*(_ci(r, key, bounds) for r in shown), strict=True) \
+        if shown else ((), (), (), (), ())
     return {
         "type": "bar", "x": names, "y": rounded([m if m is not None else math.nan
                                                  for m in mean]),
@@ -128,15 +144,19 @@ def _ci_bars(shown: list[dict], names: list[str], key: str, colour_of: ColorOf, 
         "hovertemplate": (f"%{{x}}<br>{what} %{{y:.4g}}<br>95% CI [%{{customdata[0]:.4g}}, "
                           f"%{{customdata[1]:.4g}}]<br>n = %{{customdata[2]}}{n_unit}"
                           "<extra></extra>"),
-    }
+    }, any(clipped)
 
 
 def point_bars(rows: list[dict], key: str, title: str, unit: str, policies: Sequence[str],
-               colour_of: ColorOf, labels: dict[str, str] | None = None) -> dict:
-    """A metric per policy at one point (an experiment without axes): mean with its 95% CI."""
+               colour_of: ColorOf, labels: dict[str, str] | None = None, *,
+               bounds: Bounds = UNBOUNDED) -> dict:
+    """A metric per policy at one point (an experiment without axes): mean with its 95% CI
+    kept inside ``bounds``."""
     labels = labels or {}
     shown = [r for p in policies for r in rows if r["policy"] == p]
     names = [labels.get(r["policy"], r["policy"]) for r in shown]
-    trace = _ci_bars(shown, names, key, colour_of, "mean", "")
-    return {"data": [trace], "layout": layout(title, "", f"{title} ({unit})" if unit else title,
-                                              showlegend=False)}
+    trace, clipped = _ci_bars(shown, names, key, colour_of, "mean", "", bounds)
+    lay = layout(title, "", f"{title} ({unit})" if unit else title, showlegend=False)
+    if clipped:
+        note(lay, CLIP_NOTE)
+    return {"data": [trace], "layout": lay}

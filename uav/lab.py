@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import uav.engine as engine
+from hetsite import presenters
 from hetsite.compact import downsample
 from hetsite.kinds import ChartSpec, Condition, LabKind, Limit, Metric, register
 from simcore import charts as shared
+from simcore.bounds import Bounds
 
 from . import charts
 
@@ -14,25 +16,24 @@ def compact_uav(result) -> dict:
     return {"series": downsample(result.series), "dist": {}}
 
 
-def _bars(key, title, unit=""):
+def _bars(key, title):
     """Bars of a UAV metric, the CI kept in the metric's declared range."""
-    def build(groups):
-        metric = next((m for m in METRICS if m.key == key), None)
-        return shared.metric_bars(groups, key, title, unit,
-                                  lower=metric.lower if metric else None,
-                                  upper=metric.upper if metric else None)
-    return build
+    return lambda groups: presenters.metric_bars(
+        groups, next(m for m in METRICS if m.key == key), title)
 
 
 METRICS = [
-    Metric("value", "surveillance value", lower=0),
+    # Value: priority x affinity x quality per complete surveil (a fraction for a partial one).
+    Metric("value", "surveillance value", "priority-weighted surveils", lower=0),
     Metric("value_pct_over_random", "value over Random", "%", lower=-100),
     # the most one complete surveil per window could earn (None with unlimited repeats)
     Metric("value_pct_of_bound", "value of the per-window bound", "%", lower=0, upper=100),
     Metric("surveils_completed", "surveils completed", digits=1, lower=0),
     Metric("surveils_preempted", "surveils preempted", higher_is_better=False, digits=1,
            lower=0),
-    Metric("energy_used_total", "energy used", higher_is_better=False, digits=3, lower=0),
+    # Energy is normalized: 1 is one UAV's full capacity.
+    Metric("energy_used_total", "energy used", "full charges", higher_is_better=False,
+           digits=3, lower=0),
 ]
 
 register(LabKind(
@@ -46,13 +47,13 @@ register(LabKind(
         ChartSpec("value", "Surveillance value", _bars("value", "Surveillance value"),
                   facetable=False),
         ChartSpec("value-over-random", "Value over Random",
-                  _bars("value_pct_over_random", "Value over Random", "%"), facetable=False),
+                  _bars("value_pct_over_random", "Value over Random"), facetable=False),
         ChartSpec("value-over-time", "Surveillance value over time",
                   lambda g: shared.mean_series(g, "value_cum", "Surveillance value earned",
-                                               "value", lower=0.0)),
+                                               "value", bounds=Bounds(0.0))),
         ChartSpec("active", "Active surveils",
                   lambda g: shared.mean_series(g, "active_surveils", "Active surveils",
-                                               "surveils", band=False)),
+                                               "surveils", with_band=False)),
     ],
     run_charts=[ChartSpec("timeline", "Mission timeline", charts.mission_timeline),
                 ChartSpec("energy", "Energy remaining per UAV", charts.energy_remaining)],

@@ -16,6 +16,14 @@ def ci(cell, digits=2):
 
 
 @register.filter
+def param_title(name, lab):
+    """A (dotted) parameter of a kind in words with its unit (presenters.param_title)."""
+    from hetsite.presenters import param_title as title
+
+    return title(lab, name)
+
+
+@register.filter
 def pct(value):
     return f"{float(value or 0):.0f}"
 

@@ -37,8 +37,9 @@ class KindsView(APIView):
                 "parameters": describe(env.config_cls),
                 "policies": [p.public() for p in ui.engine.list_policies(ui.kind)],
                 "presets": [p.public() for p in ui.engine.list_presets(ui.kind)],
-                "metrics": [{"key": m.key, "label": m.label, "unit": m.unit}
-                            for m in ui.metrics],
+                "metrics": [{"key": m.key, "label": m.label, "unit": m.unit,
+                             "higher_is_better": m.higher_is_better, "lower": m.lower,
+                             "upper": m.upper} for m in ui.metrics],
                 "charts": [{"id": c.id, "title": c.title} for c in ui.experiment_charts],
                 "run_charts": [{"id": c.id, "title": c.title} for c in ui.run_charts],
             })

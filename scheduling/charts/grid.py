@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.charts import color, layout, rounded
+from simcore.bounds import Bounds, interval
+from simcore.charts import color, group_color, layout, rounded
 from simcore.stats import mean_ci
 
 MAX_POINTS = 2000
@@ -83,7 +84,7 @@ def _mean_rank_curve(runs):
 def _curve_figure(groups: dict, tail: bool) -> dict:
     data = []
     meta = None
-    for i, (label, runs) in enumerate(groups.items()):
+    for label, runs in groups.items():
         got = _mean_rank_curve(runs)
         if got is None:
             continue
@@ -92,7 +93,7 @@ def _curve_figure(groups: dict, tail: bool) -> dict:
             keep = ranks > meta["n"] - meta["tail"]
             ranks, wait = ranks[keep], wait[keep]
         data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
-                     "line": {"color": color(i), "width": 1.6, "shape": "hv"},
+                     "line": {"color": group_color(label, runs), "width": 1.6, "shape": "hv"},
                      "x": rounded(wait / 3600.0), "y": ranks.astype(int).tolist(),
                      "hovertemplate": f"{label}<br>%{{y}} jobs waited ≤ %{{x:.3g}} h"
                                       "<extra></extra>"})
@@ -133,19 +134,24 @@ def alpha_comparison(groups: dict) -> dict:
     data = []
     for a_i, alpha in enumerate(alphas):
         for panel, key in ((1, "wait_top10_median_s"), (2, "wait_median_s")):
-            labels, means, halves = [], [], []
+            labels, cis = [], []
             for label, runs in groups.items():
-                ci = mean_ci([r.summary.get(key) for r in runs if r.summary.get("alpha") == alpha
-                              and isinstance(r.summary.get(key), (int, float))])
-                if ci["mean"] is None:
+                ci = interval(mean_ci([r.summary.get(key) for r in runs
+                                       if r.summary.get("alpha") == alpha
+                                       and isinstance(r.summary.get(key), (int, float))]),
+                              Bounds(0.0), 1 / 3600.0)
+                if ci.mean is None:
                     continue
                 labels.append(label)
-                means.append(ci["mean"] / 3600.0)
-                halves.append((ci["half_width"] or 0.0) / 3600.0)
+                cis.append(ci)
+            # Coloured by alpha (the legend), not by policy: the policies are the x axis.
             data.append({"type": "bar", "name": f"alpha = {alpha:g}", "legendgroup": str(alpha),
-                         "showlegend": panel == 1, "x": labels, "y": rounded(means),
+                         "showlegend": panel == 1, "x": labels,
+                         "y": rounded([c.mean for c in cis]),
                          "marker": {"color": color(a_i)},
-                         "error_y": {"type": "data", "array": rounded(halves), "visible": True},
+                         "error_y": {"type": "data", "symmetric": False, "visible": True,
+                                     "array": rounded([c.plus for c in cis]),
+                                     "arrayminus": rounded([c.minus for c in cis])},
                          "xaxis": "x" if panel == 1 else "x2",
                          "yaxis": "y" if panel == 1 else "y2"})
     lay = layout("Aging: alpha compared (Fig. 4)", "", "median wait of the top 10% (h)",
@@ -164,18 +170,19 @@ def alpha_comparison(groups: dict) -> dict:
 def wait_vs_iat(groups: dict, key: str = "wait_median_s") -> dict:
     """Fig. 3: median wait against the mean inter-arrival time, per scheduler (95% CIs)."""
     data = []
-    for i, (label, runs) in enumerate(groups.items()):
+    for label, runs in groups.items():
         iats = sorted({r.summary.get("iat_s") for r in runs
                        if isinstance(r.summary.get("iat_s"), (int, float))})
-        ys, halves = [], []
-        for iat in iats:
-            ci = mean_ci([r.summary.get(key) for r in runs if r.summary.get("iat_s") == iat])
-            ys.append(ci["mean"] / 60.0 if ci["mean"] is not None else None)
-            halves.append((ci["half_width"] or 0.0) / 60.0)
+        cis = [interval(mean_ci([r.summary.get(key) for r in runs
+                                 if r.summary.get("iat_s") == iat]), Bounds(0.0), 1 / 60.0)
+               for iat in iats]
         data.append({"type": "scatter", "mode": "lines+markers", "name": label,
-                     "legendgroup": label, "x": iats, "y": rounded(ys),
-                     "line": {"color": color(i), "width": 1.6},
-                     "error_y": {"type": "data", "array": rounded(halves), "visible": True}})
+                     "legendgroup": label, "x": iats,
+                     "y": rounded([c.mean if c.mean is not None else np.nan for c in cis]),
+                     "line": {"color": group_color(label, runs), "width": 1.6},
+                     "error_y": {"type": "data", "symmetric": False, "visible": True,
+                                 "array": rounded([c.plus for c in cis]),
+                                 "arrayminus": rounded([c.minus for c in cis])}})
     return {"data": data, "layout": layout("Median wait vs inter-arrival time (Fig. 3)",
                                            "mean inter-arrival time (s)", "median wait (min)")}
 

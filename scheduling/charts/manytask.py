@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.charts import color, layout, rounded
+from simcore.bounds import Bounds, interval
+from simcore.charts import color, group_color, layout, rounded
 from simcore.stats import mean_ci, t_quantile
 
 ORDER_TITLE = {"random": "random order", "sorted": "longest first"}
@@ -106,6 +107,9 @@ def observations(groups: dict) -> tuple[dict, dict]:
     return data, labels
 
 
+SHARE, TTS_BOUNDS = Bounds(0.0, 1.0), Bounds(0.0)
+
+
 def _ci_arrays(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """Means and 95% CI half-widths over axis 0 (None with one value)."""
     n = values.shape[0]
@@ -114,6 +118,14 @@ def _ci_arrays(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         return mean, None
     half = t_quantile(0.975, n - 1) * values.std(axis=0, ddof=1) / np.sqrt(n)
     return mean, half
+
+
+def _errors(cis: list[dict], bounds: Bounds) -> dict:
+    """Asymmetric 95% CI error bars of mean_ci-like dicts, kept inside ``bounds``."""
+    shown = [interval(ci, bounds) for ci in cis]
+    return {"type": "data", "symmetric": False, "visible": True, "thickness": 0.8,
+            "array": rounded([c.plus for c in shown]),
+            "arrayminus": rounded([c.minus for c in shown])}
 
 
 def _ci(n: int, mean: float, half) -> dict:
@@ -203,11 +215,8 @@ def tradeoff(groups: dict, order: str) -> dict:
                 "legendgroup": name,
                 "x": rounded([t["mean"] for t in tts]),
                 "y": rounded([u["mean"] for u in util]),
-                "error_x": {"type": "data", "array": rounded([t["half_width"] or 0 for t in tts]),
-                            "visible": True, "thickness": 0.8},
-                "error_y": {"type": "data",
-                            "array": rounded([u["half_width"] or 0 for u in util]),
-                            "visible": True, "thickness": 0.8},
+                "error_x": _errors(tts, TTS_BOUNDS),
+                "error_y": _errors(util, SHARE),
                 "line": {"color": f_color(f, fractions), "dash": DASHES[si % len(DASHES)],
                          "width": 2.2 if f >= NO_CHOP else 1.4},
                 "marker": {"size": 5},
@@ -245,9 +254,7 @@ def versus_ratio(groups: dict, metric: str) -> dict:
                 "type": "scatter", "mode": "lines+markers", "name": name, "legendgroup": name,
                 "x": [p[1] for p in points] if by_workers else [p[0] for p in points],
                 "y": rounded([v["mean"] for v in values]),
-                "error_y": {"type": "data",
-                            "array": rounded([v["half_width"] or 0 for v in values]),
-                            "visible": True, "thickness": 0.8},
+                "error_y": _errors(values, TTS_BOUNDS if metric == "tts" else SHARE),
                 "line": {"color": f_color(f, fractions),
                          "dash": "solid" if order == "random" else "dash",
                          "width": 2.2 if f >= NO_CHOP else 1.4},
@@ -271,19 +278,20 @@ def workers_over_time(groups: dict) -> dict:
     """Busy and allocated workers over time, the first trial of each policy (the falling
     utilization of the tail, paper Figs. 1 and 8)."""
     traces = []
-    for i, (label, runs) in enumerate(groups.items()):
+    for label, runs in groups.items():
         run = min(runs, key=lambda r: r.trial)
+        col = group_color(label, runs)
         s = run.series
         if not s.get("t_min"):
             continue
         t_h = [t / 60.0 for t in s["t_min"]]
         traces.append({"type": "scatter", "mode": "lines", "name": f"{label} · busy",
                        "legendgroup": label, "x": rounded(t_h), "y": rounded(s["busy_workers"]),
-                       "line": {"color": color(i), "width": 1.6, "shape": "hv"}})
+                       "line": {"color": col, "width": 1.6, "shape": "hv"}})
         traces.append({"type": "scatter", "mode": "lines", "name": f"{label} · allocated",
                        "legendgroup": label, "x": rounded(t_h),
                        "y": rounded(s["allocated_workers"]),
-                       "line": {"color": color(i), "width": 1.2, "dash": "dot", "shape": "hv"}})
+                       "line": {"color": col, "width": 1.2, "dash": "dot", "shape": "hv"}})
     return {"data": traces, "layout": layout("Busy and allocated workers (first trial)",
                                              "time (h)", "workers")}
 

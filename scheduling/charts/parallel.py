@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore.bounds import Bounds
 from simcore.charts import (
+    CLIP_NOTE,
     band_traces,
     contiguous_blocks,
     curve_band,
@@ -12,6 +14,7 @@ from simcore.charts import (
     layout,
     mean_curve,
     nanmean_columns,
+    note,
     rounded,
 )
 
@@ -26,13 +29,17 @@ def energy_vs_budget(groups: dict) -> dict:
     the goal line and the budget drawn in every panel of a side-by-side view."""
     data = []
     goal = budget = None
+    cut = False
     for label, runs in groups.items():
         t, y, low, high = curve_band(runs, "energy_day_gj")
         if t is None:
             continue
         col = group_color(label, runs)
         x = rounded(t / 60.0)
-        data += band_traces(label, col, x, low, high, lower=0.0)
+        bounds = Bounds(0.0, _budget_cap(runs, len(t)))
+        traces, clipped = band_traces(label, col, x, low, high, bounds)
+        data += traces
+        cut |= clipped
         data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
                      "line": {"color": col, "width": 1.6}, "x": x, "y": rounded(y)})
         if goal is None:
@@ -47,8 +54,30 @@ def energy_vs_budget(groups: dict) -> dict:
         data.append({"type": "scatter", "mode": "lines", "name": "budget", "meta": every,
                      "line": {"color": "#555", "dash": "dash", "width": 1.6},
                      "x": rounded(budget[0] / 60.0), "y": rounded(budget[1])})
-    return {"data": data, "layout": layout("Energy used against the budget", "time (h)",
-                                           "energy used this day (GJ)")}
+    lay = layout("Energy used against the budget", "time (h)", "energy used this day (GJ)")
+    if cut:
+        note(lay, CLIP_NOTE)
+    return {"data": data, "layout": lay}
+
+
+def _budget_cap(runs, n: int) -> np.ndarray | None:
+    """The budget in force at each sample as the bound of the energy used that day, where it
+    is one: a budget every run kept at every sample (None without a budget, or if any run
+    went past it, which the chart then shows)."""
+    rows = []
+    for r in runs:
+        b, e = r.series.get("budget_gj"), r.series.get("energy_day_gj")
+        if not isinstance(b, list) or not isinstance(e, list) or len(b) < n or len(e) < n:
+            return None
+        b = np.array([np.nan if v is None else v for v in b[:n]], dtype=float)
+        e = np.array([np.nan if v is None else v for v in e[:n]], dtype=float)
+        if np.any(e > b * (1 + 1e-9)) or not np.isfinite(b).any():
+            return None
+        rows.append(b)
+    if not rows:
+        return None
+    cap = np.min(rows, axis=0)
+    return np.where(np.isfinite(cap), cap, np.inf)
 
 
 def queue_over_time(groups: dict) -> dict:

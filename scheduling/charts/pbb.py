@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from simcore.charts import color, layout, mean_curve, rounded
+from simcore.bounds import Bounds, interval
+from simcore.charts import group_color, layout, mean_curve, rounded
 from simcore.stats import mean_ci
 
 CLASSES = ("high", "medium", "low")
@@ -46,24 +47,27 @@ def by_size(groups: dict, metric: str, title: str, ytitle: str, cls: str = "",
     counts = [f"jobs{infix}" if cls else "jobs_completed"] + [f"jobs{infix}_p{b}"
                                                               for b in sizes]
     x = ["all"] + [str(b) for b in sizes]
+    # An expansion factor is at least 1, a queue time at least 0.
+    bounds = Bounds(1.0 if metric.startswith("xf") else 0.0)
     data = []
-    for i, (label, runs) in enumerate(groups.items()):
-        means, halves, ns = [], [], []
+    for label, runs in groups.items():
+        cis, ns = [], []
         for key, count in zip(keys, counts, strict=True):
-            ci = mean_ci([r.summary.get(key) * scale for r in runs
-                          if isinstance(r.summary.get(key), (int, float))])
-            means.append(ci["mean"])
-            halves.append(ci["half_width"] or 0.0)
+            cis.append(interval(mean_ci([r.summary.get(key) * scale for r in runs
+                                         if isinstance(r.summary.get(key), (int, float))]),
+                                bounds))
             jobs = [r.summary.get(count) for r in runs if r.summary.get(count) is not None]
             ns.append(round(sum(jobs) / len(jobs)) if jobs else 0)
         data.append({
             "type": "bar", "name": label, "legendgroup": label, "x": x,
-            "y": rounded([m if m is not None else float("nan") for m in means]),
-            "error_y": {"type": "data", "array": rounded(halves), "visible": True,
-                        "thickness": 1},
-            "customdata": ns, "marker": {"color": color(i)},
-            "hovertemplate": f"{label}<br>%{{x}} processors: %{{y:.4g}} ± "
-                             "%{error_y.array:.3g}<br>%{customdata} jobs per run<extra></extra>",
+            "y": rounded([c.mean if c.mean is not None else float("nan") for c in cis]),
+            "error_y": {"type": "data", "symmetric": False, "visible": True, "thickness": 1,
+                        "array": rounded([c.plus for c in cis]),
+                        "arrayminus": rounded([c.minus for c in cis])},
+            "customdata": ns, "marker": {"color": group_color(label, runs)},
+            "hovertemplate": f"{label}<br>%{{x}} processors: %{{y:.4g}} (95% CI "
+                             "−%{error_y.arrayminus:.3g} +%{error_y.array:.3g})"
+                             "<br>%{customdata} jobs per run<extra></extra>",
         })
     lay = layout(title, "processors per job (size class: up to)", ytitle)
     lay["barmode"] = "group"
@@ -88,12 +92,12 @@ def queue_by_size(groups: dict, cls: str = "") -> dict:
 def kills_over_time(groups: dict) -> dict:
     """Cumulative preemptions over trace time, mean over the seeds of each policy."""
     data = []
-    for i, (label, runs) in enumerate(groups.items()):
+    for label, runs in groups.items():
         t, y = mean_curve(runs, "kills_cum")
         if t is None or not (y > 0).any():
             continue
         data.append({"type": "scatter", "mode": "lines", "name": label, "legendgroup": label,
-                     "line": {"color": color(i), "width": 1.6, "shape": "hv"},
+                     "line": {"color": group_color(label, runs), "width": 1.6, "shape": "hv"},
                      "x": rounded(t / 60.0), "y": rounded(y)})
     return {"data": data, "layout": layout("Preemptions over time (cumulative)",
                                            "time (hours since trace start)", "jobs killed")}

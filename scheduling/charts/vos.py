@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.charts import color, contiguous_blocks, layout, mean_curve, rounded
+from simcore.bounds import Bounds, interval
+from simcore.charts import contiguous_blocks, group_color, layout, mean_curve, rounded
 from simcore.stats import mean_ci
 
 MAX_BARS = 12_000
@@ -34,18 +35,22 @@ def value_split(groups: dict) -> dict:
     data = []
     for key, name, pattern in (("pct_max_perf_value", "performance value", ""),
                                ("pct_max_energy_value", "energy value", "/")):
-        means, halves = [], []
-        for runs in groups.values():
-            ci = mean_ci([r.summary.get(key) for r in runs
-                          if isinstance(r.summary.get(key), (int, float))])
-            means.append(np.nan if ci["mean"] is None else ci["mean"])
-            halves.append(ci["half_width"] or 0.0)
-        data.append({"type": "bar", "name": name, "x": labels, "y": rounded(means),
-                     "marker": {"color": [color(i) for i in range(len(labels))],
+        cis = [interval(mean_ci([r.summary.get(key) for r in runs
+                                 if isinstance(r.summary.get(key), (int, float))]),
+                        Bounds(0.0, 100.0))
+               for runs in groups.values()]
+        data.append({"type": "bar", "name": name, "x": labels,
+                     "y": rounded([np.nan if c.mean is None else c.mean for c in cis]),
+                     "marker": {"color": [group_color(label, runs)
+                                          for label, runs in groups.items()],
                                 "pattern": {"shape": pattern}, "line": {"width": 1}},
-                     "error_y": {"type": "data", "array": rounded(halves), "visible": True},
-                     "hovertemplate": f"%{{x}}<br>{name}: %{{y:.4g}} ± "
-                                      "%{error_y.array:.3g} %<extra></extra>"})
+                     "error_y": {"type": "data", "symmetric": False, "visible": True,
+                                 "array": rounded([c.plus for c in cis]),
+                                 "arrayminus": rounded([c.minus for c in cis])},
+                     "customdata": [c.n for c in cis],
+                     "hovertemplate": f"%{{x}}<br>{name}: %{{y:.4g}} % (95% CI "
+                                      "−%{error_y.arrayminus:.3g} +%{error_y.array:.3g}, "
+                                      "n = %{customdata})<extra></extra>"})
     lay = layout("Performance and energy value earned", "",
                  "% of the maximum (solid: performance, hatched: energy)", barmode="group")
     return {"data": data, "layout": lay}
@@ -54,14 +59,15 @@ def value_split(groups: dict) -> dict:
 def resources_over_time(groups: dict) -> dict:
     """Cores (solid) and memory (dotted) in use, % of the system, mean over runs, per policy."""
     data = []
-    for i, (label, runs) in enumerate(groups.items()):
+    for label, runs in groups.items():
         for key, dash, what in (("cores_pct", "solid", "cores"), ("memory_pct", "dot", "memory")):
             t, y = mean_curve(runs, key)
             if t is None:
                 continue
-            data.append({"type": "scatter", "mode": "lines", "name": f"{label} {what}",
+            data.append({"type": "scatter", "mode": "lines", "name": f"{label} · {what}",
                          "legendgroup": label,
-                         "line": {"color": color(i), "dash": dash, "width": 1.4},
+                         "line": {"color": group_color(label, runs), "dash": dash,
+                                  "width": 1.4},
                          "x": rounded(t / 60.0), "y": rounded(y)})
     lay = layout("Cores and memory in use", "time (h)", "% of the system in use")
     lay["yaxis"]["range"] = [0, 102]

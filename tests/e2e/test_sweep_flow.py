@@ -39,9 +39,13 @@ def test_sweep_form_to_lines_bands_and_a_point(live_server, live_celery, start_w
     marker.scroll_into_view_if_needed()
     marker.click(force=True)
     page.wait_for_url(re.compile(r"\?point=\d$"))
+    index = int(page.url.rsplit("=", 1)[1])
     banner = page.locator("#point-banner").inner_text()
-    point = int(re.search(r"Point (\d) of the sweep", banner).group(1))
-    assert f"= {(3, 6, 9)[point]}" in banner
+    # People count points from 1; the query keeps the index from 0.
+    assert re.search(r"Point (\d) of 3 of the sweep", banner).group(1) == str(index + 1)
+    assert f"= {(3, 6, 9)[index]}" in banner
+    # The point's page counts the point's runs: 2 policies x 2 trials.
+    assert "(4 of 4 runs)" in page.locator("#results-title").inner_text()
     page.wait_for_selector("#chart-value.js-plotly-plot")  # the kind's own charts, one point
     # The paired comparison against Random, at that point.
     page.select_option("#baseline-select", "random")

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from hetsite import exports, kinds, labels, permissions, presenters, selectors
 from hetsite.models import Experiment, Run, Scenario, Visibility
 from hetsite.services import submission
+from simcore.sweep import SweepRun
 
 
 def test_parameter_labels_are_words():
@@ -51,13 +52,20 @@ def test_best_value_per_column_and_intervals_clipped_to_the_range():
         {"policy": "fcfs", "runs": 3, "pct_max_utility": ci(97.0, 6.0), "preemptions": ci(4, 1)},
         {"policy": "max-util", "runs": 3, "pct_max_utility": ci(60.0, 2.0),
          "preemptions": ci(2, 1)}])
-    table = presenters.summary_table(ui, experiment)
+    # The trials behind the rows, paired by seed (the ranking reads them).
+    runs = [SweepRun(0, {}, policy, seed, {"pct_max_utility": u, "preemptions": p})
+            for policy, values in (("fcfs", [(95, 4), (97, 5), (99, 3)]),
+                                   ("max-util", [(59, 2), (60, 3), (61, 1)]))
+            for seed, (u, p) in enumerate(values)]
+    table = presenters.summary_table(ui, experiment, runs=runs)
     pct = [r.cells[0] for r in table.rows]
     assert pct[0].best and not pct[1].best  # higher is better
-    assert pct[0].clipped and pct[0].high == 100.0 and pct[0].text == "97 (91 – 100)"
+    # The cell keeps the t interval's half-width; its clipped ends are in the tooltip.
+    assert pct[0].clipped and pct[0].high == 100.0 and pct[0].text == "97 ± 6"
+    assert "91 – 100" in pct[0].note and "n = 3" in pct[0].note
     assert pct[1].text == "60 ± 2" and not pct[1].clipped
     k = [c.metric.key for c in table.columns].index("preemptions")
-    assert table.rows[1].cells[k].best  # fewer preemptions are better
+    assert table.rows[1].cells[k].best  # fewer preemptions are better, on every seed
     assert table.clipped
     assert [r.color for r in table.rows] == [ui.policy_color("fcfs"),
                                              ui.policy_color("max-util")]

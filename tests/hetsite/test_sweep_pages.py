@@ -45,7 +45,7 @@ def test_a_sweep_from_the_form_shows_lines_tables_per_point_and_a_point_view():
     assert "sweep-value" in ids and all(f.get("point_link") for f in page.context["figures"])
     assert 'data-point-link="1"' in html
     one = client.get(response["Location"] + "?point=1")
-    assert "Point 1 of the sweep" in one.content.decode()
+    assert "Point 2 of 2 of the sweep" in one.content.decode()  # ?point=1 is the second
     assert {f["id"] for f in one.context["figures"]} >= {"value"}  # the kind's own charts
     paired = client.get(response["Location"] + "?baseline=random")
     assert any(f["id"] == "paired-value" for f in paired.context["figures"])

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hetsite.compact import downsample, quantiles
 from hetsite.kinds import RunData
 from simcore import charts
+from simcore.bounds import Bounds
 
 
 def run(policy, trial, summary=None, series=None, dist=None, color=""):
@@ -38,7 +39,7 @@ def test_groups_use_the_colour_their_runs_carry():
 @given(st.lists(st.floats(0, 100), min_size=2, max_size=6))
 def test_error_bars_never_leave_the_metric_range(values):
     groups = {"p": [run("p", i, {"pct": v}) for i, v in enumerate(values)]}
-    fig = charts.metric_bars(groups, "pct", "Share", "%", lower=0.0, upper=100.0)
+    fig = charts.metric_bars(groups, "pct", "Share", "%", bounds=Bounds(0.0, 100.0))
     bar = fig["data"][0]
     y, minus, plus = bar["y"][0], bar["error_y"]["arrayminus"][0], bar["error_y"]["array"][0]
     tol = 1e-3  # figures carry 5 significant digits

@@ -47,7 +47,7 @@ def test_a_second_axis_gives_dashed_lines_per_value():
     axes = [*AXES, {"param": "c", "values": ["x", "y"]}]
     fig = sweep_lines(rows, axes, "m", "metric", "", ["p"], colour)
     lines = [t for t in fig["data"] if t.get("mode") == "lines+markers"]
-    assert [t["name"] for t in lines] == ["p, c=x", "p, c=y"]
+    assert [t["name"] for t in lines] == ["p, c = x", "p, c = y"]
     assert [t["line"]["dash"] for t in lines] == ["solid", "dash"]
 
 

@@ -99,9 +99,11 @@ class WorkloadConfig:
         TABLE3_JOINT, min=0.0, max=1.0, advanced=True,
         help="joint probability of (priority level, urgency), rows x columns of Table 3")
     single_core_h_low: float = param(1.0, min=0.001, max=1000.0, unit="h",
+                                     label="mean single-core time, lowest priority",
                                      help="mean single-core time at the lowest priority (spec "
                                           "§2.4)")
     single_core_h_high: float = param(18.0, min=0.001, max=1000.0, unit="h",
+                                      label="mean single-core time, highest priority",
                                       help="mean single-core time at the highest priority")
     single_core_cov: float = param(0.15, min=0.0, max=2.0, help="COV of single-core time")
     hetero_cov: float = param(0.3, min=0.0, max=2.0,
@@ -236,9 +238,11 @@ class TimeConfig:
 @dataclass(frozen=True)
 class EnergyConfig:
     budget_gj: float | None = param(12.0, min=0.0, max=1e6, unit="GJ/day",
+                                    label="daily energy budget",
                                     help="daily energy budget; null = unconstrained (§4.3)")
     budget_pct_of_max_upr: float | None = param(
         None, min=0.0, max=1000.0, min_exclusive=True, unit="%",
+        label="budget as a share of Max UPR PH's unconstrained energy",
         help="if set, the budget is this share of what Max UPR PH spends unconstrained on the "
              "same trial, which is how the testbed set its limits (§3.6.3); replaces budget_gj")
     warmup_budget: str = param("prorated", choices=("prorated", "none"),

@@ -4,11 +4,14 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hetsite.compact import downsample, quantiles
 from hetsite.kinds import RunData
 from scheduling.charts import parallel
 from simcore import charts as common
+from simcore.bounds import Bounds
 from simcore.result import Result
 
 
@@ -47,7 +50,7 @@ def test_mean_series_averages_trials_and_uses_hours():
     assert high["y"][1] == pytest.approx(3.0 + 12.706 * np.sqrt(2) / np.sqrt(2), rel=1e-3)
     assert low["y"][1] == pytest.approx(3.0 - 12.706, rel=1e-3)
     # A bounded series never shows its band below the bound.
-    bounded = common.mean_series(groups, "x", "X", "units", lower=0.0)
+    bounded = common.mean_series(groups, "x", "X", "units", bounds=Bounds(0.0))
     assert min(v for t in bounded["data"] for v in t["y"]) >= 0.0
     # One run: no band.
     single = common.mean_series({"p": groups["p"][:1]}, "x", "X", "units")
@@ -93,6 +96,27 @@ def test_energy_chart_has_goal_and_budget_lines():
     fig = parallel.energy_vs_budget({"p": [run("p", 0, {}, series)]})
     names = [t["name"] for t in fig["data"]]
     assert names == ["p", "goal energy", "budget"]
+
+
+@given(st.lists(st.lists(st.floats(0, 1), min_size=6, max_size=6), min_size=2, max_size=4))
+def test_the_energy_band_never_passes_the_budget_in_force(shares):
+    """Energy used today is at most the budget of the moment (a warm-up budget, then the day's):
+    a band of runs that all kept it stays under it, and the chart says it was cut."""
+    budget = [0.15, 0.15, 0.9, 0.9, 0.9, 0.9]
+    runs = [run("p", i, {}, {"t_min": list(range(0, 360, 60)), "budget_gj": budget,
+                             "energy_day_gj": [b * s for b, s in zip(budget, row, strict=True)]})
+            for i, row in enumerate(shares)]
+    fig = parallel.energy_vs_budget({"p": runs})
+    high = next(t for t in fig["data"] if t["name"] == "p 95% CI")["y"]
+    low = next(t for t in fig["data"] if t["name"] == "p 95% CI low")["y"]
+    for h, lo, b in zip(high, low, budget, strict=True):
+        assert (h is None or h <= b + 1e-9) and (lo is None or lo >= 0.0)
+    # A run past its budget: no cap (the band shows what happened).
+    over = [*runs, run("p", 9, {}, {"t_min": list(range(0, 360, 60)), "budget_gj": budget,
+                                    "energy_day_gj": [b * 1.5 for b in budget]})]
+    fig = parallel.energy_vs_budget({"p": over})
+    high = next(t for t in fig["data"] if t["name"] == "p 95% CI")["y"]
+    assert max(h for h in high if h is not None) > 0.9
 
 
 def test_metaheuristic_choice_share():

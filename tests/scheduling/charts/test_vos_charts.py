@@ -43,7 +43,8 @@ def test_resources_over_time_in_percent(runs):
     fig = resources_over_time(groups(runs))
     json.dumps(fig, allow_nan=False)
     names = [t["name"] for t in fig["data"]]
-    assert names == ["simple-dp cores", "simple-dp memory", "max-vptr cores", "max-vptr memory"]
+    assert names == ["simple-dp · cores", "simple-dp · memory", "max-vptr · cores",
+                     "max-vptr · memory"]
     for trace in fig["data"]:
         assert max(trace["y"]) <= 100.0 and min(trace["y"]) >= 0.0
         assert trace["x"][-1] == pytest.approx(6.0)  # hours
