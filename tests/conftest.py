@@ -384,6 +384,34 @@ def start_worker(redis_url, tmp_path):
         log.close()
 
 
+@pytest.fixture
+def start_web(redis_url, tmp_path):
+    """Factory: start a real gunicorn web server (the deployment's) on a free port, with the
+    test's database and the test redis-server as broker; returns its base URL. ``env_extra``
+    are more settings (environment variables)."""
+    procs = []
+
+    def start(workers: int = 1, **env_extra) -> str:
+        port = free_port()
+        log = open(tmp_path / f"web-{port}.log", "w")  # noqa: SIM115 - closed with the process
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "hetsite.wsgi:application", "--bind",
+             f"127.0.0.1:{port}", "--workers", str(workers), "--timeout", "60"],
+            cwd=ROOT, env=worker_env(redis_url, **env_extra), stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append((proc, log))
+        try:
+            wait_for_port(port, 60)
+        except TimeoutError:
+            raise RuntimeError((tmp_path / f"web-{port}.log").read_text()) from None
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for proc, log in procs:
+        stop_process(proc)
+        log.close()
+
+
 def wait_until_ready(broker_url: str, proc: subprocess.Popen, log_path: Path,
                      timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
