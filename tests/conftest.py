@@ -56,6 +56,20 @@ def poll_until(predicate, timeout: float, what: str, interval: float = 0.1):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Every test starts with no rate-limit counts: they are this process's memory in tests
+    (``SHARED_CACHE_URL=locmemcache://``), and a test that lowers a rate must not find the
+    requests of the tests before it in the window."""
+    from django.conf import settings
+
+    shared = getattr(settings, "CACHES", {}).get("shared", {})
+    if shared.get("BACKEND", "").endswith("LocMemCache"):
+        from django.core.cache import caches
+
+        caches["shared"].clear()
+
+
 @pytest.fixture(scope="session")
 def lublin_path():
     """The shared Lublin trace: ../shared/traces (as in CI), else the library copy."""

@@ -12,7 +12,6 @@ import json
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import caches
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
@@ -32,8 +31,6 @@ SHA = hashlib.sha256(SWF).hexdigest()
 @pytest.fixture(autouse=True)
 def trace_cache(settings, tmp_path):
     settings.HETSITE_TRACE_CACHE_DIR = tmp_path / "cache"
-    for alias in settings.CACHES:
-        caches[alias].clear()
 
 
 def upload_through_form(client, visibility="private", payload=SWF):

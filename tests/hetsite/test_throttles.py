@@ -23,12 +23,6 @@ UAV = {"kind": "uav", "preset": "small-baseline", "policies": ["random"], "trial
 SWF = b"; MaxProcs: 4\n1 0 -1 100 2 -1 -1 2 120 -1 1 1 1 1 1 -1 -1 -1\n"
 
 
-@pytest.fixture(autouse=True)
-def fresh_counts(settings):
-    for alias in settings.CACHES:  # rate-limit counts of earlier tests in this process
-        caches[alias].clear()
-
-
 def create(api, **headers):
     return api.post("/api/experiments/", UAV, format="json", **headers).status_code
 
@@ -172,7 +166,7 @@ def test_the_window_never_lets_more_than_twice_the_rate_through_and_never_stops_
     client that keeps at least two window-lengths/rate between requests is never refused."""
     from hetsite.throttles import Limit
 
-    caches["shared"].clear()
+    caches["shared"].clear()  # a new timeline for every example
     limit = Limit("create")
     with override_settings(HETSITE_SUBMIT_RATE=f"{count}/min"):
         times, accepted = start, []
