@@ -143,6 +143,19 @@ def test_uploads_are_listed_for_their_owner_and_removed_with_the_last_experiment
     assert owner.get("/api/uploads/").json() == []
 
 
+def test_staff_deleting_experiments_in_the_admin_removes_their_uploads():
+    upload_through_form(Client())
+    User.objects.create_superuser("boss", password="pw-123456789")
+    staff = Client()
+    staff.login(username="boss", password="pw-123456789")
+    response = staff.post("/admin/hetsite/experiment/", {
+        "action": "delete_selected", "post": "yes",
+        "_selected_action": list(Experiment.objects.values_list("pk", flat=True))})
+    assert response.status_code == 302
+    assert not Experiment.objects.exists() and not TraceUpload.objects.exists()
+    assert not Scenario.objects.filter(is_preset=False).exists()
+
+
 def test_the_owner_deletes_an_upload_and_no_worker_serves_it_again(settings, tmp_path):
     owner = Client()
     mine = upload_through_form(owner, visibility="unlisted")
