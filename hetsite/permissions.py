@@ -126,18 +126,19 @@ def readable(who: Viewer, qs: QuerySet[Experiment]) -> QuerySet[Experiment]:
 
 def listable_scenarios(who: Viewer, qs: QuerySet[Scenario]) -> QuerySet[Scenario]:
     """Presets, the viewer's own scenarios and those of experiments the viewer may list."""
-    if who.is_staff:
-        return qs
-    seen = Experiment.objects.filter(Q(visibility=Visibility.PUBLIC) | mine(who))
-    return qs.filter(Q(is_preset=True) | mine(who) | Q(experiments__in=seen)).distinct()
+    return _scenarios_through(who, qs, listable)
 
 
 def readable_scenarios(who: Viewer, qs: QuerySet[Scenario]) -> QuerySet[Scenario]:
     """What the viewer may open by id: presets, their own, and any an experiment they may
     read uses."""
+    return _scenarios_through(who, qs, readable)
+
+
+def _scenarios_through(who: Viewer, qs: QuerySet[Scenario], experiments) -> QuerySet[Scenario]:
     if who.is_staff:
         return qs
-    seen = readable(who, Experiment.objects.all())
+    seen = experiments(who, Experiment.objects.all())
     return qs.filter(Q(is_preset=True) | mine(who) | Q(experiments__in=seen)).distinct()
 
 
