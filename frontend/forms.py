@@ -101,9 +101,14 @@ class ExperimentForm(forms.Form):
                                    required=False,
                                    help_text="who can find it; you can change this later")
 
-    def __init__(self, ui: LabKind, *args, **kwargs):
+    def __init__(self, ui: LabKind, *args, who=None, refused=None, **kwargs):
+        """``who`` (a ``permissions.Viewer``) submits it: the uploads it names must be theirs
+        to use. ``refused``: files dropped while the request was read (field -> why)."""
         super().__init__(*args, **kwargs)
         self.ui = ui
+        self.who = who
+        self.refused = refused or {}
+        self.staged = []  # uploads checked by the kind's hook, stored only with the experiment
         self.fields["trials"] = forms.IntegerField(
             min_value=1, max_value=submission.limits()["max_trials"],
             initial=self.default_trials(ui), help_text=self.trials_help(ui))
@@ -214,6 +219,9 @@ class ExperimentForm(forms.Form):
     # -- validation ------------------------------------------------------------------------------
     def clean(self):
         data = super().clean()
+        for name, denied in self.refused.items():
+            if name in self.fields:
+                self.add_error(name, denied.message)
         if self.hook is not None and not any(n in self.errors for n in self.param_names):
             self.hook.clean(self, data)
         params_valid = not any(n in self.errors for n in (*self.param_names, *self.extra_names))
@@ -234,7 +242,8 @@ class ExperimentForm(forms.Form):
                 kind=self.ui.kind, params=params, preset=data.get("preset") or "",
                 policies=list(data.get("policies") or []), trials=data.get("trials"),
                 base_seed=data.get("base_seed") or 0, name=data.get("name") or "",
-                visibility=data.get("visibility") or Visibility.UNLISTED, axes=axes)
+                visibility=data.get("visibility") or Visibility.UNLISTED, axes=axes,
+                who=self.who, staged=tuple(self.staged))
         except ScenarioError as err:
             self._attach(err)
         return data

@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
-from hetsite import exports, figures, kinds, permissions, presenters, selectors
+from hetsite import exports, figures, kinds, permissions, presenters, selectors, uploads
 from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
 from hetsite.services import submission
-from hetsite.throttles import SubmitThrottle
+from hetsite.throttles import refused
 from simcore.errors import ScenarioError
 
 from .forms import ExperimentForm
@@ -61,13 +61,15 @@ def new_experiment(request, kind: str):
     ui = _ui_or_404(kind)
     who = permissions.viewer(request)
     if request.method == "POST":
-        form = ExperimentForm(ui, request.POST, request.FILES)
-        throttle = SubmitThrottle()
-        if not throttle.allow_request(request, None):
-            form.add_error(None, f"Too many experiments from this client; try again in "
-                                 f"{int(throttle.wait() or 1)} s.")
-            return render(request, "frontend/new.html", _form_context(ui, form), status=429)
-        status = 400
+        data, files = request.POST, request.FILES  # reading them streams the uploads
+        dropped = uploads.refusals(request)
+        form = ExperimentForm(ui, data, files, who=who, refused=dropped)
+        denied = refused(request)
+        if denied is not None:
+            form.add_error(None, denied.message)
+            return render(request, "frontend/new.html", _form_context(ui, form),
+                          status=denied.status)
+        status = max((d.status for d in dropped.values()), default=400)
         if form.is_valid() and form.submission is not None:
             fields = who.owner_fields()
             try:
@@ -192,10 +194,9 @@ def figures_index(request):
 def run_figure(request, name):
     """Start the experiment that reproduces a figure preset and show it."""
     who = permissions.viewer(request)
-    throttle = SubmitThrottle()
-    if not throttle.allow_request(request, None):
-        messages.error(request, f"Too many experiments from this client; try again in "
-                                f"{int(throttle.wait() or 1)} s.")
+    denied = refused(request)
+    if denied is not None:
+        messages.error(request, denied.message)
         return redirect("frontend:figures")
     raw = request.POST.get("trials", "").strip()
     if raw and not raw.isdigit():

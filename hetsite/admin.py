@@ -50,6 +50,15 @@ class ExperimentAdmin(admin.ModelAdmin):
         # scenario and dispatch the runs; an admin form could do neither.
         return False
 
+    # Deleting goes through the service, as on the page and in the API: its scenario and the
+    # uploads no other experiment uses go with it.
+    def delete_model(self, request, obj):
+        submission.delete_experiment(obj)
+
+    def delete_queryset(self, request, queryset):
+        for experiment in queryset:
+            submission.delete_experiment(experiment)
+
     @admin.display(description="share link")
     def share_link(self, obj):
         url = reverse("frontend:experiment", args=[obj.public_id])

@@ -108,7 +108,7 @@ def compare_runs_figures(runs: list[Run]) -> list[dict]:
         return []
     groups = {}
     for run in runs:
-        label = f"{run.policy} · {run.experiment.name[:30]} #{run.trial}"
+        label = f"{run.policy} · {charts.plain(run.experiment.name[:30])} #{run.trial}"
         groups[label] = [selectors.run_data(run, label)]
     return figures_for(runs[0].experiment.kind, groups, side_by_side=True)
 

@@ -27,10 +27,12 @@ def check_broker(timeout=2.0):
     return True, str(transport)
 
 
-def health_report():
+def health_report(details: bool = False):
+    """Whether each part is reachable; with ``details`` (staff only) also how, or the error,
+    which names hosts, ports and sometimes credentials."""
     checks = {}
     for name, check in (("database", check_database), ("broker", check_broker)):
         ok, detail = check()
-        checks[name] = {"ok": ok, "detail": detail}
+        checks[name] = {"ok": ok, "detail": detail} if details else {"ok": ok}
     failing = [name for name, result in checks.items() if not result["ok"]]
     return {"status": "ok" if not failing else "unavailable", "failing": failing, "checks": checks}

@@ -1,6 +1,9 @@
-"""Security headers Django's SecurityMiddleware does not set."""
+"""Security headers Django's SecurityMiddleware does not set, request-size limits, and the
+anonymous-owner cookie."""
 
 from django.conf import settings
+from django.http import HttpResponse
+from django.middleware.csrf import get_token
 
 CSP = "; ".join([
     "default-src 'self'",
@@ -30,8 +33,38 @@ class SecurityHeadersMiddleware:
         return response
 
 
+class RequestSizeMiddleware:
+    """Refuses a request whose declared body is too large before a byte of it is read (413).
+
+    Django checks ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only when a form is parsed, the API's parser
+    reads the stream without it, and a file upload is written to disk in full before any view
+    runs. A multipart form may carry one upload of ``HETSITE_MAX_TRACE_BYTES`` (its streaming
+    handler refuses a larger file as soon as it passes the limit); every other body gets
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE``. Without a Content-Length Django reads no body at all.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return HttpResponse("Content-Length is not a number.\n", status=400,
+                                content_type="text/plain")
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if request.content_type == "multipart/form-data":
+            limit += settings.HETSITE_MAX_TRACE_BYTES
+        if length > limit:
+            return HttpResponse(f"The request body is {length:,} bytes; this site takes at most "
+                                f"{limit:,}.\n", status=413, content_type="text/plain")
+        return self.get_response(request)
+
+
 class OwnerCookieMiddleware:
-    """Sends the anonymous-owner cookie issued while handling the request (permissions.py)."""
+    """Sends the anonymous-owner cookie issued while handling the request (permissions.py),
+    with a CSRF cookie beside it: a client holding the owner cookie writes with a CSRF token
+    from then on, as a browser form does (``hetsite.api.auth``)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -40,5 +73,6 @@ class OwnerCookieMiddleware:
         from .permissions import set_owner_cookie
 
         response = self.get_response(request)
-        set_owner_cookie(request, response)
+        if set_owner_cookie(request, response):
+            get_token(request)
         return response

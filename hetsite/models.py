@@ -41,6 +41,11 @@ class Scenario(models.Model):
                               help_text="the preset this scenario started from")
     is_preset = models.BooleanField(default=False, db_index=True)
     params = models.JSONField(help_text="validated by the engine's scenario config")
+    # Who saved it (hetsite.permissions): a scenario made with an experiment has the
+    # experiment's owner; presets have none.
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="scenarios")
+    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -165,3 +170,39 @@ class TraceUpload(models.Model):
 
     def __str__(self):
         return f"upload:{self.sha256}"
+
+
+class UploadOwner(models.Model):
+    """Who uploaded the file with this SHA-256: a user or an anonymous owner's token, as for
+    experiments. The same bytes uploaded by two people have two owners and are stored once."""
+
+    sha256 = models.CharField(max_length=64, db_index=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.CASCADE, related_name="uploads")
+    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["sha256", "owner"], condition=models.Q(
+                owner__isnull=False), name="one_row_per_upload_and_user"),
+            models.UniqueConstraint(fields=["sha256", "owner_token"], condition=~models.Q(
+                owner_token=""), name="one_row_per_upload_and_token"),
+        ]
+
+    def __str__(self):
+        return f"upload:{self.sha256} of {self.owner or 'an anonymous owner'}"
+
+
+class ExperimentUpload(models.Model):
+    """An upload an experiment's scenario (or one of its sweep points) names; the upload is
+    removed with the last experiment that uses it."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE,
+                                   related_name="upload_links")
+    sha256 = models.CharField(max_length=64, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["experiment", "sha256"],
+                                               name="one_link_per_experiment_and_upload")]

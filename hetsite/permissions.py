@@ -8,6 +8,11 @@ Visibility: ``unlisted`` (the default) is readable by anyone with the link and l
 its owner; ``public`` is listed for everyone; ``private`` is readable by its owner and staff
 only (anyone else gets a 404, so its existence is not revealed). Only the owner and staff may
 rename, annotate, cancel or delete.
+
+Scenarios and uploads follow their experiments. A saved scenario has an owner the same way; it
+is listed for its owner and with the public experiments that use it, and readable wherever an
+experiment that uses it is. An upload may be used by its owners and by whoever may read an
+experiment that uses it (``hetsite.uploads``).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass
 from django.core import signing
 from django.db.models import Q, QuerySet
 
-from .models import Experiment, Visibility
+from .models import Experiment, ExperimentUpload, Scenario, UploadOwner, Visibility
 
 OWNER_COOKIE = "hetsite_owner"
 OWNER_SALT = "hetsite.owner-token"
@@ -68,13 +73,15 @@ def viewer(request) -> Viewer:
     return cached
 
 
-def set_owner_cookie(request, response) -> None:
-    """Send the anonymous-owner cookie when this request issued a token."""
+def set_owner_cookie(request, response) -> bool:
+    """Send the anonymous-owner cookie when this request issued a token (True if it did)."""
     found = getattr(request, "_hetsite_viewer", None)
-    if found is not None and found.new_token:
-        response.set_signed_cookie(OWNER_COOKIE, found.token, salt=OWNER_SALT,
-                                   max_age=OWNER_COOKIE_AGE, httponly=True, samesite="Lax",
-                                   secure=request.is_secure())
+    if found is None or not found.new_token:
+        return False
+    response.set_signed_cookie(OWNER_COOKIE, found.token, salt=OWNER_SALT,
+                               max_age=OWNER_COOKIE_AGE, httponly=True, samesite="Lax",
+                               secure=request.is_secure())
+    return True
 
 
 def is_owner(who: Viewer, experiment: Experiment) -> bool:
@@ -117,9 +124,46 @@ def readable(who: Viewer, qs: QuerySet[Experiment]) -> QuerySet[Experiment]:
     return qs.filter(~Q(visibility=Visibility.PRIVATE) | mine(who))
 
 
+def listable_scenarios(who: Viewer, qs: QuerySet[Scenario]) -> QuerySet[Scenario]:
+    """Presets, the viewer's own scenarios and those of experiments the viewer may list."""
+    return _scenarios_through(who, qs, listable)
+
+
+def readable_scenarios(who: Viewer, qs: QuerySet[Scenario]) -> QuerySet[Scenario]:
+    """What the viewer may open by id: presets, their own, and any an experiment they may
+    read uses."""
+    return _scenarios_through(who, qs, readable)
+
+
+def _scenarios_through(who: Viewer, qs: QuerySet[Scenario], experiments) -> QuerySet[Scenario]:
+    if who.is_staff:
+        return qs
+    seen = experiments(who, Experiment.objects.all())
+    return qs.filter(Q(is_preset=True) | mine(who) | Q(experiments__in=seen)).distinct()
+
+
+def usable_uploads(who: Viewer, shas: set[str]) -> set[str]:
+    """Those of ``shas`` the viewer may name in a scenario: uploads they own, and uploads of
+    experiments they may read (the SHA-256 is shown only where such an experiment is)."""
+    if who.is_staff or not shas:
+        return set(shas)
+    owned = UploadOwner.objects.filter(mine(who), sha256__in=shas)
+    seen = ExperimentUpload.objects.filter(sha256__in=shas,
+                                           experiment__in=readable(who, Experiment.objects.all()))
+    return (set(owned.values_list("sha256", flat=True))
+            | set(seen.values_list("sha256", flat=True)))
+
+
 def adopt(user, token: str) -> int:
-    """Give a user the experiments created anonymously with ``token``; returns how many."""
+    """Give a user the experiments, scenarios and uploads created anonymously with ``token``;
+    returns how many experiments."""
     if not token or user is None or not user.is_authenticated:
         return 0
+    Scenario.objects.filter(owner_token=token, owner__isnull=True).update(owner=user,
+                                                                          owner_token="")
+    claims = UploadOwner.objects.filter(owner_token=token)
+    # Uploads the user already owns keep that row; the token's duplicate goes.
+    claims.filter(sha256__in=UploadOwner.objects.filter(owner=user).values("sha256")).delete()
+    claims.update(owner=user, owner_token="")
     return Experiment.objects.filter(owner_token=token, owner__isnull=True).update(
         owner=user, owner_token="")

@@ -11,7 +11,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from . import kinds, permissions
-from .models import Experiment, Run, Scenario, Status
+from .models import Experiment, ExperimentUpload, Run, Scenario, Status, UploadOwner
 
 # The compressed full result is large; pages never load it.
 HEAVY = ("result_gz",)
@@ -81,6 +81,35 @@ def browse_choices() -> dict:
 
 def preset_scenarios() -> QuerySet[Scenario]:
     return Scenario.objects.filter(is_preset=True).order_by("kind", "preset")
+
+
+def scenarios_for(who: permissions.Viewer) -> QuerySet[Scenario]:
+    """The scenarios the viewer may list, newest first."""
+    return permissions.listable_scenarios(who, Scenario.objects.all()).order_by("-created",
+                                                                                 "-id")
+
+
+def scenario_by_public_id(public_id, who: permissions.Viewer) -> Scenario:
+    """The scenario, if ``who`` may read it (404 otherwise, as for experiments)."""
+    qs = permissions.readable_scenarios(who, Scenario.objects.all())
+    return get_object_or_404(qs, public_id=parse_id(public_id))
+
+
+def uploads_of(who: permissions.Viewer) -> QuerySet[UploadOwner]:
+    """The viewer's own uploads (one row per upload they hold), newest first."""
+    return UploadOwner.objects.filter(permissions.mine(who)).order_by("-created", "-id")
+
+
+def upload_row(claim: UploadOwner) -> dict:
+    """What the API shows of one upload: its size and job count as stored, and how many
+    experiments use it."""
+    from .uploads import trace_store
+
+    stored = trace_store().info(claim.sha256)
+    return {"sha256": claim.sha256, "ref": f"upload:{claim.sha256}",
+            "size": stored.size if stored else None, "jobs": stored.jobs if stored else None,
+            "experiments": ExperimentUpload.objects.filter(sha256=claim.sha256).count(),
+            "created": claim.created}
 
 
 def experiment_by_public_id(public_id, who: permissions.Viewer | None = None) -> Experiment:

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "hetsite.middleware.RequestSizeMiddleware",
     "hetsite.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -140,7 +141,13 @@ CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Forwarded headers (X-Forwarded-For, X-Forwarded-Proto) are written by whoever sends the
+# request, so they are believed only from the reverse proxies the operator says are in front:
+# HETSITE_TRUSTED_PROXIES of them (0, the default: the web server faces clients directly).
+HETSITE_TRUSTED_PROXIES = env.int("HETSITE_TRUSTED_PROXIES", default=0)
+if HETSITE_TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("HETSITE_TRUSTED_PROXIES must be 0 or more")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HETSITE_TRUSTED_PROXIES else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
@@ -174,11 +181,26 @@ CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=1860)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_WORKER_CONCURRENCY = env.int("CELERY_WORKER_CONCURRENCY", default=0) or None
 
+# --- caches ---------------------------------------------------------------------------------
+# "default" is each process's own memory (finished figures, recomputable); "shared" holds what
+# every web process must agree on (rate-limit counts), so it is Redis whenever the broker is:
+# three gunicorn workers with a cache each would each allow the whole rate.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "shared": env.cache_url(
+        "SHARED_CACHE_URL",
+        default=REDIS_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+        else "locmemcache://"),
+}
+
 # --- REST API ---------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["hetsite.api.parsers.BoundedJSONParser"],
+    # The session and the anonymous-owner cookie; no HTTP Basic (a password on every request,
+    # never rate limited like the login page).
+    "DEFAULT_AUTHENTICATION_CLASSES": ["hetsite.api.auth.CookieAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -199,12 +221,25 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
 
+AUTHENTICATION_BACKENDS = ["hetsite.logins.RateLimitedModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
 
 # --- limits (bad or oversized input gets a 400 naming the limit) --------------------------------
-HETSITE_SUBMIT_RATE = env.str("HETSITE_SUBMIT_RATE", default="30/min")  # per client
+# Rates are "N/period" (period: s, min, h or day, optionally with a count: "10/15min"), per
+# client (a logged-in user, else the client address), counted in the shared cache.
+HETSITE_SUBMIT_RATE = env.str("HETSITE_SUBMIT_RATE", default="30/min")  # creations
+HETSITE_UPLOAD_RATE = env.str("HETSITE_UPLOAD_RATE", default="20/h")  # uploaded files
+HETSITE_LOGIN_RATE = env.str("HETSITE_LOGIN_RATE", default="10/15min")  # failed logins
+# Request bodies (Content-Length) above these are refused before they are read: JSON and forms
+# (Django's DATA_UPLOAD_MAX_MEMORY_SIZE), and a form with files (plus HETSITE_MAX_TRACE_BYTES).
+HETSITE_MAX_BODY_BYTES = env.int("HETSITE_MAX_BODY_BYTES", default=512 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = HETSITE_MAX_BODY_BYTES
+DATA_UPLOAD_MAX_NUMBER_FILES = 4
+# A scenario's parameters as JSON (a many-task list of run times is the large one; a file upload
+# carries longer lists).
+HETSITE_MAX_SCENARIO_BYTES = env.int("HETSITE_MAX_SCENARIO_BYTES", default=256 * 1024)
 HETSITE_MAX_TRIALS = env.int("HETSITE_MAX_TRIALS", default=100)
 HETSITE_MAX_POLICIES = env.int("HETSITE_MAX_POLICIES", default=40)
 HETSITE_MAX_RUNS = env.int("HETSITE_MAX_RUNS", default=1000)
@@ -232,6 +267,12 @@ HETSITE_MAX_TRACE_BYTES = env.int("HETSITE_MAX_TRACE_BYTES", default=50 * 1024 *
 HETSITE_MAX_TRACE_DECODED_BYTES = env.int("HETSITE_MAX_TRACE_DECODED_BYTES",
                                           default=500 * 1024 * 1024)
 HETSITE_MAX_TRACE_JOBS = env.int("HETSITE_MAX_TRACE_JOBS", default=2_000_000)
+# A gzip upload may decompress to at most this many times its size (a gzip bomb stops there).
+HETSITE_MAX_TRACE_RATIO = env.int("HETSITE_MAX_TRACE_RATIO", default=30)
+# CPU seconds the web process spends checking one uploaded file before refusing it as too big.
+HETSITE_UPLOAD_CHECK_SECONDS = env.float("HETSITE_UPLOAD_CHECK_SECONDS", default=10.0)
+# Uploads stream to a temporary file while they are hashed and counted (hetsite.uploads).
+FILE_UPLOAD_HANDLERS = ["hetsite.uploads.CappedUploadHandler"]
 # Site limits on scenario size, per kind (see each kind's `limits` in <app>/lab.py); a scenario
 # above one is refused with a 400 naming the limit. Override with HETSITE_LIMIT_<NAME>.
 HETSITE_LIMITS = {

@@ -1,6 +1,22 @@
-"""Uploaded SWF traces and run-time lists: validated and stored by content on the request side,
-found by the engines through the trace library the worker hands them (never a path from web
-input).
+"""Uploaded SWF traces and run-time lists: streamed, checked within limits, stored only with an
+experiment that uses them, owned, and found by the engines through the trace library the worker
+hands them (never a path from web input).
+
+The web process pays for an upload in bounded steps. A body larger than one upload is refused
+from its Content-Length before it is read (``hetsite.middleware``); :class:`CappedUploadHandler`
+streams the file to a temporary file while hashing it, drops it the moment it passes
+``HETSITE_MAX_TRACE_BYTES``, and drops it before its first byte when the client is over
+``HETSITE_UPLOAD_RATE``. :func:`stage_trace_upload` then parses it with a budget: gzip may
+expand at most ``HETSITE_MAX_TRACE_RATIO`` times, no line may pass 64 KiB, at most
+``HETSITE_MAX_TRACE_JOBS`` jobs, and at most ``HETSITE_UPLOAD_CHECK_SECONDS`` of CPU. A checked
+file is only *staged*: the store keeps it when an experiment that uses it is created
+(:func:`keep`), so a rejected form leaves nothing behind.
+
+Who may use an upload: its owners (whoever uploaded those bytes: a user or an anonymous
+owner's cookie token, like experiments) and anyone who may read an experiment that uses it
+(``ExperimentUpload``); staff. An upload is removed with the last experiment that uses it, or
+when its last owner deletes it. Names of uploads nobody may use are answered like names that
+do not exist.
 
 Where uploads live is one interface, :class:`TraceStore`, chosen by ``HETSITE_TRACE_STORE``:
 
@@ -18,6 +34,8 @@ A scenario names an upload as ``upload:<sha256>``, whichever store holds it.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import hashlib
 import logging
@@ -25,17 +43,22 @@ import os
 import re
 import shutil
 import tempfile
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from django.conf import settings
+from django.core.files.uploadhandler import SkipFile, TemporaryFileUploadHandler
 from django.db import IntegrityError, transaction
 
 from simcore.errors import ScenarioError
-from simcore.runtimes import LIST, read_runtimes, sniff
-from simcore.swf import GZIP_MAGIC, read_swf
+from simcore.runtimes import LIST, read_runtime_list, sniff
+from simcore.swf import GZIP_MAGIC, DecodedTooLarge, read_swf
 from simcore.traces import TraceLibrary, UploadDir, UploadStore, upload_sha
+
+from .throttles import Denied, refused
 
 log = logging.getLogger(__name__)
 _FILE_RE = re.compile(r"^([0-9a-f]{64})(\.swf|\.swf\.gz|\.txt|\.txt\.gz)?$")
@@ -55,6 +78,8 @@ class TraceStore(UploadStore, Protocol):
     def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None: ...
 
     def info(self, sha256: str) -> StoredTrace | None: ...
+
+    def delete(self, sha256: str) -> None: ...
 
 
 def compressed(raw: bytes) -> bytes:
@@ -88,10 +113,19 @@ class DatabaseTraceStore:
         row = TraceUpload.objects.filter(sha256=sha256).values("size", "jobs").first()
         return StoredTrace(sha256, row["size"], row["jobs"]) if row else None
 
+    def delete(self, sha256: str) -> None:
+        from .models import TraceUpload
+
+        TraceUpload.objects.filter(sha256=sha256).delete()
+
     def locate(self, sha256: str) -> Path | None:
         from .models import TraceUpload
 
         path = Path(self.cache_dir) / f"{sha256}.swf.gz"
+        if not TraceUpload.objects.filter(sha256=sha256).exists():
+            # Deleted since this worker cached it: the copy goes too.
+            path.unlink(missing_ok=True)
+            return None
         if path.is_file():
             return path
         data = TraceUpload.objects.filter(sha256=sha256).values_list("data", flat=True).first()
@@ -135,6 +169,10 @@ class FolderTraceStore:
         path = self.locate(sha256)
         return StoredTrace(sha256, path.stat().st_size, None) if path else None
 
+    def delete(self, sha256: str) -> None:
+        while (path := self.locate(sha256)) is not None:
+            path.unlink(missing_ok=True)
+
     def locate(self, sha256: str) -> Path | None:
         return UploadDir(Path(self.directory)).locate(sha256)
 
@@ -151,16 +189,296 @@ def trace_library() -> TraceLibrary:
     return TraceLibrary(uploads=trace_store())
 
 
+# --- receiving: the request's upload handler --------------------------------------------------
+
+class CappedUploadHandler(TemporaryFileUploadHandler):
+    """Streams each uploaded file to a temporary file, hashing it on the way. A file past
+    ``HETSITE_MAX_TRACE_BYTES`` is dropped as soon as it passes (nothing more is written), and
+    a file from a client over ``HETSITE_UPLOAD_RATE`` before its first byte; either refusal is
+    kept on the request for the form to show beside the field (:func:`refusals`)."""
+
+    def new_file(self, field_name, *args, **kwargs):
+        self.digest, self.size = hashlib.sha256(), 0
+        denied = refused(self.request, "upload")
+        if denied is not None:
+            _refuse(self.request, field_name, denied)
+            raise SkipFile()
+        super().new_file(field_name, *args, **kwargs)
+
+    def receive_data_chunk(self, raw_data, start):
+        self.size += len(raw_data)
+        limit = settings.HETSITE_MAX_TRACE_BYTES
+        if self.size > limit:
+            _refuse(self.request, self.field_name, Denied(
+                0, f"is larger than the upload limit of {limit:,} bytes", status=400))
+            raise SkipFile()
+        self.digest.update(raw_data)
+        return super().receive_data_chunk(raw_data, start)
+
+    def file_complete(self, file_size):
+        upload = super().file_complete(file_size)
+        upload.sha256 = self.digest.hexdigest()
+        return upload
+
+
+def _refuse(request, field: str, denied: Denied) -> None:
+    if not hasattr(request, "hetsite_upload_refusals"):
+        request.hetsite_upload_refusals = {}
+    request.hetsite_upload_refusals[field] = denied
+
+
+def refusals(request) -> dict[str, Denied]:
+    """The files of this request that were dropped while it was read, by field."""
+    return getattr(request, "hetsite_upload_refusals", {})
+
+
+# --- checking: staged until an experiment keeps them -------------------------------------------
+
+@dataclass(frozen=True)
+class StagedUpload:
+    """A checked upload in the request's temporary file, not stored yet."""
+
+    sha256: str
+    path: Path
+    jobs: int  # job lines, or run times
+    suffix: str
+
+    @property
+    def ref(self) -> str:
+        return f"upload:{self.sha256}"
+
+
+class _OverBudget(Exception):
+    pass
+
+
+class _Budget:
+    """Stops reading once this thread has spent ``seconds`` of CPU since it was made (CPU, not
+    wall time: a loaded machine does not refuse a file a quiet one would take)."""
+
+    def __init__(self, seconds: float):
+        self.end = time.thread_time() + seconds
+
+    @contextlib.contextmanager
+    def open(self, path: Path):
+        with open(path, "rb") as fh:
+            yield _BudgetedFile(fh, self.end)
+
+
+class _BudgetedFile:
+    def __init__(self, fh, end: float):
+        self._fh, self._end = fh, end
+
+    def read(self, size: int = -1) -> bytes:
+        if time.thread_time() > self._end:
+            raise _OverBudget()
+        return self._fh.read(size)
+
+
+def _decoded_limit(path: Path, size: int) -> int:
+    with open(path, "rb") as fh:
+        packed = fh.read(2) == GZIP_MAGIC
+    limit = settings.HETSITE_MAX_TRACE_DECODED_BYTES
+    return min(limit, settings.HETSITE_MAX_TRACE_RATIO * size) if packed else limit
+
+
+def _check_swf(budget: _Budget, path: Path, limit: int) -> tuple[int, str]:
+    with budget.open(path) as stream:
+        _header, jobs = read_swf(stream, max_bytes=limit,
+                                 max_jobs=settings.HETSITE_MAX_TRACE_JOBS)
+        count = sum(1 for _ in jobs)
+    if count == 0:
+        raise ScenarioError("trace", "holds no jobs")
+    return count, ".swf"
+
+
+def _check_runtimes(budget: _Budget, path: Path, limit: int) -> tuple[int, str]:
+    most = settings.HETSITE_MAX_TRACE_JOBS
+    with budget.open(path) as stream:
+        kind = sniff(stream, limit)
+    with budget.open(path) as stream:
+        if kind == LIST:
+            return len(read_runtime_list(stream, max_bytes=limit, max_values=most)), ".txt"
+        # An SWF trace's known run times (simcore.runtimes.swf_runtimes), counted as they
+        # stream by rather than read into columns.
+        _header, jobs = read_swf(stream, max_bytes=limit, max_jobs=most)
+        count = sum(1 for job in jobs if job.run_time >= 0)
+    if count == 0:
+        raise ScenarioError("runtimes", "the SWF trace has no job with a known run time")
+    return count, ".swf"
+
+
+def stage_trace_upload(upload, field: str = "trace_file") -> StagedUpload:
+    """Check an uploaded SWF trace (line by line; errors name the line and field)."""
+    return _stage(upload, field, _check_swf)
+
+
+def stage_runtimes_upload(upload, field: str = "runtimes_file") -> StagedUpload:
+    """Like :func:`stage_trace_upload` for task run times: a list with one run time (s) per
+    line, or an SWF trace whose run-time column is used (``simcore.runtimes``)."""
+    return _stage(upload, field, _check_runtimes)
+
+
+def _stage(upload, field: str, check) -> StagedUpload:
+    """``check(budget, path, decoded_limit)`` the file :class:`CappedUploadHandler` wrote
+    (returns the count of jobs or values and the file suffix; raises ScenarioError) and name
+    the field in every error."""
+    size = upload.size
+    if size == 0:
+        raise ScenarioError(field, "is empty")
+    if size > settings.HETSITE_MAX_TRACE_BYTES:
+        raise ScenarioError(field, f"is larger than the upload limit of "
+                                   f"{settings.HETSITE_MAX_TRACE_BYTES:,} bytes")
+    path = Path(upload.temporary_file_path())  # CappedUploadHandler writes every upload
+    limit = _decoded_limit(path, size)
+    try:
+        count, suffix = check(_Budget(settings.HETSITE_UPLOAD_CHECK_SECONDS), path, limit)
+    except _OverBudget:
+        raise ScenarioError(field, f"takes longer to check than this site allows for one "
+                                   f"upload ({settings.HETSITE_UPLOAD_CHECK_SECONDS:g} s of "
+                                   "CPU, HETSITE_UPLOAD_CHECK_SECONDS); upload a shorter file"
+                            ) from None
+    except DecodedTooLarge:
+        ratio = settings.HETSITE_MAX_TRACE_RATIO
+        raise ScenarioError(field, f"decompresses to more than {limit:,} bytes (at most "
+                                   f"{ratio} times its size, HETSITE_MAX_TRACE_RATIO, and "
+                                   f"{settings.HETSITE_MAX_TRACE_DECODED_BYTES:,} bytes, "
+                                   "HETSITE_MAX_TRACE_DECODED_BYTES)") from None
+    except ScenarioError as err:
+        where = err.field.partition(":")[2]  # "trace:12:run_time" -> "12:run_time"
+        raise ScenarioError(field, f"{where}: {err.message}" if where else err.message
+                            ) from None
+    return StagedUpload(upload.sha256, path, count, suffix)
+
+
+# --- naming: which uploads a scenario uses, and whether the caller may ---------------------------
+
+_staged: contextvars.ContextVar[dict[str, StagedUpload] | None] = contextvars.ContextVar(
+    "hetsite_staged_uploads", default=None)
+
+
+@contextlib.contextmanager
+def staging(staged: Iterable[StagedUpload]):
+    """Within the block, :func:`uploaded_trace_jobs` knows these uploads as if stored (the
+    site limits of the submission that brings them count their jobs)."""
+    token = _staged.set({s.sha256: s for s in staged})
+    try:
+        yield
+    finally:
+        _staged.reset(token)
+
+
+def upload_refs(params: dict, axes: Iterable[dict] = ()) -> dict[str, str]:
+    """Every upload the parameters or the sweep axes name: SHA-256 -> the field naming it."""
+    found: dict[str, str] = {}
+    stack: list[tuple[str, object]] = [("", params)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            stack.extend((path, v) for v in value)
+        elif isinstance(value, str) and (sha := upload_sha(value)) is not None:
+            found.setdefault(sha, path)
+    for axis in axes:
+        for value in axis.get("values", ()):
+            if isinstance(value, str) and (sha := upload_sha(value)) is not None:
+                found.setdefault(sha, "axes")
+    return found
+
+
+def check_usable(refs: dict[str, str], who, staged: Iterable[StagedUpload] = ()) -> None:
+    """ScenarioError naming the field of the first upload that is neither staged by this
+    submission nor stored and usable by ``who`` (None: a trusted caller, a command)."""
+    from .permissions import usable_uploads
+
+    pending = {s.sha256 for s in staged}
+    wanted = set(refs) - pending
+    allowed = wanted if who is None else usable_uploads(who, wanted)
+    store = trace_store()
+    for sha in sorted(wanted, key=lambda sha: refs[sha]):
+        if sha not in allowed or store.info(sha) is None:
+            raise ScenarioError(refs[sha], f"no uploaded file has the SHA-256 {sha}; upload "
+                                           "the file first")
+
+
 def uploaded_trace_jobs(trace: str) -> int:
     """The job count of the upload a scenario names (0 when the store does not record it);
     ScenarioError("trace") when no such upload exists, so a submission naming one fails at the
     boundary instead of in every run."""
     sha = upload_sha(trace)
+    staged = (_staged.get() or {}).get(sha)
+    if staged is not None:
+        return staged.jobs
     found = trace_store().info(sha) if sha else None
     if found is None:
-        raise ScenarioError("trace", f"no uploaded trace has the SHA-256 {sha or trace!r}; "
+        raise ScenarioError("trace", f"no uploaded file has the SHA-256 {sha or trace!r}; "
                                      "upload the file first")
     return found.jobs or 0
+
+
+# --- keeping and removing ------------------------------------------------------------------------
+
+def keep(staged: Iterable[StagedUpload]) -> None:
+    """Store staged uploads (outside the experiment's transaction: compressing a large file
+    must not hold the database's write lock)."""
+    store = trace_store()
+    for upload in staged:
+        store.save(upload.sha256, upload.path, jobs=upload.jobs, suffix=upload.suffix)
+
+
+def link(experiment, shas: Iterable[str], owned: Iterable[str], owner=None,
+         owner_token: str = "") -> None:
+    """Record that ``experiment`` uses these uploads, and that its owner owns ``owned`` (the
+    ones it brought)."""
+    from .models import ExperimentUpload, UploadOwner
+
+    ExperimentUpload.objects.bulk_create(
+        [ExperimentUpload(experiment=experiment, sha256=sha) for sha in set(shas)],
+        ignore_conflicts=True)
+    if owner is None and not owner_token:
+        return
+    UploadOwner.objects.bulk_create(
+        [UploadOwner(sha256=sha, owner=owner, owner_token="" if owner else owner_token)
+         for sha in set(owned)], ignore_conflicts=True)
+
+
+def release(shas: Iterable[str]) -> None:
+    """Remove the uploads among ``shas`` that no experiment uses any more."""
+    from .models import ExperimentUpload, UploadOwner
+
+    for sha in set(shas):
+        if not ExperimentUpload.objects.filter(sha256=sha).exists():
+            UploadOwner.objects.filter(sha256=sha).delete()
+            trace_store().delete(sha)
+
+
+def disown(sha: str, who) -> bool:
+    """The caller deletes an upload (staff: everyone's): their claim goes, and their
+    experiments no longer make it usable. The file itself goes once nobody who uploaded those
+    bytes keeps it, and then no experiment makes it usable. False when the caller does not own
+    it (nothing changes)."""
+    from .models import Experiment, ExperimentUpload, UploadOwner
+    from .permissions import mine
+
+    claims = UploadOwner.objects.filter(sha256=sha)
+    links = ExperimentUpload.objects.filter(sha256=sha)
+    if who.is_staff:
+        if not claims.exists() and trace_store().info(sha) is None:
+            return False
+    else:
+        claims = claims.filter(mine(who))
+        if not claims.exists():
+            return False
+        links = links.filter(experiment__in=Experiment.objects.filter(mine(who)))
+    with transaction.atomic():
+        claims.delete()
+        links.delete()
+        if UploadOwner.objects.filter(sha256=sha).exists():
+            return True
+        ExperimentUpload.objects.filter(sha256=sha).delete()
+    trace_store().delete(sha)
+    return True
 
 
 def _count_jobs(path: str | os.PathLike) -> int:
@@ -168,70 +486,6 @@ def _count_jobs(path: str | os.PathLike) -> int:
     _header, jobs = read_swf(path, max_bytes=settings.HETSITE_MAX_TRACE_DECODED_BYTES,
                              max_jobs=settings.HETSITE_MAX_TRACE_JOBS)
     return sum(1 for _ in jobs)
-
-
-def _check_swf(path: str) -> tuple[int, str]:
-    count = _count_jobs(path)
-    if count == 0:
-        raise ScenarioError("trace", "holds no jobs")
-    return count, ".swf"
-
-
-def _check_runtimes(path: str) -> tuple[int, str]:
-    _kind, values = read_runtimes(path, max_bytes=settings.HETSITE_MAX_TRACE_DECODED_BYTES,
-                                  max_values=settings.HETSITE_MAX_TRACE_JOBS)
-    return len(values), ".txt" if sniff(path) == LIST else ".swf"
-
-
-def store_trace_upload(upload) -> str:
-    """Validate an uploaded SWF file (streaming) and store it by content; returns its trace id.
-
-    The file is copied in chunks to a temporary file while hashing, refused past
-    ``HETSITE_MAX_TRACE_BYTES``, then parsed line by line (errors name the line and field) with
-    at most ``HETSITE_MAX_TRACE_JOBS`` jobs. Only a fully valid file is kept, under its SHA-256;
-    the scenario refers to it as ``upload:<sha256>``, never by a path.
-    """
-    return _store(upload, "trace_file", _check_swf)
-
-
-def store_runtimes_upload(upload, field: str = "runtimes_file") -> str:
-    """Like :func:`store_trace_upload` for task run times: a list with one run time (s) per
-    line, or an SWF trace whose run-time column is used (``simcore.runtimes``)."""
-    return _store(upload, field, _check_runtimes)
-
-
-def _store(upload, field: str, check) -> str:
-    """Copy ``upload`` to a temporary file (hashing, within the byte limit), ``check(path)`` it
-    (returns the count of jobs or values and the file suffix; raises ScenarioError) and keep it
-    in the site's store under its SHA-256."""
-    limit = settings.HETSITE_MAX_TRACE_BYTES
-    digest = hashlib.sha256()
-    size = 0
-    fd, tmp_name = tempfile.mkstemp(prefix="hetsite-upload-")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for chunk in upload.chunks():
-                size += len(chunk)
-                if size > limit:
-                    raise ScenarioError(field, f"is larger than the upload limit of "
-                                               f"{limit:,} bytes")
-                digest.update(chunk)
-                out.write(chunk)
-        if size == 0:
-            raise ScenarioError(field, "is empty")
-        count, suffix = check(tmp_name)
-        sha = digest.hexdigest()
-        trace_store().save(sha, Path(tmp_name), jobs=count, suffix=suffix)
-        return f"upload:{sha}"
-    except ScenarioError as err:
-        if err.field == field:
-            raise
-        where = err.field.partition(":")[2]  # "trace:12:run_time" -> "12:run_time"
-        raise ScenarioError(field, f"{where}: {err.message}" if where else err.message
-                            ) from None
-    finally:
-        if os.path.exists(tmp_name):
-            os.unlink(tmp_name)
 
 
 def import_upload_folder(directory: Path, model) -> dict[str, int]:

@@ -165,15 +165,18 @@ class TraceChoice:
     def clean(self, form, data: dict) -> None:
         upload = data.get("trace_file")
         if not upload:
-            if not data.get(PARAM_PREFIX + "trace"):
+            if not data.get(PARAM_PREFIX + "trace") and "trace_file" not in form.errors:
                 form.add_error(PARAM_PREFIX + "trace", "choose a library trace or upload one")
             return
-        from hetsite.uploads import store_trace_upload
+        from hetsite.uploads import stage_trace_upload
 
         try:
-            data[PARAM_PREFIX + "trace"] = store_trace_upload(upload)
+            staged = stage_trace_upload(upload)
         except ScenarioError as err:
             form.add_error("trace_file", err.message)
+        else:
+            form.staged.append(staged)
+            data[PARAM_PREFIX + "trace"] = staged.ref
 
 
 _register(LabKind(
@@ -539,17 +542,20 @@ class RuntimeChoice:
             if not data.get(self.field):
                 data[self.field] = "lublin_256"
             return
-        from hetsite.uploads import store_runtimes_upload
+        from hetsite.uploads import stage_runtimes_upload
 
         try:
-            data[self.field] = store_runtimes_upload(upload)
-            data[PARAM_PREFIX + "workload.source"] = "runtimes"
+            staged = stage_runtimes_upload(upload)
         except ScenarioError as err:
             form.add_error("runtimes_file", err.message)
+        else:
+            form.staged.append(staged)
+            data[self.field] = staged.ref
+            data[PARAM_PREFIX + "workload.source"] = "runtimes"
 
 
 def _many_tasks(p: dict) -> int:
-    """Tasks of a many-task scenario (files are counted; uploads were when stored)."""
+    """Tasks of a many-task scenario (files are counted; uploads were when checked)."""
     from scheduling.engine.manytask.workload import SURROGATES
 
     w = p["workload"]
@@ -559,9 +565,12 @@ def _many_tasks(p: dict) -> int:
         return len(w["values"])
     if w["source"] == "runtimes":
         if traces.upload_sha(w["runtimes"]) is not None:
-            return w["tasks"] or 0
-        count = len(traces.TraceLibrary().load_runtimes(w["runtimes"]))
-        return min(count, w["tasks"] or count)
+            from hetsite.uploads import uploaded_trace_jobs
+
+            count = uploaded_trace_jobs(w["runtimes"])  # 0: a store that does not count
+        else:
+            count = len(traces.TraceLibrary().load_runtimes(w["runtimes"]))
+        return min(count, w["tasks"] or count) if count else w["tasks"] or 0
     return w["tasks"] or 0
 
 

@@ -7,6 +7,7 @@ same on every chart of every page: experiment, subset, side by side and sweeps.
 
 from __future__ import annotations
 
+import html
 import zlib
 from collections.abc import Sequence
 
@@ -32,6 +33,14 @@ PALETTE = PALETTE + ["#aa0dfe", "#3283fe", "#85660d", "#782ab6", "#565656", "#1c
 
 
 TIERS = [(0, 10), (10, 24), (24, len(PALETTE))]
+
+
+def plain(text: str) -> str:
+    """``text`` as Plotly shows it, verbatim. Plotly reads a little HTML (links, bold, line
+    breaks) and entities in every title, legend and hover label, so text a user typed (an
+    experiment's name) is escaped before it becomes one: a name holding ``<a href>`` would
+    otherwise be drawn as a live link."""
+    return html.escape(str(text), quote=False)
 
 
 def color(i: int) -> str:

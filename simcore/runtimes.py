@@ -67,8 +67,8 @@ def read_runtime_list(source: str | os.PathLike | IO[bytes], *, max_bytes: int |
                 raise ScenarioError("runtimes", f"has more than the limit of {max_values:,} "
                                                 "run times")
     except ScenarioError as err:
-        if err.field == "trace":  # the byte limit of the shared opener
-            raise ScenarioError("runtimes", err.message) from None
+        if err.field.startswith("trace"):  # the byte and line limits of the shared opener
+            raise type(err)(err.field.replace("trace", "runtimes", 1), err.message) from None
         raise
     finally:
         reader.close()

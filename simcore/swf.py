@@ -154,8 +154,18 @@ class _Prefixed(io.RawIOBase):
         return n
 
 
+#: No line of a trace or run-time list is longer; a longer "line" (a file without newlines,
+#: a decompression bomb of one byte repeated) is refused once this much of it is read.
+MAX_LINE_BYTES = 64 * 1024
+
+
+class DecodedTooLarge(ScenarioError):
+    """The decoded (decompressed) data passed ``max_bytes``."""
+
+
 class _Limited:
-    """Line iterator over a binary stream that enforces ``max_bytes`` on the decoded data."""
+    """Line iterator over a binary stream that enforces ``max_bytes`` on the decoded data and
+    ``MAX_LINE_BYTES`` on every line."""
 
     def __init__(self, stream, max_bytes: int | None, close=None):
         self._stream = stream
@@ -165,14 +175,19 @@ class _Limited:
         self.line_no = 0
 
     def readline(self) -> bytes:
-        line = self._stream.readline() if self._max is None else self._stream.readline(
-            self._max - self._read + 1)
+        size = MAX_LINE_BYTES + 1
+        if self._max is not None:
+            size = min(size, self._max - self._read + 1)
+        line = self._stream.readline(size)
         if line:
             self.line_no += 1
             self._read += len(line)
             if self._max is not None and self._read > self._max:
-                raise ScenarioError("trace", f"is larger than the max_bytes limit of "
-                                             f"{self._max} bytes")
+                raise DecodedTooLarge("trace", f"is larger than the max_bytes limit of "
+                                               f"{self._max} bytes")
+            if len(line) > MAX_LINE_BYTES:
+                raise ScenarioError(f"trace:{self.line_no}", f"is longer than "
+                                    f"{MAX_LINE_BYTES:,} bytes: not a line of a trace")
         return line
 
     def close(self) -> None:
@@ -208,7 +223,7 @@ class _TextAsBytes:
         self._head = head
 
     def readline(self, size: int = -1) -> bytes:
-        line = self._text.readline()
+        line = self._text.readline(size)
         if self._head:
             line, self._head = self._head + line, ""
         return line.encode("utf-8", "replace")
@@ -408,5 +423,6 @@ def read_swf_arrays(source: str | os.PathLike | IO[bytes] | IO[str], *,
     return header, out
 
 
-__all__ = ["FIELD_NAMES", "STATUS_CANCELLED", "STATUS_COMPLETED", "STATUS_FAILED", "SwfHeader",
-           "SwfJob", "SwfJobs", "UNKNOWN", "read_swf", "read_swf_arrays"]
+__all__ = ["FIELD_NAMES", "MAX_LINE_BYTES", "STATUS_CANCELLED", "STATUS_COMPLETED",
+           "STATUS_FAILED", "UNKNOWN", "DecodedTooLarge", "SwfHeader", "SwfJob", "SwfJobs",
+           "read_swf", "read_swf_arrays"]

@@ -56,6 +56,20 @@ def poll_until(predicate, timeout: float, what: str, interval: float = 0.1):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Every test starts with no rate-limit counts: they are this process's memory in tests
+    (``SHARED_CACHE_URL=locmemcache://``), and a test that lowers a rate must not find the
+    requests of the tests before it in the window."""
+    from django.conf import settings
+
+    shared = getattr(settings, "CACHES", {}).get("shared", {})
+    if shared.get("BACKEND", "").endswith("LocMemCache"):
+        from django.core.cache import caches
+
+        caches["shared"].clear()
+
+
 @pytest.fixture(scope="session")
 def lublin_path():
     """The shared Lublin trace: ../shared/traces (as in CI), else the library copy."""
@@ -377,6 +391,34 @@ def start_worker(redis_url, tmp_path):
         procs.append((proc, log))
         wait_until_ready(redis_url, proc, tmp_path / f"worker-{name}.log")
         return proc
+
+    yield start
+    for proc, log in procs:
+        stop_process(proc)
+        log.close()
+
+
+@pytest.fixture
+def start_web(redis_url, tmp_path):
+    """Factory: start a real gunicorn web server (the deployment's) on a free port, with the
+    test's database and the test redis-server as broker; returns its base URL. ``env_extra``
+    are more settings (environment variables)."""
+    procs = []
+
+    def start(workers: int = 1, **env_extra) -> str:
+        port = free_port()
+        log = open(tmp_path / f"web-{port}.log", "w")  # noqa: SIM115 - closed with the process
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "hetsite.wsgi:application", "--bind",
+             f"127.0.0.1:{port}", "--workers", str(workers), "--timeout", "60"],
+            cwd=ROOT, env=worker_env(redis_url, **env_extra), stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append((proc, log))
+        try:
+            wait_for_port(port, 60)
+        except TimeoutError:
+            raise RuntimeError((tmp_path / f"web-{port}.log").read_text()) from None
+        return f"http://127.0.0.1:{port}"
 
     yield start
     for proc, log in procs:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rest_framework import serializers
 
 from simcore.errors import ScenarioError
@@ -16,6 +18,21 @@ def scenario_error(err: ScenarioError) -> serializers.ValidationError:
     head = err.field.split(".")[0].split("[")[0]
     key = err.field if head in TOP_LEVEL else f"params.{err.field}"
     return serializers.ValidationError({key: [err.message]})
+
+
+class StrictSerializer(serializers.Serializer):
+    """Input whose unknown top-level fields are a 400 naming them: a misspelt or unsupported
+    field is never silently ignored."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(k) for k in data if k not in self.fields)
+            if unknown:
+                known = ", ".join(self.fields)
+                raise serializers.ValidationError(
+                    {name[:80]: [f"unknown field; known fields: {known}"]
+                     for name in unknown[:20]})
+        return super().to_internal_value(data)
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -40,7 +57,7 @@ class ScenarioSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "is_preset", "created"]
 
 
-class ScenarioCreateSerializer(serializers.Serializer):
+class ScenarioCreateSerializer(StrictSerializer):
     kind = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
@@ -50,7 +67,8 @@ class ScenarioCreateSerializer(serializers.Serializer):
     def validate(self, data):
         try:
             sub = submission.validate_scenario(kind=data["kind"], params=data.get("params"),
-                                             preset=data.get("preset", ""))
+                                             preset=data.get("preset", ""),
+                                             who=self.context["who"])
         except ScenarioError as err:
             raise scenario_error(err) from None
         return {**data, "params": sub}
@@ -105,7 +123,7 @@ class ExperimentListSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ExperimentUpdateSerializer(serializers.Serializer):
+class ExperimentUpdateSerializer(StrictSerializer):
     """What an owner may change: name, notes, tags (a list or comma-separated), visibility."""
 
     name = serializers.CharField(required=False, max_length=200)
@@ -114,7 +132,7 @@ class ExperimentUpdateSerializer(serializers.Serializer):
     visibility = serializers.ChoiceField(required=False, choices=Visibility.choices)
 
 
-class ExperimentCreateSerializer(serializers.Serializer):
+class ExperimentCreateSerializer(StrictSerializer):
     kind = serializers.CharField(max_length=40, help_text="scenario kind, see /api/kinds/")
     preset = serializers.CharField(required=False, allow_blank=True, max_length=80,
                                    help_text="start from this preset")
@@ -140,12 +158,13 @@ class ExperimentCreateSerializer(serializers.Serializer):
                 policies=data["policies"], trials=data["trials"],
                 base_seed=data.get("base_seed", 0), name=data.get("name", ""),
                 axes=data.get("axes"), visibility=data.get("visibility", Visibility.UNLISTED),
-                notes=data.get("notes", ""), tags=data.get("tags", ""))
+                notes=data.get("notes", ""), tags=data.get("tags", ""),
+                who=self.context["who"])
         except ScenarioError as err:
             raise scenario_error(err) from None
 
 
-class FigureRunSerializer(serializers.Serializer):
+class FigureRunSerializer(StrictSerializer):
     trials = serializers.IntegerField(min_value=1, required=False,
                                       help_text="trials per point and policy (default: the "
                                                 "figure's)")
@@ -157,6 +176,17 @@ class FigureRunSerializer(serializers.Serializer):
                                                 data.get("base_seed", 0))
         except ScenarioError as err:
             raise scenario_error(err) from None
+
+
+class UploadSerializer(serializers.Serializer):
+    """One of the caller's uploads."""
+
+    sha256 = serializers.CharField()
+    ref = serializers.CharField(help_text="how a scenario names it: upload:<sha256>")
+    size = serializers.IntegerField(allow_null=True, help_text="bytes as uploaded")
+    jobs = serializers.IntegerField(allow_null=True, help_text="jobs or run times in the file")
+    experiments = serializers.IntegerField(help_text="experiments that use it")
+    created = serializers.DateTimeField()
 
 
 class ProgressSerializer(serializers.Serializer):

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from . import views
@@ -9,6 +9,9 @@ urlpatterns = [
     path("policies/", views.PoliciesView.as_view(), name="api-policies"),
     path("scenarios/", views.ScenarioListCreate.as_view(), name="api-scenarios"),
     path("scenarios/<uuid:id>/", views.ScenarioDetail.as_view(), name="api-scenario"),
+    path("uploads/", views.UploadList.as_view(), name="api-uploads"),
+    re_path(r"^uploads/(?P<sha256>[0-9a-f]{64})/$", views.UploadDetail.as_view(),
+            name="api-upload"),
     path("experiments/", views.ExperimentListCreate.as_view(), name="api-experiments"),
     path("experiments/<uuid:id>/", views.ExperimentDetail.as_view(), name="api-experiment"),
     path("experiments/<uuid:id>/cancel/", views.ExperimentCancel.as_view(),

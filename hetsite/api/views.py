@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -12,11 +15,36 @@ from rest_framework.views import APIView
 from simcore.errors import ScenarioError
 from simcore.params import describe
 
-from .. import exports, figures, kinds, permissions, selectors
-from ..models import Scenario, Status
+from .. import exports, figures, kinds, permissions, selectors, uploads
+from ..models import Status
 from ..services import submission
 from ..throttles import SubmitThrottle
 from . import serializers as S
+
+
+def _page(request, rows, size: int) -> tuple[list, dict]:
+    """One page of ``rows`` (a queryset) by ``?page=N`` and its headers: ``X-Total-Count`` and
+    a ``Link`` to the next page. A page that is not a positive integer is a 400; one past the
+    last is a 404 (the first page of nothing is empty)."""
+    raw = request.query_params.get("page", "1")
+    if not re.fullmatch(r"[0-9]{1,18}", raw) or int(raw) < 1:
+        raise ValidationError({"page": ["must be a positive integer"]})
+    page, total = int(raw), rows.count()
+    last = max(1, math.ceil(total / size))
+    if page > last:
+        raise NotFound(f"there is no page {page}; the last is {last}")
+    headers = {"X-Total-Count": str(total)}
+    if page < last:
+        query = request.query_params.copy()
+        query["page"] = str(page + 1)
+        headers["Link"] = (f'<{request.build_absolute_uri(request.path)}?'
+                           f'{query.urlencode()}>; rel="next"')
+    return list(rows[(page - 1) * size: page * size]), headers
+
+
+def _page_param(size: int) -> OpenApiParameter:
+    return OpenApiParameter("page", int, required=False,
+                            description=f"page number ({size} per page; past the last: 404)")
 
 
 def _policies_param(request) -> list[str] | None:
@@ -64,28 +92,69 @@ class PoliciesView(APIView):
                          for p in ui.engine.list_policies(ui.kind)])
 
 
-class ScenarioListCreate(generics.ListCreateAPIView):
-    queryset = Scenario.objects.order_by("-created")
-    serializer_class = S.ScenarioSerializer
+SCENARIO_PAGE_SIZE = 25
+
+
+class ScenarioListCreate(APIView):
+    def get_throttles(self):
+        return [SubmitThrottle()] if self.request.method == "POST" else []
+
+    @extend_schema(parameters=[_page_param(SCENARIO_PAGE_SIZE)],
+                   responses={200: S.ScenarioSerializer(many=True)})
+    def get(self, request):
+        """The scenarios the caller may list: the presets, their own, and those of public
+        experiments (staff: all), newest first, 25 per page (``X-Total-Count``, ``Link``)."""
+        rows, headers = _page(request, selectors.scenarios_for(permissions.viewer(request)),
+                              SCENARIO_PAGE_SIZE)
+        return Response(S.ScenarioSerializer(rows, many=True).data, headers=headers)
 
     @extend_schema(request=S.ScenarioCreateSerializer, responses={201: S.ScenarioSerializer})
     def post(self, request):
-        ser = S.ScenarioCreateSerializer(data=request.data)
+        who = permissions.viewer(request)
+        ser = S.ScenarioCreateSerializer(data=request.data, context={"who": who})
         ser.is_valid(raise_exception=True)
         data = ser.validated_data
         scenario = submission.create_scenario(kind=data["kind"], name=data["name"],
-                                            params=data["params"],
-                                            description=data.get("description", ""),
-                                            preset=data.get("preset", ""))
+                                              params=data["params"],
+                                              description=data.get("description", ""),
+                                              preset=data.get("preset", ""),
+                                              **who.owner_fields())
         return Response(S.ScenarioSerializer(scenario).data, status=status.HTTP_201_CREATED,
                         headers={"Location": f"/api/scenarios/{scenario.public_id}/"})
 
 
-class ScenarioDetail(generics.RetrieveAPIView):
-    queryset = Scenario.objects.all()
-    serializer_class = S.ScenarioSerializer
-    lookup_field = "public_id"
-    lookup_url_kwarg = "id"
+class ScenarioDetail(APIView):
+    @extend_schema(responses={200: S.ScenarioSerializer})
+    def get(self, request, id):
+        """A scenario the caller may read: a preset, their own, or one an experiment they may
+        read uses (404 otherwise)."""
+        scenario = selectors.scenario_by_public_id(id, permissions.viewer(request))
+        return Response(S.ScenarioSerializer(scenario).data)
+
+
+UPLOAD_PAGE_SIZE = 100
+
+
+class UploadList(APIView):
+    @extend_schema(parameters=[_page_param(UPLOAD_PAGE_SIZE)],
+                   responses={200: S.UploadSerializer(many=True)})
+    def get(self, request):
+        """The caller's uploaded traces and run-time lists (uploaded through the form),
+        newest first."""
+        rows, headers = _page(request, selectors.uploads_of(permissions.viewer(request)),
+                              UPLOAD_PAGE_SIZE)
+        return Response(S.UploadSerializer([selectors.upload_row(r) for r in rows],
+                                           many=True).data, headers=headers)
+
+
+class UploadDetail(APIView):
+    @extend_schema(responses={204: None, 404: OpenApiResponse(description="not yours")})
+    def delete(self, request, sha256):
+        """Give up an upload: it is removed once nobody who uploaded those bytes keeps it,
+        and from then on no experiment makes it usable (runs not started yet fail)."""
+        if not uploads.disown(sha256, permissions.viewer(request)):
+            raise NotFound("you have no upload with this SHA-256")
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 PAGE_SIZE = 100
@@ -102,34 +171,23 @@ class ExperimentListCreate(APIView):
             ("q", "words searched in name, notes and tags"), ("kind", "scenario kind"),
             ("status", "queued, running, done, failed or cancelled"),
             ("policy", "experiments that ran this policy"), ("owner", "owner's user name"),
-            ("mine", "1: only the caller's own"), ("page", "page number (100 per page)"))],
+            ("mine", "1: only the caller's own"))] + [_page_param(PAGE_SIZE)],
         responses={200: S.ExperimentListSerializer(many=True)})
     def get(self, request):
         """The experiments the caller may list (public ones and their own; staff: all),
         newest first, 100 per page; ``Link`` and ``X-Total-Count`` headers page through."""
         who = permissions.viewer(request)
         qs = selectors.browse_experiments(who, selectors.Browse.from_query(request.query_params))
-        try:
-            page = max(1, int(request.query_params.get("page", 1)))
-        except ValueError:
-            raise ValidationError({"page": ["must be a positive integer"]}) from None
-        total = qs.count()
-        rows = qs[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
-        response = Response(S.ExperimentListSerializer(rows, many=True).data)
-        response["X-Total-Count"] = str(total)
-        if page * PAGE_SIZE < total:
-            query = request.query_params.copy()
-            query["page"] = str(page + 1)
-            response["Link"] = (f'<{request.build_absolute_uri(request.path)}?'
-                                f'{query.urlencode()}>; rel="next"')
-        return response
+        rows, headers = _page(request, qs, PAGE_SIZE)
+        return Response(S.ExperimentListSerializer(rows, many=True).data, headers=headers)
 
     @extend_schema(request=S.ExperimentCreateSerializer,
                    responses={202: S.ExperimentSerializer,
                               400: OpenApiResponse(description="invalid field (named)"),
                               503: OpenApiResponse(description="broker unavailable")})
     def post(self, request):
-        ser = S.ExperimentCreateSerializer(data=request.data)
+        ser = S.ExperimentCreateSerializer(data=request.data,
+                                           context={"who": permissions.viewer(request)})
         ser.is_valid(raise_exception=True)
         return _created(request, ser.validated_data)
 

@@ -10,6 +10,7 @@ experiment is deleted again and ``BrokerUnavailable`` raised: nothing half-made 
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import math
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from simcore.params import describe, parse_value, set_dotted, to_dict
 from simcore.result import code_version
 from simcore.sweep import points as sweep_points
 
-from .. import kinds
+from .. import kinds, uploads
 from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status, Visibility
 from .execution import refresh_experiment
 
@@ -55,6 +56,8 @@ class Submission:
     visibility: str = Visibility.UNLISTED
     notes: str = ""
     tags: str = ""
+    uploads: tuple[str, ...] = ()  # SHA-256 of every upload the scenario or its axes name
+    staged: tuple[uploads.StagedUpload, ...] = ()  # the ones this submission brings
 
 
 def limits() -> dict:
@@ -79,15 +82,36 @@ def _preset_params(lab: kinds.LabKind, preset: str) -> dict:
     return to_dict(lab.engine.scenario(lab.kind, info.params).params)
 
 
-def validate_scenario(*, kind: str, params: dict | None = None, preset: str = "") -> dict:
-    """The engine-normalized parameters (defaults filled in); raises ScenarioError."""
-    return _normalize(lab_kind(kind), params, preset)[0]
+def validate_scenario(*, kind: str, params: dict | None = None, preset: str = "",
+                      who=None) -> dict:
+    """The engine-normalized parameters (defaults filled in); raises ScenarioError. With
+    ``who`` (a ``permissions.Viewer``), every upload named must be one they may use."""
+    normalized = _normalize(lab_kind(kind), params, preset)[0]
+    if who is not None:
+        uploads.check_usable(uploads.upload_refs(normalized), who)
+    return normalized
 
 
 def _normalize(lab: kinds.LabKind, params: dict | None, preset: str) -> tuple[dict, dict | None]:
+    if params is not None and not isinstance(params, dict):
+        raise ScenarioError("params", "must be an object of parameters")
+    check_size("params", params)
     base = _preset_params(lab, preset) if preset else None
     merged = merge(base, params or {}) if base is not None else (params or {})
-    return to_dict(lab.engine.scenario(lab.kind, merged).params), base
+    normalized = to_dict(lab.engine.scenario(lab.kind, merged).params)
+    check_size("params", normalized)  # defaults filled in
+    return normalized, base
+
+
+def check_size(field_name: str, value) -> None:
+    """Refuse a value larger as JSON than ``HETSITE_MAX_SCENARIO_BYTES`` (every scenario is
+    stored and sent back whole)."""
+    cap = settings.HETSITE_MAX_SCENARIO_BYTES
+    size = len(json.dumps(value, separators=(",", ":"), default=str))
+    if size > cap:
+        raise ScenarioError(field_name, f"is {size:,} bytes as JSON; this site stores at most "
+                                        f"{cap:,} (HETSITE_MAX_SCENARIO_BYTES); a long list "
+                                        "of run times can be uploaded as a file instead")
 
 
 def merge(base: dict, overlay: dict) -> dict:
@@ -113,9 +137,12 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
                         policies: list[str], trials: int, base_seed: int = 0,
                         name: str = "", axes: list[dict] | None = None,
                         visibility: str = Visibility.UNLISTED, notes: str = "",
-                        tags="", lim: dict | None = None) -> Submission:
+                        tags="", lim: dict | None = None, who=None,
+                        staged: tuple[uploads.StagedUpload, ...] = ()) -> Submission:
     """Check an experiment request against the engine; raises ScenarioError naming the field.
-    ``lim`` replaces the site's limits (a figure preset brings its own sizes)."""
+    ``lim`` replaces the site's limits (a figure preset brings its own sizes). ``who`` (a
+    ``permissions.Viewer``; None for the site's own commands) must be allowed every upload
+    the scenario or its axes name, unless ``staged`` brings it with this submission."""
     lab = lab_kind(kind)
     labels = clean_labels(visibility=visibility, notes=notes, tags=tags)
     normalized, preset_params = _normalize(lab, params, preset)
@@ -138,6 +165,8 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
             0 <= base_seed < 2**62):
         raise ScenarioError("base_seed", "must be an integer >= 0 and < 2^62")
     axes = _clean_axes(lab, axes or [])
+    refs = uploads.upload_refs(normalized, axes)
+    uploads.check_usable(refs, who, staged)
     points = sweep_points([(a["param"], a["values"]) for a in axes])
     if len(points) > lim["max_points"]:
         raise ScenarioError("axes", f"{len(points)} sweep points; at most {lim['max_points']} "
@@ -147,23 +176,32 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
         raise ScenarioError(field_name, f"points x policies x trials must be <= "
                                         f"{lim['max_runs']} runs; this asks for "
                                         f"{len(points) * len(policies) * trials}")
-    for point in points:
-        point_params = normalized
-        if point:
-            try:
-                point_params = to_dict(lab.engine.scenario(
-                    kind, with_overrides(normalized, point)).params)
-            except ScenarioError as err:
-                raise ScenarioError("axes", f"{err.field}: {err.message}") from None
-        check_site_limits(lab, point_params)
+    with uploads.staging(staged):
+        for point in points:
+            point_params = normalized
+            if point:
+                try:
+                    point_params = to_dict(lab.engine.scenario(
+                        kind, with_overrides(normalized, point)).params)
+                except ScenarioError as err:
+                    raise ScenarioError("axes", f"{err.field}: {err.message}") from None
+            check_site_limits(lab, point_params)
     name = (name or "").strip()[:200] or _default_name(lab, preset, policies, axes)
+    brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(lab, normalized, list(policies), trials, base_seed, name, preset,
-                      preset_params, axes, points, **labels)
+                      preset_params, axes, points, **labels, uploads=tuple(sorted(refs)),
+                      staged=tuple(brought.values()))
 
 
 def normalize_tags(tags) -> str:
     """Tags as stored: lower case, comma-separated, unique, in the order given."""
-    items = tags if isinstance(tags, (list, tuple)) else str(tags or "").split(",")
+    if tags is None:
+        tags = ""
+    if not isinstance(tags, (str, list, tuple)):
+        raise ScenarioError("tags", "must be words separated by commas (or a list of them)")
+    items = tags if isinstance(tags, (list, tuple)) else tags.split(",")
+    if len(items) > 20:
+        raise ScenarioError("tags", "at most 20 tags of at most 40 characters each")
     out: list[str] = []
     for item in items:
         if not isinstance(item, str):
@@ -336,8 +374,9 @@ def _default_name(lab, preset, policies, axes) -> str:
     return f"{head}: {', '.join(policies[:2])}{more}{swept}"
 
 
-def _scenario_row(sub: Submission) -> Scenario:
-    """The preset's own row when the parameters are the preset's, else a new scenario."""
+def _scenario_row(sub: Submission, ownership: dict) -> Scenario:
+    """The preset's own row when the parameters are the preset's, else a new scenario (the
+    experiment's owner owns it)."""
     if sub.preset:
         if sub.params == sub.preset_params:
             row, _ = Scenario.objects.get_or_create(
@@ -349,14 +388,22 @@ def _scenario_row(sub: Submission) -> Scenario:
     else:
         name = sub.lab.title
     return Scenario.objects.create(kind=sub.lab.kind, name=name, preset=sub.preset,
-                                   params=sub.params)
+                                   params=sub.params, **ownership)
 
 
 def create_scenario(*, kind: str, name: str, params: dict, description: str = "",
-                    preset: str = "") -> Scenario:
-    """Save a named scenario; ``params`` must come from validate_scenario."""
+                    preset: str = "", owner=None, owner_token: str = "") -> Scenario:
+    """Save a named scenario; ``params`` must come from validate_scenario. ``owner`` or
+    ``owner_token`` own it, as for experiments."""
     return Scenario.objects.create(kind=kind, name=name, params=params, preset=preset,
-                                   description=description)
+                                   description=description, **_ownership(owner, owner_token))
+
+
+def _ownership(owner, owner_token: str) -> dict:
+    """The ownership columns: a logged-in user, else an anonymous token."""
+    if owner is not None and owner.is_authenticated:
+        return {"owner": owner, "owner_token": ""}
+    return {"owner": None, "owner_token": owner_token}
 
 
 def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
@@ -364,28 +411,32 @@ def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
     """Store the experiment and its runs; their tasks are sent once the rows are committed.
 
     ``owner`` (a user) or ``owner_token`` (an anonymous creator's cookie token, see
-    ``hetsite.permissions``) say who may edit it. Raises BrokerUnavailable (with nothing kept)
-    when the broker refuses the runs.
+    ``hetsite.permissions``) say who may edit it; they also own the scenario and the uploads
+    the submission brings, which are stored now and only now. Raises BrokerUnavailable (with
+    nothing kept) when the broker refuses the runs.
     """
-    if owner is not None and owner.is_authenticated:
-        owner_token = ""
-    else:
-        owner = None
-    with transaction.atomic():
-        scenario = _scenario_row(sub)
-        experiment = Experiment.objects.create(
-            name=sub.name, kind=sub.lab.kind, scenario=scenario, policies=sub.policies,
-            trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
-            owner=owner, owner_token=owner_token, visibility=sub.visibility, notes=sub.notes,
-            tags=sub.tags, code_version=code_version())
-        Run.objects.bulk_create([
-            Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
-                trial=trial, seed=sub.base_seed + trial)
-            for point, overrides in enumerate(sub.points)
-            for policy in sub.policies for trial in range(sub.trials)
-        ])
-        if dispatch:
-            transaction.on_commit(lambda: dispatch_experiment(experiment))
+    ownership = _ownership(owner, owner_token)
+    uploads.keep(sub.staged)
+    try:
+        with transaction.atomic():
+            scenario = _scenario_row(sub, ownership)
+            experiment = Experiment.objects.create(
+                name=sub.name, kind=sub.lab.kind, scenario=scenario, policies=sub.policies,
+                trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
+                visibility=sub.visibility, notes=sub.notes, tags=sub.tags,
+                code_version=code_version(), **ownership)
+            Run.objects.bulk_create([
+                Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
+                    trial=trial, seed=sub.base_seed + trial)
+                for point, overrides in enumerate(sub.points)
+                for policy in sub.policies for trial in range(sub.trials)
+            ])
+            uploads.link(experiment, sub.uploads, [s.sha256 for s in sub.staged], **ownership)
+            if dispatch:
+                transaction.on_commit(lambda: dispatch_experiment(experiment))
+    except BaseException:
+        uploads.release(s.sha256 for s in sub.staged)
+        raise
     return experiment
 
 
@@ -474,11 +525,14 @@ def delete_experiment(experiment: Experiment) -> None:
 
 
 def _delete_with_scenario(experiment: Experiment) -> None:
-    """Delete an experiment and its runs, and its scenario unless a preset or shared."""
+    """Delete an experiment and its runs, its scenario unless a preset or shared, and the
+    uploads no other experiment uses."""
     scenario = experiment.scenario
+    used = list(experiment.upload_links.values_list("sha256", flat=True))
     experiment.delete()
     if not scenario.is_preset and not scenario.experiments.exists():
         scenario.delete()
+    uploads.release(used)
 
 
 def load_presets() -> int:

@@ -4,6 +4,7 @@ import gzip
 import hashlib
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
@@ -130,9 +131,14 @@ def test_migration_imports_the_files_of_the_old_upload_folder(uploads, settings)
         assert gzip.decompress(bytes(row.data)) == original
         assert row.size == len(data) and row.jobs == 3
     assert len(list(uploads.iterdir())) == 5  # nothing deleted
-    # An imported upload replays like a new one.
+    # An imported upload replays like a new one, for staff: no experiment names it and it has
+    # no owner, so nobody else may use it (migration 0006).
     sha = hashlib.sha256(plain).hexdigest()
-    response = post(Client(), trace=f"upload:{sha}")
+    assert post(Client(), trace=f"upload:{sha}").status_code == 400
+    User.objects.create_superuser("boss", password="pw-123456789")
+    staff = Client()
+    staff.login(username="boss", password="pw-123456789")
+    response = post(staff, trace=f"upload:{sha}")
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Experiment.objects.get().runs.get(policy="fcfs").summary["jobs_total"] == 3
 

@@ -136,6 +136,40 @@ def test_limits_name_the_limit():
     assert len(read_swf_arrays(io.BytesIO(packed), max_bytes=len(big))[1]["job_id"]) == 6000
 
 
+class Endless(io.RawIOBase):
+    """A stream of one byte repeated, far longer than any limit; counts what was read."""
+
+    def __init__(self, byte: bytes = b"0"):
+        self.byte, self.read_bytes = byte, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        buffer[:] = self.byte * len(buffer)
+        self.read_bytes += len(buffer)
+        return len(buffer)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_line_longer_than_any_trace_line_stops_the_reader_early(packed):
+    """No newline for ever (a file without line breaks, a decompression bomb of one byte):
+    the readers stop after the 64 KiB line limit, having read next to nothing of the rest."""
+    from simcore.runtimes import read_runtime_list, sniff
+    from simcore.swf import MAX_LINE_BYTES
+
+    for reader in (read_swf, read_swf_arrays, sniff, read_runtime_list):
+        source = Endless()
+        stream = io.BufferedReader(source)
+        if packed:  # ~1000 to 1 when compressed: the reader sees the decompressed bytes
+            stream = io.BytesIO(gzip.compress(b"0" * (4 * MAX_LINE_BYTES)))
+        with pytest.raises(ScenarioError, match="longer than 65,536 bytes") as err:
+            reader(stream)
+        assert err.value.field.endswith(":1")
+        if not packed:
+            assert source.read_bytes < 4 * MAX_LINE_BYTES
+
+
 def test_missing_file_and_empty_trace(tmp_path):
     with pytest.raises(ScenarioError) as err:
         read_swf(tmp_path / "nope.swf")

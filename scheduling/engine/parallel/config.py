@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from simcore.errors import ScenarioError
 from simcore.params import group, param
+from simcore.traces import check_trace_name
 
 KIND = "parallel-energy"
 
@@ -398,6 +399,11 @@ class ParallelEnergyConfig:
         if self.workload.gp_types == 0 and not sp:
             raise ScenarioError("workload.gp_types", "must be > 0 when there is no special "
                                                      "cluster")
+        if self.workload.source == "trace":
+            try:  # the name's form; whether an upload exists is the site's to say
+                check_trace_name(self.trace.file.removesuffix(".gz").removesuffix(".swf"))
+            except ScenarioError as err:
+                raise ScenarioError("trace.file", err.message) from None
         if self.workload.source == "testbed" and len(self.system.clusters) != 4:
             raise ScenarioError("system.clusters", "the testbed workload needs the 4 clusters "
                                                    "of spec Table 5")
