@@ -137,16 +137,19 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     if isinstance(base_seed, bool) or not isinstance(base_seed, int) or not (
             0 <= base_seed < 2**62):
         raise ScenarioError("base_seed", "must be an integer >= 0 and < 2^62")
-    axes = _clean_axes(lab, axes or [])
-    points = sweep_points([(a["param"], a["values"]) for a in axes])
-    if len(points) > lim["max_points"]:
-        raise ScenarioError("axes", f"{len(points)} sweep points; at most {lim['max_points']} "
+    # Sizes are checked on the lengths alone: the product of the axes is built only once it is
+    # known to fit (two 1,000-value axes would otherwise be a million dicts).
+    axes = _clean_axes(lab, axes or [], most=lim["max_points"])
+    n_points = math.prod(len(a["values"]) for a in axes)
+    if n_points > lim["max_points"]:
+        raise ScenarioError("axes", f"{n_points:,} sweep points; at most {lim['max_points']} "
                                     "(HETSITE_MAX_POINTS)")
-    if len(points) * len(policies) * trials > lim["max_runs"]:
+    n_runs = n_points * len(policies) * trials
+    if n_runs > lim["max_runs"]:
         field_name = "axes" if axes else "trials"
         raise ScenarioError(field_name, f"points x policies x trials must be <= "
-                                        f"{lim['max_runs']} runs; this asks for "
-                                        f"{len(points) * len(policies) * trials}")
+                                        f"{lim['max_runs']} runs; this asks for {n_runs:,}")
+    points = sweep_points([(a["param"], a["values"]) for a in axes])
     for point in points:
         point_params = normalized
         if point:
@@ -234,11 +237,14 @@ def figure_submission(name: str, trials: int | None = None, base_seed: int = 0) 
     return dataclasses.replace(sub, figure=figure.name)
 
 
-def _clean_axes(lab: kinds.LabKind, axes) -> list[dict]:
-    """Each axis names a declared scalar parameter once and gives a non-empty value list,
-    either as ``values`` or as a range ``start``, ``stop`` and ``step`` (see axis_values)."""
+def _clean_axes(lab: kinds.LabKind, axes, most: int) -> list[dict]:
+    """Each axis names a declared scalar parameter once and gives a non-empty list of at most
+    ``most`` scalar values, either as ``values`` or as a range ``start``, ``stop`` and ``step``
+    (see axis_values)."""
     if not isinstance(axes, list):
         raise ScenarioError("axes", "must be a list of {param, values}")
+    if len(axes) > MAX_AXES:
+        raise ScenarioError("axes", f"at most {MAX_AXES} swept parameters")
     declared = {d["name"]: d for d in describe(lab.environment.config_cls)}
     out, seen = [], set()
     for i, axis in enumerate(axes):
@@ -258,24 +264,35 @@ def _clean_axes(lab: kinds.LabKind, axes) -> list[dict]:
             if name in seen:
                 raise ScenarioError("axes", f"{where}: {name!r} is swept twice")
             seen.add(name)
-        values = axis_values(axis, where)
+        values = axis_values(axis, where, most)
         if len({repr(v) for v in values}) != len(values):
             raise ScenarioError("axes", f"{where} ({param}): values repeat")
         out.append({"param": param, "values": values})
     return out
 
 
+MAX_AXES = 4
+# The most values one axis may have whatever the point limit (a figure preset's own limit may
+# be larger than the site's); the point limit usually refuses far earlier.
 MAX_AXIS_VALUES = 1000
+SCALAR = (bool, int, float, str, type(None))
 
 
-def axis_values(axis: dict, where: str = "axis") -> list:
+def axis_values(axis: dict, where: str = "axis", most: int = MAX_AXIS_VALUES) -> list:
     """The values of one axis: ``values`` as given, or ``start`` to ``stop`` (inclusive) by
-    ``step`` (added) or by ``factor`` (multiplied, for ranges that span decades)."""
+    ``step`` (added) or by ``factor`` (multiplied, for ranges that span decades). More than
+    ``most`` values are refused from the count alone, before any is built."""
+    most = min(most, MAX_AXIS_VALUES)
     keys = set(axis) - {"param"}
     if keys == {"values"}:
         values = axis["values"]
         if not isinstance(values, list) or not values:
             raise ScenarioError("axes", f"{where} ({axis['param']}): give at least one value")
+        _at_most(len(values), most, where)
+        if not all(isinstance(v, SCALAR) and (not isinstance(v, str) or len(v) <= 200)
+                   for v in values):
+            raise ScenarioError("axes", f"{where} ({axis['param']}): values must be numbers, "
+                                        "booleans or short strings")
         return list(values)
     if keys not in ({"start", "stop", "step"}, {"start", "stop", "factor"}):
         raise ScenarioError("axes", f"{where}: expected values, or start, stop and step (or "
@@ -289,14 +306,21 @@ def axis_values(axis: dict, where: str = "axis") -> list:
     if (geometric and (by <= 1 or start <= 0)) or (not geometric and by <= 0) or stop < start:
         raise ScenarioError("axes", f"{where}: need start <= stop and a positive step (a "
                                     "factor > 1 from a positive start)")
+    span = math.log(stop / start) / math.log(by) if geometric else (stop - start) / by
+    _at_most(math.floor(span * (1 + 1e-9) + 1e-9) + 1, most, where)
     values, v = [], start
-    while v <= stop * (1 + 1e-9) + 1e-12:
+    while v <= stop * (1 + 1e-9) + 1e-12 and len(values) <= most:
         values.append(v)
-        if len(values) > MAX_AXIS_VALUES:
-            raise ScenarioError("axes", f"{where}: more than {MAX_AXIS_VALUES} values")
         v = v * by if geometric else start + len(values) * by
+    _at_most(len(values), most, where)
     integral = all(isinstance(x, int) and not isinstance(x, bool) for x in (start, stop, by))
     return [int(round(x)) if integral else round(x, 12) for x in values]
+
+
+def _at_most(count: int, most: int, where: str) -> None:
+    if count > most:
+        raise ScenarioError("axes", f"{where}: {count:,} values; at most {most} "
+                                    "(HETSITE_MAX_POINTS)")
 
 
 def parse_axis_text(param: str, text: str) -> dict:
@@ -313,6 +337,8 @@ def parse_axis_text(param: str, text: str) -> dict:
         nums = [parse_value(p.lstrip("*")) for p in parts]
         return {"param": param, "start": nums[0], "stop": nums[1],
                 "factor" if geometric else "step": nums[2]}
+    if text.count(",") >= MAX_AXIS_VALUES:  # refused before a value is parsed
+        _at_most(text.count(",") + 1, MAX_AXIS_VALUES, param)
     return {"param": param, "values": [parse_value(v.strip()) for v in text.split(",")
                                        if v.strip()]}
 
