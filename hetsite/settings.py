@@ -221,6 +221,9 @@ HETSITE_QUEUE_CAP_ANONYMOUS = env.int("HETSITE_QUEUE_CAP_ANONYMOUS", default=200
 HETSITE_QUEUE_CAP_USER = env.int("HETSITE_QUEUE_CAP_USER", default=50_000)
 HETSITE_DISPATCH_AHEAD = env.int("HETSITE_DISPATCH_AHEAD", default=16)
 HETSITE_LOST_AFTER_SECONDS = env.float("HETSITE_LOST_AFTER_SECONDS", default=30.0)
+# A running experiment's charts are redrawn at most this often (its page is fetched again as
+# runs finish; drawing thousands of runs each time would grow with the experiment).
+HETSITE_LIVE_FIGURES_SECONDS = env.float("HETSITE_LIVE_FIGURES_SECONDS", default=15.0)
 # A running run's worker touches its heartbeat every HEARTBEAT seconds; after STALE seconds of
 # silence the reaper (a thread in every worker, every REAP seconds) requeues it, and fails it
 # after MAX_ATTEMPTS lost workers.

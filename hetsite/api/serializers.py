@@ -11,7 +11,7 @@ TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "nam
              "seed", "axes", "visibility", "notes", "tags"}
 
 
-RUNS_INLINE = 1000
+RUNS_INLINE = 100  # runs listed in an experiment's detail; all of them at runs_url, paged
 
 
 def scenario_error(err: ScenarioError) -> serializers.ValidationError:
@@ -89,9 +89,8 @@ class ExperimentSerializer(serializers.ModelSerializer):
                                     for p, row in obj.summary_by_policy().items()}
 
     def get_runs(self, obj) -> list[dict]:
-        """Every run up to RUNS_INLINE (as many as the site lets anyone ask for by default);
-        a larger experiment lists its first RUNS_INLINE here and all of them page by page at
-        ``runs_url``."""
+        """The first RUNS_INLINE runs (every run of most experiments); ``runs_total`` says how
+        many there are, and ``runs_url`` lists them all, page by page."""
         from ..selectors import runs_page
 
         return RunSerializer(runs_page(obj, 1, size=RUNS_INLINE)[0], many=True).data
