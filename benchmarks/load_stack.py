@@ -96,10 +96,13 @@ def main() -> int:
                    SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="127.0.0.1",
                    DATABASE_URL=f"postgres://postgres@127.0.0.1:{cluster.port}/hetsite",
                    REDIS_URL=f"redis://127.0.0.1:{redis_port}/0", SECURE_SSL_REDIRECT="0",
-                   SESSION_COOKIE_SECURE="0", CSRF_COOKIE_SECURE="0", PYTHONUNBUFFERED="1")
+                   SESSION_COOKIE_SECURE="0", CSRF_COOKIE_SECURE="0", PYTHONUNBUFFERED="1",
+                   STATIC_ROOT=str(out / "static"))
         for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CELERY_TASK_ALWAYS_EAGER"):
             env.pop(key, None)
-        for command in (["migrate", "--noinput"], ["load_presets"]):
+        # As the image and the compose web command do.
+        for command in (["collectstatic", "--noinput"], ["migrate", "--noinput"],
+                        ["load_presets"]):
             subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env,
                            check=True, capture_output=True)
 
