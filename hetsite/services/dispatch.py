@@ -91,14 +91,18 @@ def next_runs(n: int) -> list[int]:
         Run.objects.filter(Q(status=Status.RUNNING) | Q(status=Status.QUEUED, celery_id__gt=""),
                            experiment__account__in=list(experiments))
         .order_by().values_list("experiment__account").annotate(n=Count("id"))))
-    turns: list[str] = []
-    for _ in range(n):
+    queues: dict[str, deque] = {}  # an account's next runs, read at its first turn
+    out: list[int] = []
+    while len(out) < n and experiments:
         account = min(experiments, key=lambda a: (in_service[a], order[a]))
-        turns.append(account)
+        if account not in queues:
+            queues[account] = deque(_runs_of(experiments[account], n))
+        if not queues[account]:
+            del experiments[account]  # nothing more to send for it in this pass
+            continue
+        out.append(queues[account].popleft())
         in_service[account] += 1
-    queues = {account: deque(_runs_of(ids, turns.count(account)))
-              for account, ids in experiments.items() if account in turns}
-    return [queues[a].popleft() for a in turns if queues[a]]
+    return out
 
 
 def _runs_of(experiment_ids: list[int], n: int) -> list[int]:
@@ -167,7 +171,9 @@ def resend_lost() -> int:
     from ..broker import held_task_ids
 
     before = timezone.now() - timezone.timedelta(seconds=settings.HETSITE_LOST_AFTER_SECONDS)
-    sent = list(Run.objects.filter(status=Status.QUEUED, celery_id__gt="", sent__lt=before)
+    # A run sent before the dispatcher existed has no send time: old enough.
+    sent = list(Run.objects.filter(Q(sent__lt=before) | Q(sent__isnull=True),
+                                   status=Status.QUEUED, celery_id__gt="")
                 .values_list("pk", "celery_id"))
     if not sent:
         return 0

@@ -126,3 +126,34 @@ def test_creation_sends_a_bounded_batch_and_cancel_revokes_only_that(live_celery
     assert len(queries.captured_queries) < 20
     assert not experiment.runs.exclude(status=Status.CANCELLED).exists()
     json.dumps(cancelled.summary)  # still a plain table
+
+
+@pytest.mark.django_db
+def test_messages_take_turns_between_accounts_costliest_first_within_one(settings):
+    """The dispatch order: the account with the fewest runs in service first (ties: the one
+    waiting longest), and within an experiment its costliest runs first."""
+    from hetsite.permissions import STAFF, Account
+
+    def make(account, trials, **extra):
+        sub = submission.validate_submission(**{**UAV, "policies": ["random"]}, trials=trials,
+                                             **extra)
+        return submission.create_experiment(sub, dispatch=False,
+                                            account=Account(account, STAFF))
+
+    big = make("user:big", 3, axes=[{"param": "uavs_mean", "values": [3, 6]}])
+    small = make("anon:small", 4)
+    other = make("user:other", 2)
+    order = dispatch.next_runs(12)
+    accounts = dict(Run.objects.filter(pk__in=order).values_list("pk", "experiment__account"))
+    assert [accounts[pk] for pk in order] == (
+        ["user:big", "anon:small", "user:other"] * 2 + ["user:big", "anon:small"] * 2
+        + ["user:big"] * 2)
+    costs = [Run.objects.get(pk=pk).cost for pk in order if accounts[pk] == "user:big"]
+    assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]  # 6 UAVs before 3
+    # Runs already in service count: an account with two running waits for the others.
+    Run.objects.filter(pk__in=list(small.runs.values_list("pk", flat=True)[:2])).update(
+        status=Status.RUNNING)
+    first = dispatch.next_runs(2)
+    assert {accounts.get(pk) or Run.objects.get(pk=pk).experiment.account for pk in first} == {
+        "user:big", "user:other"}
+    assert big.runs.count() == 6 and other.runs.count() == 2
