@@ -157,3 +157,31 @@ def test_messages_take_turns_between_accounts_costliest_first_within_one(setting
     assert {accounts.get(pk) or Run.objects.get(pk=pk).experiment.account for pk in first} == {
         "user:big", "user:other"}
     assert big.runs.count() == 6 and other.runs.count() == 2
+
+
+@pytest.mark.realstack
+@pytest.mark.django_db(transaction=True)
+def test_a_pass_that_died_between_marking_and_sending_loses_no_run(live_celery, settings):
+    """A pass marks a run sent, then dies before the broker has the message: the next reaper
+    pass sees the broker does not hold it and queues the run again; nothing else is touched."""
+    from django.utils import timezone
+
+    settings.HETSITE_LOST_AFTER_SECONDS = 5
+    experiment = submission.create_experiment(
+        submission.validate_submission(**UAV, trials=1), dispatch=False)
+    dead, fresh, sent = experiment.runs.order_by("id")
+    long_ago = timezone.now() - timezone.timedelta(minutes=1)
+    Run.objects.filter(pk=dead.pk).update(celery_id="never-published", sent=long_ago)
+    Run.objects.filter(pk=fresh.pk).update(celery_id="being-published", sent=timezone.now())
+    from hetsite.tasks import run_simulation
+
+    run_simulation.apply_async((sent.pk,), task_id="in-the-broker")
+    Run.objects.filter(pk=sent.pk).update(celery_id="in-the-broker", sent=long_ago)
+    assert dispatch.resend_lost() == 1
+    ids = dict(experiment.runs.values_list("pk", "celery_id"))
+    assert ids == {dead.pk: "", fresh.pk: "being-published", sent.pk: "in-the-broker"}
+    settings.HETSITE_DISPATCH_AHEAD = 10
+    assert dispatch.dispatch() == 1
+    resent = Run.objects.get(pk=dead.pk).celery_id
+    assert resent and resent in held_task_ids()
+    submission.cancel_experiment(experiment)
