@@ -4,7 +4,7 @@ docker-compose.yml, Celery workers), for several minutes; then every accepted ru
 exactly once.
 
     python benchmarks/load_stack.py [--users 40] [--spawn-rate 4] [--minutes 3]
-                                    [--workers 2] [--out /tmp/hetsite-load]
+                                    [--workers 2] [--out /tmp/hetsite-load] [--shared-address]
 
 The clients are benchmarks/load/locustfile.py (Locust, pinned in requirements-dev.txt), each from
 its own loopback address. Printed: requests per second, the 95th percentile latency per
@@ -77,6 +77,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="Celery worker processes")
     parser.add_argument("--drain-minutes", type=float, default=15.0)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--shared-address", action="store_true",
+                        help="every client from one address: one account, one throttle")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="hetsite-load-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -128,7 +130,9 @@ def main() -> int:
              "--headless", "-u", str(args.users), "-r", str(args.spawn_rate),
              "-t", f"{int(args.minutes * 60)}s", "--host", base,
              "--csv", str(out / "locust"), "--only-summary", "--exit-code-on-error", "0"],
-            cwd=ROOT, capture_output=True, text=True)
+            cwd=ROOT, capture_output=True, text=True,
+            env=dict(os.environ, HETSITE_LOAD_SHARED_ADDRESS="1" if args.shared_address
+                     else "0"))
         (out / "locust.log").write_text(locust.stdout + locust.stderr)
         load_s = time.monotonic() - started
         drained = time.monotonic()
@@ -159,7 +163,8 @@ def report(out: Path, cluster, load_s: float, drain_s: float, args) -> int:
         for line in status_file.read_text().splitlines():
             key, count = line.rsplit("\t", 1)
             statuses[key] = int(count)
-    print(f"\n{args.users} users, {args.minutes:g} min, {args.workers} Celery workers")
+    print(f"\n{args.users} users{' behind one address' if args.shared_address else ''}, "
+          f"{args.minutes:g} min, {args.workers} Celery workers")
     print(f"{'endpoint':40} {'requests':>8} {'failures':>8} {'req/s':>7} {'p50 ms':>7} "
           f"{'p95 ms':>7}")
     for row in rows:

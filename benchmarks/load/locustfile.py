@@ -2,7 +2,8 @@
 ``locust -f benchmarks/load/locustfile.py --host http://127.0.0.1:8000``).
 
 Every user is an anonymous client with its own cookie jar and its own loopback address
-(127.0.0.2 to 127.0.0.251, so the site sees many clients, as behind no proxy): it creates
+(127.0.0.2 to 127.0.0.251, so the site sees many clients, as behind no proxy; all of them
+127.0.0.2 with HETSITE_LOAD_SHARED_ADDRESS=1): it creates
 small experiments, polls their progress, and reads pages, lists, results and charts.
 Expected refusals (400 over budget, 429 throttled or over the queue cap) count as successes
 and are tallied by status; anything else, 5xx above all, is a failure.
@@ -11,6 +12,7 @@ and are tallied by status; anything else, 5xx above all, is a failure.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import threading
 
@@ -52,7 +54,10 @@ class Anonymous(HttpUser):
     def on_start(self):
         with _lock:
             n = next(ADDRESSES)
-        adapter = SourceAddress(f"127.0.0.{2 + n % 250}")
+        # HETSITE_LOAD_SHARED_ADDRESS=1: every client behind one address (one account, one
+        # throttle bucket), so budgets, caps and the throttle refuse most creations.
+        shared = os.environ.get("HETSITE_LOAD_SHARED_ADDRESS") == "1"
+        adapter = SourceAddress("127.0.0.2" if shared else f"127.0.0.{2 + n % 250}")
         self.client.mount("http://", adapter)
         self.mine: list[str] = []
 
