@@ -14,13 +14,14 @@ from django.views.decorators.http import require_POST
 
 from hetsite import exports, figures, kinds, permissions, presenters, selectors, uploads
 from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
-from hetsite.services import submission
+from hetsite.services import admission, submission
 from hetsite.throttles import refused
 from simcore.errors import ScenarioError
 
 from .forms import ExperimentForm
 
 PAGE_SIZE = 25
+RUN_CHOICES = 200  # finished runs offered in the run-chart picker, failed runs listed
 
 
 def home(request):
@@ -74,7 +75,11 @@ def new_experiment(request, kind: str):
             fields = who.owner_fields()
             try:
                 experiment = submission.create_experiment(
-                    form.submission, owner=fields["owner"], owner_token=fields["owner_token"])
+                    form.submission, owner=fields["owner"], owner_token=fields["owner_token"],
+                    account=who.account())
+            except admission.Refused as err:
+                form.add_error(None, err.message)
+                status = err.status
             except submission.BrokerUnavailable as exc:
                 form.add_error(None, str(exc))
                 status = 503
@@ -147,35 +152,42 @@ def experiment_page(request, public_id):
     who = permissions.viewer(request)
     experiment = selectors.experiment_by_public_id(public_id, who)
     ui = kinds.get_kind(experiment.kind)
-    all_runs = selectors.runs_of(experiment, charts=False)
+    # Bounded whatever the experiment's size: one page of runs, counts for the rest.
+    runs, paging = selectors.runs_page(experiment, request.GET.get("runs_page"))
+    counts = selectors.status_counts(experiment)
     point = selectors.point_of(experiment, request.GET.get("point"))
-    # A point's page counts, lists and charts that point's runs only.
-    runs = all_runs if point is None else [r for r in all_runs if r.point == point]
-    done_runs = [r for r in runs if r.status == Status.DONE]
+    # A point's page counts and charts that point's runs only.
+    shown = counts if point is None else selectors.status_counts(experiment, point)
+    done = experiment.runs.filter(status=Status.DONE)
+    done = done if point is None else done.filter(point=point)
+    done_runs = list(done.order_by("point", "id").only("public_id", "policy", "trial", "point")
+                     [:RUN_CHOICES])
     whole_sweep = bool(experiment.axes) and point is None
     baseline = request.GET.get("baseline", "")
     baseline = baseline if baseline in experiment.policies else ""
     figs, paired = [], []
-    if done_runs:
+    if counts[Status.DONE]:
         figs = (figures.sweep_figures(experiment) if whole_sweep
                 else figures.experiment_figures(experiment, point=point))
         paired = figures.paired_figures(experiment, baseline, point) if baseline else []
     return render(request, "frontend/experiment.html", {
-        "experiment": experiment, "ui": ui, "runs": runs, "all_runs": all_runs,
-        "done_runs": done_runs, "point_count": selectors.point_count(experiment),
-        "failed_runs": [r for r in runs if r.status == Status.FAILED],
+        "experiment": experiment, "ui": ui, "runs": runs, "paging": paging, "counts": counts,
+        "shown": {**shown, "total": sum(shown.values())}, "done_runs": done_runs,
+        "point_count": selectors.point_count(experiment),
+        "failed_runs": experiment.runs.filter(status=Status.FAILED).order_by("id").only(
+            "policy", "trial", "error")[:RUN_CHOICES],
         "figures": figs + paired, "table": presenters.summary_table(ui, experiment, point or 0),
         "whole_sweep": whole_sweep, "point": point, "baseline": baseline,
         "point_tables": presenters.point_tables(ui, experiment) if whole_sweep else [],
-        "point_label": presenters.point_label(ui, next(
-            (r.overrides for r in runs if r.point == point), {})) if point is not None else "",
+        "point_label": presenters.point_label(ui, experiment.runs.filter(point=point).values_list(
+            "overrides", flat=True).first() or {}) if point is not None else "",
         "sweep_axes": presenters.sweep_axes(ui, experiment),
         "published": presenters.published(experiment),
         "final": experiment.status in FINAL_STATUSES,
         "can_edit": permissions.can_edit(who, experiment),
         "visibility_choices": Visibility.choices,
         "scenario": presenters.scenario_description(ui, experiment),
-        "timing": presenters.timing(experiment, all_runs),
+        "timing": presenters.timing(experiment, counts),
         "share_url": request.build_absolute_uri(
             reverse("frontend:experiment", args=[experiment.public_id])),
     })
@@ -212,9 +224,10 @@ def run_figure(request, name):
     fields = who.owner_fields()
     try:
         experiment = submission.create_experiment(sub, owner=fields["owner"],
-                                                  owner_token=fields["owner_token"])
-    except submission.BrokerUnavailable as exc:
-        messages.error(request, str(exc))
+                                                  owner_token=fields["owner_token"],
+                                                  account=who.account())
+    except (admission.Refused, submission.BrokerUnavailable) as exc:
+        messages.error(request, getattr(exc, "message", str(exc)))
         return redirect("frontend:figures")
     return redirect("frontend:experiment", public_id=experiment.public_id)
 
@@ -268,7 +281,8 @@ def _run_picker(request, who):
     pages = Paginator(selectors.browse_experiments(who, browse).filter(
         runs__status=Status.DONE).distinct(), 10)
     page = pages.get_page(request.GET.get("page"))
-    rows = [(e, [r for r in selectors.runs_of(e, charts=False) if r.status == Status.DONE])
+    rows = [(e, list(e.runs.filter(status=Status.DONE).defer(*selectors.HEAVY, "series", "dist")
+                     .order_by("point", "trial", "id")[:RUN_CHOICES]))
             for e in page.object_list]
     return render(request, "frontend/run_picker.html", {
         "page": page, "rows": rows, "browse": browse, "choices": selectors.browse_choices()})

@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
+from . import permissions
 from .exports import runs_csv
 from .models import Experiment, Run, Scenario
 from .services import submission
@@ -40,7 +41,7 @@ class ExperimentAdmin(admin.ModelAdmin):
     search_fields = ["name", "notes", "tags", "public_id", "scenario__name"]
     readonly_fields = ["public_id", "kind", "scenario", "policies", "trials", "base_seed",
                        "status", "progress", "cancel_requested", "code_version", "summary",
-                       "created", "finished", "share_link"]
+                       "account", "estimate_s", "created", "finished", "share_link"]
     fields = ["name", "owner", "visibility", "notes", "tags", *readonly_fields]
     inlines = [RunInline]
     actions = ["rerun", "cancel", "export_csv"]
@@ -68,7 +69,8 @@ class ExperimentAdmin(admin.ModelAdmin):
     def rerun(self, request, queryset):
         for experiment in queryset:
             try:
-                submission.rerun_experiment(experiment, owner=request.user)
+                submission.rerun_experiment(experiment, owner=request.user,
+                                            account=permissions.viewer(request).account())
             except submission.BrokerUnavailable as exc:
                 self.message_user(request, str(exc), messages.ERROR)
                 return
@@ -93,7 +95,8 @@ class RunAdmin(admin.ModelAdmin):
     list_filter = ["status", "policy", "experiment__kind", ("created", admin.DateFieldListFilter)]
     search_fields = ["policy", "public_id", "experiment__name", "error"]
     readonly_fields = ["public_id", "experiment", "policy", "trial", "seed", "status",
-                       "progress", "error", "celery_id", "attempts", "worker", "summary",
+                       "progress", "error", "celery_id", "sent", "cost", "attempts", "worker",
+                       "summary",
                        "timing", "result_bytes", "code_version", "created", "started",
                        "heartbeat", "finished"]
     exclude = ["series", "dist"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.core.cache import cache
 
 from simcore import charts
@@ -21,6 +22,7 @@ from . import kinds, presenters, selectors
 from .models import FINAL_STATUSES, Experiment, Run, Status
 
 CACHE_SECONDS = 24 * 3600
+LIVE_EXACT = 200
 
 
 class UnknownChart(LookupError):
@@ -51,7 +53,8 @@ def experiment_figures(experiment: Experiment, policies: list[str] | None = None
                        side_by_side: bool = False, groups: dict | None = None,
                        point: int | None = None) -> list[dict]:
     """The kind's experiment charts; of one sweep point when ``point`` is given."""
-    key = _cache_key(experiment, policies, side_by_side, point) if groups is None else None
+    key, seconds = (_cache_key(experiment, policies, side_by_side, point) if groups is None
+                    else (None, 0))
     if key is not None:
         found = cache.get(key)
         if found is not None:
@@ -60,17 +63,25 @@ def experiment_figures(experiment: Experiment, policies: list[str] | None = None
                                                                     point=point)
     figures = figures_for(experiment.kind, groups, side_by_side)
     if key is not None:
-        cache.set(key, figures, CACHE_SECONDS)
+        cache.set(key, figures, seconds)
     return figures
 
 
 def _cache_key(experiment: Experiment, policies, side_by_side: bool,
-               point: int | None = None) -> str | None:
-    if experiment.status not in FINAL_STATUSES or experiment.finished is None:
-        return None
+               point: int | None = None) -> tuple[str, float]:
+    """The cache key and lifetime of an experiment's figures. A running experiment's are kept
+    for HETSITE_LIVE_FIGURES_SECONDS: its page is fetched again whenever a run finishes, and
+    drawing thousands of runs on every fetch would cost more the bigger the experiment."""
     chosen = ",".join(policies) if policies else "*"
-    return (f"figures:{experiment.public_id}:{experiment.finished.timestamp()}:"
-            f"{_code()}:{side_by_side}:{chosen}:{point}")
+    view = f"{_code()}:{side_by_side}:{chosen}:{point}"
+    if experiment.status not in FINAL_STATUSES or experiment.finished is None:
+        done = sum(row["runs"] for row in experiment.summary)
+        # Up to LIVE_EXACT finished runs, drawing is cheap: every finished run shows at once.
+        fresh = f":{done}" if done <= LIVE_EXACT else ""
+        return (f"figures-live:{experiment.public_id}:{view}{fresh}",
+                settings.HETSITE_LIVE_FIGURES_SECONDS)
+    return (f"figures:{experiment.public_id}:{experiment.finished.timestamp()}:{view}",
+            CACHE_SECONDS)
 
 
 @functools.cache

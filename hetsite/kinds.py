@@ -116,6 +116,11 @@ class FormHook(Protocol):
     def clean(self, form, data: dict) -> None: ...
 
 
+# What a run costs a worker besides its simulation: claiming it, its messages, storing and
+# compressing its result, the experiment's refresh (docs/reliability.md, "Pricing").
+RUN_OVERHEAD_S = 0.05
+
+
 @dataclass(frozen=True)
 class LabKind:
     """One scenario kind as the lab shows it."""
@@ -143,6 +148,12 @@ class LabKind:
     describe_inputs: Callable[[dict], list[tuple[str, str]]] | None = None
     # Units of the per-task record columns, for export headers ({"arrival": "s", ...}).
     task_units: dict[str, str] = field(default_factory=dict)
+    # Worker-seconds per unit of the engine's cost estimate (``Kind.cost``), measured on one
+    # stated run of the kind (benchmarks/cost_estimates.py): budgets are priced in seconds.
+    seconds_per_cost: float = 1.0
+    # A run's cost in those units when the engine has no estimate that sees the inputs (a
+    # replay's job count needs the trace): ``work(params) -> float``.
+    work: Callable[[dict], float] | None = None
 
     def policy_color(self, policy: str) -> str:
         """A policy's colour, keyed on its name (simcore.charts.policy_color)."""
@@ -152,6 +163,14 @@ class LabKind:
         names = [p.name for p in self.engine.list_policies(self.kind)]
         peers = [p for p in self.default_policies if p in names]
         return policy_color(policy, peers + [p for p in names if p not in peers])
+
+    def run_seconds(self, params: dict, policy: str) -> float:
+        """Estimated worker-seconds of one run of ``policy`` on these (normalized) parameters."""
+        if self.work is not None:
+            units = self.work(params)
+        else:
+            units = self.engine.ENGINE.cost(self.engine.scenario(self.kind, params), policy)
+        return float(units) * self.seconds_per_cost + RUN_OVERHEAD_S
 
     def condition_for(self, name: str) -> Condition | None:
         return next((c for c in self.conditions if c.covers(name)), None)

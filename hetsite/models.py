@@ -8,6 +8,7 @@ Status changes go through ``hetsite.services`` only.
 """
 
 import uuid
+from functools import cached_property
 
 from django.conf import settings
 from django.db import models
@@ -88,9 +89,12 @@ class Experiment(models.Model):
     tags = models.CharField(max_length=500, blank=True,
                             help_text="comma-separated, lower case (see tag_list)")
     code_version = models.CharField(max_length=40, blank=True)
-    summary = models.JSONField(default=list, blank=True,
-                               help_text="one row per (point, policy): setting, finished runs "
-                                         "and the mean and 95% CI of every headline metric")
+    account = models.CharField(
+        max_length=80, blank=True, db_index=True,
+        help_text="who its work is charged to (queue share, caps): user:<id>, anon:<digest of "
+                  "the client address> or site (commands)")
+    estimate_s = models.FloatField(default=0.0,
+                                   help_text="estimated worker-seconds of all its runs")
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     finished = models.DateTimeField(null=True, blank=True)
 
@@ -104,9 +108,41 @@ class Experiment(models.Model):
     def tag_list(self) -> list[str]:
         return [t for t in self.tags.split(",") if t]
 
+    @cached_property
+    def summary(self) -> list[dict]:
+        """One row per (point, policy), points in order and policies in the experiment's
+        order: the point's setting, the finished runs and the mean and 95% CI of every
+        headline metric (``SummaryRow``, kept up to date one cell at a time)."""
+        return [row.as_dict() for row in self.summary_rows.order_by("point", "id")]
+
     def summary_by_policy(self, point: int = 0) -> dict[str, dict]:
         """The summary rows of one point, keyed by policy."""
-        return {row["policy"]: row for row in self.summary if row.get("point") == point}
+        return {row["policy"]: row for row in self.summary if row["point"] == point}
+
+
+class SummaryRow(models.Model):
+    """One cell of an experiment's summary table: a (sweep point, policy) pair. A finished run
+    recomputes only its own cell, from the runs of that cell."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE,
+                                   related_name="summary_rows")
+    point = models.PositiveIntegerField()
+    policy = models.CharField(max_length=80)
+    setting = models.JSONField(default=dict, blank=True, help_text="the point's overrides")
+    runs = models.PositiveIntegerField(default=0, help_text="finished runs")
+    metrics = models.JSONField(default=dict, blank=True,
+                               help_text="headline metric -> mean and 95% CI over the runs")
+
+    class Meta:
+        ordering = ["experiment", "point", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "point", "policy"],
+                                    name="one_summary_row_per_point_and_policy"),
+        ]
+
+    def as_dict(self) -> dict:
+        return {"point": self.point, "setting": self.setting, "policy": self.policy,
+                "runs": self.runs, **self.metrics}
 
 
 class Run(models.Model):
@@ -122,7 +158,13 @@ class Run(models.Model):
                               db_index=True)
     progress = models.FloatField(default=0.0, help_text="0-100")
     error = models.TextField(blank=True)
-    celery_id = models.CharField(max_length=64, blank=True)
+    celery_id = models.CharField(max_length=64, blank=True,
+                                 help_text="id of its task message; empty while it waits in "
+                                           "the database for the dispatcher")
+    sent = models.DateTimeField(null=True, blank=True,
+                                help_text="when its task message was last sent to the broker")
+    cost = models.FloatField(default=0.0,
+                             help_text="estimated worker-seconds (the kind's cost estimate)")
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     summary = models.JSONField(default=dict, blank=True, help_text="headline metrics")
@@ -145,6 +187,12 @@ class Run(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["experiment", "point", "policy", "trial"],
                                     name="one_run_per_point_policy_and_trial"),
+        ]
+        indexes = [
+            # An experiment's counts by status (its progress) and its next runs to send.
+            models.Index(fields=["experiment", "status", "cost"], name="run_exp_status_cost"),
+            # The dispatcher's count of messages waiting in the broker (queued and sent).
+            models.Index(fields=["status", "celery_id"], name="run_status_task"),
         ]
 
     def __str__(self):

@@ -17,9 +17,12 @@ experiment that uses it (``hetsite.uploads``).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core import signing
 from django.db.models import Q, QuerySet
 
@@ -30,13 +33,40 @@ OWNER_SALT = "hetsite.owner-token"
 OWNER_COOKIE_AGE = 5 * 365 * 24 * 3600
 
 
+ANONYMOUS, USER, STAFF = "anonymous", "user", "staff"
+
+
+@dataclass(frozen=True)
+class Account:
+    """What a submission is charged to: ``key`` names the queue share and the caps
+    (``user:<id>``, or ``anon:<digest of the client address>`` for anonymous callers, whose
+    cookie is theirs to throw away), ``tier`` picks the budget (``hetsite.services.admission``).
+    """
+
+    key: str
+    tier: str
+
+
+# Management commands and the admin's own actions: trusted, charged to the site.
+SITE = Account("site", STAFF)
+
+
 @dataclass
 class Viewer:
-    """The caller of a request: a user (possibly anonymous) and an anonymous-owner token."""
+    """The caller of a request: a user (possibly anonymous), an anonymous-owner token and the
+    client's address (as the throttle sees it)."""
 
     user: object
     token: str = ""
     new_token: bool = False
+    address: str = ""
+
+    def account(self) -> Account:
+        if self.user_id is not None:
+            return Account(f"user:{self.user_id}", STAFF if self.is_staff else USER)
+        digest = hmac.new(settings.SECRET_KEY.encode(), self.address.encode(),
+                          hashlib.sha256).hexdigest()[:24]
+        return Account(f"anon:{digest}", ANONYMOUS)
 
     @property
     def is_staff(self) -> bool:
@@ -66,7 +96,10 @@ def viewer(request) -> Viewer:
             token = http.get_signed_cookie(OWNER_COOKIE, default="", salt=OWNER_SALT)
         except (signing.BadSignature, KeyError):
             token = ""
-        cached = Viewer(getattr(request, "user", None), token or "")
+        from .throttles import client_address
+
+        cached = Viewer(getattr(request, "user", None), token or "",
+                        address=client_address(http))
         http._hetsite_viewer = cached
     else:
         cached.user = getattr(request, "user", cached.user)  # DRF may authenticate later
@@ -166,4 +199,4 @@ def adopt(user, token: str) -> int:
     claims.filter(sha256__in=UploadOwner.objects.filter(owner=user).values("sha256")).delete()
     claims.update(owner=user, owner_token="")
     return Experiment.objects.filter(owner_token=token, owner__isnull=True).update(
-        owner=user, owner_token="")
+        owner=user, owner_token="", account=f"user:{user.pk}")

@@ -331,17 +331,17 @@ def duration(seconds: float | None) -> str:
     return f"{s} s"
 
 
-def timing(experiment: Experiment, runs) -> dict:
-    """Elapsed wall time and, while running, an estimate of the time left."""
+def timing(experiment: Experiment, counts: dict[str, int]) -> dict:
+    """Elapsed wall time and, while running, an estimate of the time left; ``counts`` are the
+    runs by status."""
     end = experiment.finished if experiment.status in FINAL_STATUSES else timezone.now()
     elapsed = (end - experiment.created).total_seconds() if end else None
     eta = None
     if experiment.status not in FINAL_STATUSES and experiment.progress > 0:
         eta = elapsed * (100.0 - experiment.progress) / experiment.progress
-    finished_runs = sum(1 for r in runs if r.status in FINAL_STATUSES)
     return {"elapsed": duration(elapsed), "eta": duration(eta) if eta is not None else "",
-            "finished_runs": finished_runs, "total_runs": len(runs),
-            "done_runs": sum(1 for r in runs if r.status == Status.DONE)}
+            "finished_runs": sum(counts.get(s, 0) for s in FINAL_STATUSES),
+            "total_runs": sum(counts.values()), "done_runs": counts.get(Status.DONE, 0)}
 
 
 # --- sweeps and figure presets ---------------------------------------------------------------

@@ -6,7 +6,7 @@ import gzip
 import uuid
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -143,14 +143,60 @@ def runs_of(experiment: Experiment, charts: bool = True) -> list[Run]:
     return _in_policy_order(experiment, experiment.runs.defer(*heavy))
 
 
-def progress_of(experiment: Experiment) -> dict:
-    runs = _in_policy_order(experiment, experiment.runs.only(
-        "public_id", "policy", "trial", "status", "progress", "error"))
+RUNS_PAGE = 100
+
+
+def _policy_order(experiment: Experiment):
+    """A SQL expression of a run's policy's position in the experiment's list."""
+    return Case(*[When(policy=p, then=Value(i)) for i, p in enumerate(experiment.policies)],
+                default=Value(len(experiment.policies)), output_field=IntegerField())
+
+
+def ordered_runs(experiment: Experiment, fields: tuple[str, ...] | None = None):
+    """The runs in the order of :func:`runs_of` as a queryset, without their heavy columns
+    (only ``fields`` when given)."""
+    qs = experiment.runs.order_by(_policy_order(experiment), "trial", "point", "id")
+    return qs.only(*fields) if fields else qs.defer(*HEAVY, "series", "dist")
+
+
+def runs_page(experiment: Experiment, page=1, size: int = RUNS_PAGE,
+              fields: tuple[str, ...] | None = None) -> tuple[list[Run], dict]:
+    """One page of an experiment's runs in the order of :func:`runs_of` (policy, trial, point),
+    and the paging facts ``{"page", "pages", "total", "size"}``; a page out of range or
+    malformed is clamped, never an error."""
+    qs = ordered_runs(experiment, fields)
+    total = experiment.runs.count()
+    pages = max(1, -(-total // size))
+    try:
+        number = min(max(1, int(page)), pages)
+    except (TypeError, ValueError, OverflowError):
+        number = 1
+    runs = list(qs[(number - 1) * size: number * size])
+    return runs, {"page": number, "pages": pages, "total": total, "size": size,
+                  "first": (number - 1) * size + 1, "last": min(number * size, total)}
+
+
+def status_counts(experiment: Experiment, point: int | None = None) -> dict[str, int]:
+    """Runs by status (of one sweep point when ``point`` is given)."""
+    runs = experiment.runs if point is None else experiment.runs.filter(point=point)
+    counts = dict(runs.order_by().values_list("status").annotate(n=Count("id")))
+    return {s.value: counts.get(s.value, 0) for s in Status}
+
+
+def progress_of(experiment: Experiment, page=1) -> dict:
+    """Status, progress and the runs of one page (100 runs): bounded whatever the size of the
+    experiment; ``counts`` has the runs by status."""
+    runs, paging = runs_page(experiment, page, fields=(
+        "public_id", "policy", "trial", "point", "status", "progress", "error"))
     return {
         "status": experiment.status,
         "progress": experiment.progress,
+        "counts": status_counts(experiment),
+        "runs_total": paging["total"], "runs_page": paging["page"],
+        "runs_pages": paging["pages"],
         "runs": [{"id": str(r.public_id), "policy": r.policy, "trial": r.trial,
-                  "status": r.status, "progress": r.progress, "error": r.error} for r in runs],
+                  "status": r.status, "progress": r.progress, "error": r.error[:300]}
+                 for r in runs],
     }
 
 

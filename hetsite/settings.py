@@ -244,6 +244,21 @@ HETSITE_MAX_TRIALS = env.int("HETSITE_MAX_TRIALS", default=100)
 HETSITE_MAX_POLICIES = env.int("HETSITE_MAX_POLICIES", default=40)
 HETSITE_MAX_RUNS = env.int("HETSITE_MAX_RUNS", default=1000)
 HETSITE_MAX_POINTS = env.int("HETSITE_MAX_POINTS", default=100)  # sweep points per experiment
+# Work and queues (hetsite/services/admission.py, dispatch.py; docs/reliability.md). A
+# submission is priced in estimated worker-seconds; an account (a user, or an anonymous client
+# address) may have at most its BUDGET of work and CAP runs queued or running at once; staff
+# have no limits. The dispatcher keeps DISPATCH_AHEAD messages waiting in the broker, sent
+# fairly between accounts; a queued run whose message the broker no longer holds after
+# LOST_AFTER seconds is sent again.
+HETSITE_BUDGET_ANONYMOUS_S = env.float("HETSITE_BUDGET_ANONYMOUS_S", default=2 * 3600.0)
+HETSITE_BUDGET_USER_S = env.float("HETSITE_BUDGET_USER_S", default=100 * 3600.0)
+HETSITE_QUEUE_CAP_ANONYMOUS = env.int("HETSITE_QUEUE_CAP_ANONYMOUS", default=2000)
+HETSITE_QUEUE_CAP_USER = env.int("HETSITE_QUEUE_CAP_USER", default=50_000)
+HETSITE_DISPATCH_AHEAD = env.int("HETSITE_DISPATCH_AHEAD", default=16)
+HETSITE_LOST_AFTER_SECONDS = env.float("HETSITE_LOST_AFTER_SECONDS", default=30.0)
+# A running experiment's charts are redrawn at most this often (its page is fetched again as
+# runs finish; drawing thousands of runs each time would grow with the experiment).
+HETSITE_LIVE_FIGURES_SECONDS = env.float("HETSITE_LIVE_FIGURES_SECONDS", default=15.0)
 # A running run's worker touches its heartbeat every HEARTBEAT seconds; after STALE seconds of
 # silence the reaper (a thread in every worker, every REAP seconds) requeues it, and fails it
 # after MAX_ATTEMPTS lost workers.

@@ -23,8 +23,12 @@ def ping(payload=None):
 def run_simulation(run_id: int) -> str:
     """Execute one run (idempotent: the service claims it with a conditional update).
 
-    Results go to the database, so the task stores nothing in Celery's result backend.
+    Results go to the database, so the task stores nothing in Celery's result backend. A slot
+    just freed, so a dispatch pass follows.
     """
+    from .services.dispatch import top_up
     from .services.execution import execute_run
 
-    return execute_run(run_id)
+    status = execute_run(run_id)
+    top_up()
+    return status

@@ -55,6 +55,8 @@ def _register(lab: LabKind) -> LabKind:
 
 _register(LabKind(
     kind="parallel-energy",
+    # reference run (benchmarks/cost_estimates.py): small / easy: 0.31 s
+    seconds_per_cost=5.2e-6,
     title="Parallel jobs with utility and an energy budget (ch. 3)",
     engine=engine,
     metrics=[
@@ -181,6 +183,8 @@ class TraceChoice:
 
 _register(LabKind(
     kind="swf-replay",
+    # reference run (benchmarks/cost_estimates.py): swf-small / fcfs: 0.002 s
+    seconds_per_cost=4.7e-6,
     title="Trace replay with backfilling (SWF)",
     engine=engine,
     metrics=[
@@ -222,6 +226,7 @@ _register(LabKind(
         Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),
               "the trace length (jobs)"),
     ],
+    work=lambda p: _trace_jobs(p["trace"], p["job_limit"]),
 ))
 
 
@@ -244,6 +249,8 @@ def _class_charts() -> list[ChartSpec]:
 
 _register(LabKind(
     kind="swf-preemptive",
+    # reference run (benchmarks/cost_estimates.py): pbb-small / first-fit: 0.007 s
+    seconds_per_cost=1.4e-5,
     title="Preemption-based backfill (SWF, Snell-Clement-Jackson)",
     engine=engine,
     metrics=[
@@ -292,6 +299,7 @@ _register(LabKind(
         Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),
               "the trace length (jobs)"),
     ],
+    work=lambda p: _trace_jobs(p["trace"], p["job_limit"]),
 ))
 
 
@@ -308,6 +316,8 @@ def _trace_jobs(trace: str, job_limit: int) -> int:
 
 _register(LabKind(
     kind="serial-preemption",
+    # reference run (benchmarks/cost_estimates.py): ch4-small / fcfs: 0.18 s
+    seconds_per_cost=5.9e-5,
     title="Preemptive scheduling of urgent serial tasks (ch. 4)",
     engine=engine,
     metrics=[
@@ -377,6 +387,8 @@ def _vos_tasks_per_day(p: dict) -> float:
 
 _register(LabKind(
     kind="value-of-service",
+    # reference run (benchmarks/cost_estimates.py): vos-small / simple: 0.042 s
+    seconds_per_cost=2.2e-5,
     title="Value of Service: time and energy value, VM configurations (ch. 2)",
     engine=engine,
     metrics=[
@@ -432,6 +444,8 @@ _register(LabKind(
 
 _register(LabKind(
     kind="grid",
+    # reference run (benchmarks/cost_estimates.py): grid-small / fcfs: 0.020 s
+    seconds_per_cost=3.9e-5,
     title="Decentralized preemptive scheduling on a grid",
     engine=engine,
     metrics=[
@@ -581,6 +595,8 @@ def _many_task_work(p: dict) -> int:
 
 _register(LabKind(
     kind="many-task",
+    # reference run (benchmarks/cost_estimates.py): fig6-synth15k / random: 0.068 s
+    seconds_per_cost=9.9e-8,
     title="Many-task workloads and trailing tasks (tail-chopping)",
     engine=engine,
     metrics=[

@@ -115,23 +115,50 @@ def dead_redis_url():
     return f"redis://127.0.0.1:{free_port()}/0"
 
 
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory):
-    """URL of a private redis-server on a free port, stopped at the end of the session."""
+def start_redis(port: int, data: Path) -> subprocess.Popen:
+    """A redis-server on ``port`` without persistence (a restart loses every message)."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (.ci/run installs it)")
-    port = free_port()
-    data = tmp_path_factory.mktemp("redis")
     proc = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data), "--save", "",
          "--appendonly", "no", "--loglevel", "warning"],
         start_new_session=True)
+    wait_for_port(port)
+    return proc
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """URL of a private redis-server on a free port, stopped at the end of the session."""
+    port = free_port()
+    proc = start_redis(port, tmp_path_factory.mktemp("redis"))
     try:
-        wait_for_port(port)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         stop_process(proc)
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """A redis-server of this test's own, which the test may restart: ``.url`` and
+    ``.restart()`` (stopped and started again on the same port, its messages gone)."""
+    class Server:
+        port = free_port()
+        url = f"redis://127.0.0.1:{port}/0"
+        proc = None
+
+        def start(self):
+            self.proc = start_redis(self.port, tmp_path)
+
+        def restart(self):
+            stop_process(self.proc)
+            self.start()
+
+    server = Server()
+    server.start()
+    yield server
+    stop_process(server.proc)
 
 
 # --- PostgreSQL: one throwaway cluster per test session (per xdist worker) ---------------------
@@ -376,9 +403,9 @@ def start_worker(redis_url, tmp_path):
     procs = []
 
     def start(concurrency: int = 1, name: str = "w", cwd: Path | None = None,
-              **env_extra) -> subprocess.Popen:
+              broker_url: str | None = None, **env_extra) -> subprocess.Popen:
         log = open(tmp_path / f"worker-{name}.log", "w")  # noqa: SIM115 - closed with the process
-        env = worker_env(redis_url, **env_extra)
+        env = worker_env(broker_url or redis_url, **env_extra)
         if cwd is not None:
             env["PYTHONPATH"] = os.pathsep.join(
                 p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
@@ -389,7 +416,7 @@ def start_worker(redis_url, tmp_path):
             cwd=cwd or ROOT, env=env, stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True)
         procs.append((proc, log))
-        wait_until_ready(redis_url, proc, tmp_path / f"worker-{name}.log")
+        wait_until_ready(proc, tmp_path / f"worker-{name}.log")
         return proc
 
     yield start
@@ -426,7 +453,7 @@ def start_web(redis_url, tmp_path):
         log.close()
 
 
-def wait_until_ready(broker_url: str, proc: subprocess.Popen, log_path: Path,
+def wait_until_ready(proc: subprocess.Popen, log_path: Path,
                      timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

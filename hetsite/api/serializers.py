@@ -13,6 +13,9 @@ TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "nam
              "seed", "axes", "visibility", "notes", "tags"}
 
 
+RUNS_INLINE = 100  # runs listed in an experiment's detail; all of them at runs_url, paged
+
+
 def scenario_error(err: ScenarioError) -> serializers.ValidationError:
     """A 400 body that names the field: top-level fields as is, parameters as ``params.<name>``."""
     head = err.field.split(".")[0].split("[")[0]
@@ -80,13 +83,16 @@ class ExperimentSerializer(serializers.ModelSerializer):
     summary = serializers.SerializerMethodField()
     points = serializers.JSONField(source="summary", read_only=True)
     runs = serializers.SerializerMethodField()
+    runs_total = serializers.SerializerMethodField()
+    runs_url = serializers.SerializerMethodField()
     share_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Experiment
         fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "base_seed",
                   "axes", "figure", "visibility", "notes", "tags", "owner", "code_version",
-                  "created", "finished", "scenario", "summary", "points", "runs", "share_url"]
+                  "created", "finished", "scenario", "summary", "points", "runs", "runs_total",
+                  "runs_url", "estimate_s", "share_url"]
         read_only_fields = fields
 
     tags = serializers.ListField(source="tag_list", child=serializers.CharField(),
@@ -101,9 +107,19 @@ class ExperimentSerializer(serializers.ModelSerializer):
                                     for p, row in obj.summary_by_policy().items()}
 
     def get_runs(self, obj) -> list[dict]:
-        from ..selectors import runs_of
+        """The first RUNS_INLINE runs (every run of most experiments); ``runs_total`` says how
+        many there are, and ``runs_url`` lists them all, page by page."""
+        from ..selectors import runs_page
 
-        return RunSerializer(runs_of(obj), many=True).data
+        return RunSerializer(runs_page(obj, 1, size=RUNS_INLINE)[0], many=True).data
+
+    def get_runs_total(self, obj) -> int:
+        return obj.runs.count()
+
+    def get_runs_url(self, obj) -> str:
+        request = self.context.get("request")
+        path = f"/api/experiments/{obj.public_id}/runs/"
+        return request.build_absolute_uri(path) if request else path
 
     def get_share_url(self, obj) -> str:
         request = self.context.get("request")
@@ -192,6 +208,10 @@ class UploadSerializer(serializers.Serializer):
 class ProgressSerializer(serializers.Serializer):
     status = serializers.CharField()
     progress = serializers.FloatField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    runs_total = serializers.IntegerField()
+    runs_page = serializers.IntegerField()
+    runs_pages = serializers.IntegerField()
     runs = serializers.ListField(child=serializers.DictField())
 
 

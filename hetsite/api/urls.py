@@ -18,6 +18,8 @@ urlpatterns = [
          name="api-experiment-cancel"),
     path("experiments/<uuid:id>/progress/", views.ExperimentProgress.as_view(),
          name="api-experiment-progress"),
+    path("experiments/<uuid:id>/runs/", views.ExperimentRuns.as_view(),
+         name="api-experiment-runs"),
     path("experiments/<uuid:id>/figures/<slug:chart>/", views.ExperimentFigure.as_view(),
          name="api-experiment-figure"),
     path("figures/", views.FigureList.as_view(), name="api-figures"),

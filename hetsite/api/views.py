@@ -17,7 +17,7 @@ from simcore.params import describe
 
 from .. import exports, figures, kinds, permissions, selectors, uploads
 from ..models import Status
-from ..services import submission
+from ..services import admission, submission
 from ..throttles import SubmitThrottle
 from . import serializers as S
 
@@ -223,10 +223,14 @@ class FigureRun(APIView):
 
 
 def _created(request, sub) -> Response:
-    fields = permissions.viewer(request).owner_fields()
+    who = permissions.viewer(request)
+    fields = who.owner_fields()
     try:
         experiment = submission.create_experiment(sub, owner=fields["owner"],
-                                                  owner_token=fields["owner_token"])
+                                                  owner_token=fields["owner_token"],
+                                                  account=who.account())
+    except admission.Refused as err:
+        return Response({err.field: [err.message], **err.details}, status=err.status)
     except submission.BrokerUnavailable as exc:
         return Response({"detail": str(exc), "failing": ["broker"]},
                         status=status.HTTP_503_SERVICE_UNAVAILABLE)
@@ -280,11 +284,26 @@ class ExperimentCancel(APIView):
 
 
 class ExperimentProgress(APIView):
-    """Status and progress of an experiment and each run (polled by the page)."""
+    """Status and progress of an experiment, its runs by status, and the runs of one page
+    (``?page=``, 100 per page) with their progress (polled by the page)."""
 
-    @extend_schema(responses={200: S.ProgressSerializer})
+    @extend_schema(parameters=[OpenApiParameter("page", int, required=False)],
+                   responses={200: S.ProgressSerializer})
     def get(self, request, id):
-        return Response(selectors.progress_of(_readable(request, id)))
+        return Response(selectors.progress_of(_readable(request, id),
+                                              request.query_params.get("page", 1)))
+
+
+class ExperimentRuns(APIView):
+    """An experiment's runs, 100 per page (``?page=``), in policy, trial and point order;
+    ``Link`` and ``X-Total-Count`` headers page through."""
+
+    @extend_schema(parameters=[OpenApiParameter("page", int, required=False)],
+                   responses={200: S.RunSerializer(many=True)})
+    def get(self, request, id):
+        runs, headers = _page(request, selectors.ordered_runs(_readable(request, id)),
+                              selectors.RUNS_PAGE)
+        return Response(S.RunSerializer(runs, many=True).data, headers=headers)
 
 
 class ExperimentFigure(APIView):

@@ -19,7 +19,7 @@ import uuid
 
 from django.conf import settings
 from django.db import connections, transaction
-from django.db.models import Avg, Exists, F, OuterRef
+from django.db.models import Count, Exists, F, OuterRef, Sum
 from django.utils import timezone
 
 from simcore.errors import RunCancelled, ScenarioError
@@ -27,8 +27,9 @@ from simcore.result import Result
 from simcore.stats import mean_ci
 
 from .. import kinds
-from ..models import FINAL_STATUSES, Experiment, Run, Status
+from ..models import FINAL_STATUSES, Experiment, Run, Status, SummaryRow
 from ..uploads import trace_library
+from . import dispatch
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,9 @@ def claim_run(run_id: int) -> Run | None:
                        attempts=F("attempts") + 1, worker=token))
     if not claimed:
         return None
-    run = Run.objects.select_related("experiment__scenario").get(pk=run_id)
+    run = Run.objects.select_related("experiment__scenario").filter(pk=run_id).first()
+    if run is None:
+        return None  # deleted with its experiment right after the claim
     Experiment.objects.filter(pk=run.experiment_id, status=Status.QUEUED).update(
         status=Status.RUNNING)
     return run
@@ -90,14 +93,14 @@ class Heartbeat:
 
 
 def reap_stale_runs() -> dict[str, int]:
-    """Requeue runs whose worker stopped beating; fail them after too many attempts.
+    """Requeue runs whose worker stopped beating (fail them after too many attempts), put back
+    queued runs whose message the broker lost, and run a dispatch pass.
 
-    Also dispatches queued runs whose message never reached the broker. Safe to call from
-    every worker at once: each row changes with a conditional update.
+    Safe to call from every worker at once: each row changes with a conditional update.
     """
     now = timezone.now()
     stale = now - timezone.timedelta(seconds=settings.HETSITE_STALE_RUN_SECONDS)
-    counts = {"requeued": 0, "failed": 0, "dispatched": 0}
+    counts = {"requeued": 0, "failed": 0, "lost": 0, "dispatched": 0}
     touched = set()
     for run in Run.objects.filter(status=Status.RUNNING, heartbeat__lt=stale).only(
             "pk", "attempts", "experiment_id"):
@@ -108,34 +111,18 @@ def reap_stale_runs() -> dict[str, int]:
                     "hard time limit); not retried again")):
                 counts["failed"] += 1
                 touched.add(run.experiment_id)
-        elif still.update(status=Status.QUEUED, progress=0.0, worker="", celery_id="",
+        elif still.update(status=Status.QUEUED, progress=0.0, worker="", celery_id="", sent=None,
                           error=f"requeued after its worker was lost (attempt {run.attempts})"):
             counts["requeued"] += 1
             touched.add(run.experiment_id)
-            _dispatch_one(run.pk)
-    orphans = Run.objects.filter(status=Status.QUEUED, celery_id="",
-                                 created__lt=now - timezone.timedelta(seconds=30),
-                                 experiment__cancel_requested=False)
-    for run in orphans.only("pk", "experiment_id"):
-        if _dispatch_one(run.pk):
-            counts["dispatched"] += 1
-            touched.add(run.experiment_id)
     for experiment_id in touched:
         refresh_experiment(experiment_id)
-    return counts
-
-
-def _dispatch_one(run_id: int) -> bool:
-    from ..tasks import run_simulation
-
     try:
-        task = run_simulation.apply_async((run_id,))
-    except Exception as exc:
-        log.warning("could not dispatch run %s: %s", run_id, exc)
-        return False
-    # Not only while queued: a worker may have claimed the run already.
-    Run.objects.filter(pk=run_id, celery_id="").update(celery_id=task.id)
-    return True
+        counts["lost"] = dispatch.resend_lost()
+    except Exception as exc:  # kombu/redis errors: the next pass checks again
+        log.warning("reaper: could not read the broker (%s)", exc)
+    counts["dispatched"] = dispatch.top_up()
+    return counts
 
 
 class ProgressReporter:
@@ -155,7 +142,8 @@ class ProgressReporter:
                            or frac - self._last_frac < 0.005):
             return
         self._last_write, self._last_frac = now, frac
-        if Experiment.objects.filter(pk=self.experiment_id, cancel_requested=True).exists():
+        # Cancelled, or deleted (its delete cancelled it first): stop at this event.
+        if not Experiment.objects.filter(pk=self.experiment_id, cancel_requested=False).exists():
             raise RunCancelled()
         Run.objects.filter(pk=self.run_id, status=Status.RUNNING, worker=self.token).update(
             progress=round(100.0 * frac, 1), heartbeat=timezone.now())
@@ -215,79 +203,86 @@ def finish_run(run: Run, lab: kinds.LabKind, result) -> str:
             series=compact.get("series", {}), dist=compact.get("dist", {}),
             result_gz=gzip.compress(payload, compresslevel=6), result_bytes=len(payload),
             code_version=data["meta"].get("code_version", "")[:40], error="")
-        refresh_experiment(run.experiment_id)
+        refresh_experiment(run.experiment_id, cell=(run.point, run.policy))
     return Status.DONE if updated else "superseded"
 
 
 def end_run(run: Run, status: str, message: str) -> str:
+    """The run's final status (or "superseded": reaped and claimed again, or deleted)."""
     with transaction.atomic():
-        Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
+        updated = Run.objects.filter(pk=run.pk, status=Status.RUNNING, worker=run.worker).update(
             status=status, error=message[:4000], finished=timezone.now())
         refresh_experiment(run.experiment_id)
-    return status
+    return status if updated else "superseded"
 
 
 # --- experiment-level state ----------------------------------------------------------------------
+# Kept incrementally: status and progress come from counts over the (experiment, status) index
+# and the progress of the runs in flight; a finished run recomputes its own summary cell. No
+# step reads every run of an experiment, so a run of a 20,000-run sweep finishes as fast as one
+# of a 2-run experiment.
+
+def _state(experiment_id: int) -> tuple[str, float]:
+    """(status, progress) of an experiment from its runs."""
+    runs = Run.objects.filter(experiment_id=experiment_id)
+    counts = dict(runs.order_by().values_list("status").annotate(n=Count("id")))
+    total = sum(counts.values())
+    if set(counts) <= set(FINAL_STATUSES):
+        if counts.get(Status.FAILED):
+            status = Status.FAILED  # partial results are still shown
+        elif counts.get(Status.CANCELLED):
+            status = Status.CANCELLED
+        else:
+            status = Status.DONE
+    else:
+        status = Status.RUNNING if set(counts) - {Status.QUEUED} else Status.QUEUED
+    # A cancelled run counts with the progress it had made, so a cancelled experiment never
+    # shows a full bar.
+    partial = runs.filter(status__in=(Status.RUNNING, Status.CANCELLED)).aggregate(
+        p=Sum("progress"))["p"] or 0.0
+    done = 100.0 * (counts.get(Status.DONE, 0) + counts.get(Status.FAILED, 0)) + partial
+    return status, round(done / max(total, 1), 1)
+
 
 def _refresh_progress(experiment_id: int) -> None:
-    avg = Run.objects.filter(experiment_id=experiment_id).aggregate(p=Avg("progress"))["p"]
-    Experiment.objects.filter(pk=experiment_id).update(progress=round(avg or 0.0, 1))
+    Experiment.objects.filter(pk=experiment_id).update(progress=_state(experiment_id)[1])
 
 
-def refresh_experiment(experiment_id: int) -> Experiment:
-    """Recompute status, progress and the per-policy summary table from the runs.
+def refresh_experiment(experiment_id: int, cell: tuple[int, str] | None = None
+                       ) -> Experiment | None:
+    """Recompute status and progress from the runs, and the summary cell ``(point, policy)``
+    when a run of it finished; None when the experiment was deleted meanwhile.
 
     Workers finish runs and reapers requeue them concurrently, so the read of the runs and the
     write of the experiment happen under a lock on the experiment row (SQLite: the IMMEDIATE
     transaction's write lock), never from a stale read.
     """
     with transaction.atomic():
-        experiment = Experiment.objects.select_for_update().get(pk=experiment_id)
-        runs = list(experiment.runs.only("point", "overrides", "policy", "status", "progress",
-                                         "summary"))
-        statuses = {r.status for r in runs}
-        if statuses <= set(FINAL_STATUSES):
-            if Status.FAILED in statuses:
-                status = Status.FAILED  # partial results are still shown
-            elif Status.CANCELLED in statuses:
-                status = Status.CANCELLED
-            else:
-                status = Status.DONE
-            finished = experiment.finished or timezone.now()
-        else:
-            started = statuses - {Status.QUEUED}
-            status = Status.RUNNING if started else Status.QUEUED
-            finished = None
-        # A cancelled run counts with the progress it had made, so a cancelled experiment
-        # never shows a full bar.
-        done = sum(100.0 if r.status in (Status.DONE, Status.FAILED) else r.progress
-                   for r in runs)
-        progress = done / max(len(runs), 1)
-        lab = kinds.get_kind(experiment.kind)
-        summary = summary_table(lab, experiment, runs) if lab else []
+        experiment = Experiment.objects.select_for_update().filter(pk=experiment_id).first()
+        if experiment is None:
+            return None
+        status, progress = _state(experiment_id)
+        finished = (experiment.finished or timezone.now()) if status in FINAL_STATUSES else None
+        if cell is not None:
+            lab = kinds.get_kind(experiment.kind)
+            if lab is not None:
+                refresh_cell(lab, experiment_id, *cell)
         Experiment.objects.filter(pk=experiment_id).update(
-            status=status, progress=round(progress, 1), finished=finished, summary=summary)
+            status=status, progress=progress, finished=finished)
     experiment.refresh_from_db()
+    experiment.__dict__.pop("summary", None)
     return experiment
 
 
-def summary_table(lab: kinds.LabKind, experiment: Experiment, runs) -> list[dict]:
-    """One row per (sweep point, policy): the point's overrides, the number of finished runs
-    and the mean with its 95% CI of every headline metric over them."""
-    done: dict[tuple[int, str], list[dict]] = {}
-    overrides: dict[int, dict] = {}
-    for r in runs:
-        overrides.setdefault(r.point, r.overrides)
-        if r.status == Status.DONE:
-            done.setdefault((r.point, r.policy), []).append(r.summary)
-    table = []
-    for point in sorted(overrides):
-        for policy in experiment.policies:
-            summaries = done.get((point, policy), [])
-            row = {"point": point, "setting": overrides[point], "policy": policy,
-                   "runs": len(summaries)}
-            for metric in lab.metrics:
-                row[metric.key] = mean_ci([s.get(metric.key) for s in summaries
-                                           if isinstance(s.get(metric.key), (int, float))])
-            table.append(row)
-    return table
+def refresh_cell(lab: kinds.LabKind, experiment_id: int, point: int, policy: str) -> None:
+    """The summary row of one (point, policy): its finished runs and the mean with its 95% CI
+    of every headline metric over them."""
+    summaries = list(Run.objects.filter(experiment_id=experiment_id, point=point, policy=policy,
+                                        status=Status.DONE).values_list("summary", flat=True))
+    SummaryRow.objects.filter(experiment_id=experiment_id, point=point, policy=policy).update(
+        runs=len(summaries), metrics=cell_metrics(lab, summaries))
+
+
+def cell_metrics(lab: kinds.LabKind, summaries: list[dict]) -> dict:
+    return {m.key: mean_ci([s.get(m.key) for s in summaries
+                            if isinstance(s.get(m.key), (int, float))]) for m in lab.metrics}

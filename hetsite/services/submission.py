@@ -1,10 +1,12 @@
-"""The request side: validate an experiment once, store it, dispatch its runs on commit.
+"""The request side: validate an experiment once, price it, store it, start dispatching.
 
 An experiment is a scenario x policies x trials, optionally swept over the product of one or
-more parameter axes; every (point, policy, trial) is one run with its own parameter overrides.
-Creation writes the scenario, the experiment and its runs in one transaction and enqueues one
-Celery task per run when that transaction commits. If the broker refuses the group, the
-experiment is deleted again and ``BrokerUnavailable`` raised: nothing half-made is left behind.
+more parameter axes; every (point, policy, trial) is one run with its own parameter overrides
+and its estimated cost. Creation checks the caller's account may queue it (``admission``),
+writes the scenario, the experiment, its runs and its summary cells in one transaction, and
+when that commits runs one dispatch pass (``dispatch``: a few messages, fairly between
+accounts; the other runs wait in the database). If the broker is unreachable, the experiment is
+deleted again and ``BrokerUnavailable`` raised: nothing half-made is left behind.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from simcore.result import code_version
 from simcore.sweep import points as sweep_points
 
 from .. import kinds, uploads
-from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status, Visibility
-from .execution import refresh_experiment
+from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status, SummaryRow, Visibility
+from ..permissions import SITE, Account
+from . import admission
+from . import dispatch as dispatcher
+from .execution import cell_metrics, refresh_experiment
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +63,18 @@ class Submission:
     tags: str = ""
     uploads: tuple[str, ...] = ()  # SHA-256 of every upload the scenario or its axes name
     staged: tuple[uploads.StagedUpload, ...] = ()  # the ones this submission brings
+    # Estimated worker-seconds of one run, per point and policy (the kind's cost estimate).
+    costs: list[list[float]] = field(default_factory=list)
+    # How a figure preset's size exceeds the site's ordinary limits ("" within them).
+    beyond_site_limits: str = ""
+
+    @property
+    def run_count(self) -> int:
+        return len(self.points) * len(self.policies) * self.trials
+
+    @property
+    def estimate_s(self) -> float:
+        return self.trials * sum(sum(row) for row in self.costs)
 
 
 def limits() -> dict:
@@ -164,18 +181,22 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     if isinstance(base_seed, bool) or not isinstance(base_seed, int) or not (
             0 <= base_seed < 2**62):
         raise ScenarioError("base_seed", "must be an integer >= 0 and < 2^62")
-    axes = _clean_axes(lab, axes or [])
+    # Sizes are checked on the lengths alone: the product of the axes is built only once it is
+    # known to fit (two 1,000-value axes would otherwise be a million dicts).
+    axes = _clean_axes(lab, axes or [], most=lim["max_points"])
     refs = uploads.upload_refs(normalized, axes)
     uploads.check_usable(refs, who, staged)
-    points = sweep_points([(a["param"], a["values"]) for a in axes])
-    if len(points) > lim["max_points"]:
-        raise ScenarioError("axes", f"{len(points)} sweep points; at most {lim['max_points']} "
+    n_points = math.prod(len(a["values"]) for a in axes)
+    if n_points > lim["max_points"]:
+        raise ScenarioError("axes", f"{n_points:,} sweep points; at most {lim['max_points']} "
                                     "(HETSITE_MAX_POINTS)")
-    if len(points) * len(policies) * trials > lim["max_runs"]:
+    n_runs = n_points * len(policies) * trials
+    if n_runs > lim["max_runs"]:
         field_name = "axes" if axes else "trials"
         raise ScenarioError(field_name, f"points x policies x trials must be <= "
-                                        f"{lim['max_runs']} runs; this asks for "
-                                        f"{len(points) * len(policies) * trials}")
+                                        f"{lim['max_runs']} runs; this asks for {n_runs:,}")
+    points = sweep_points([(a["param"], a["values"]) for a in axes])
+    costs = []
     with uploads.staging(staged):
         for point in points:
             point_params = normalized
@@ -186,11 +207,12 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
                 except ScenarioError as err:
                     raise ScenarioError("axes", f"{err.field}: {err.message}") from None
             check_site_limits(lab, point_params)
+            costs.append([lab.run_seconds(point_params, policy) for policy in policies])
     name = (name or "").strip()[:200] or _default_name(lab, preset, policies, axes)
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(lab, normalized, list(policies), trials, base_seed, name, preset,
                       preset_params, axes, points, **labels, uploads=tuple(sorted(refs)),
-                      staged=tuple(brought.values()))
+                      staged=tuple(brought.values()), costs=costs)
 
 
 def normalize_tags(tags) -> str:
@@ -263,20 +285,30 @@ def figure_submission(name: str, trials: int | None = None, base_seed: int = 0) 
     most = max(figure.trials, figure.paper_trials or 0)
     own = {"max_trials": most, "max_policies": len(figure.policies),
            "max_points": points, "max_runs": points * len(figure.policies) * most}
+    site = limits()
     sub = validate_submission(
         kind=figure.kind, params=params, preset=figure.preset, policies=list(figure.policies),
         trials=figure.trials if trials is None else trials, base_seed=base_seed,
         name=f"{figure.title} ({figure.source})",
         axes=[{"param": p, "values": list(v)} for p, v in figure.axes],
-        lim={k: max(v, own[k]) for k, v in limits().items()})
-    return dataclasses.replace(sub, figure=figure.name)
+        lim={k: max(v, own[k]) for k, v in site.items()})
+    sizes = {"max_trials": (sub.trials, "trials"), "max_policies": (len(sub.policies), "policies"),
+             "max_points": (len(sub.points), "points"), "max_runs": (sub.run_count, "runs")}
+    beyond = [f"{n:,} {what} > {site[key]:,}" for key, (n, what) in sizes.items()
+              if n > site[key]]
+    if sub.trials > figure.trials:  # toward the publication's count: beyond the scaled preset
+        beyond.insert(0, f"{sub.trials:,} trials > the preset's {figure.trials:,}")
+    return dataclasses.replace(sub, figure=figure.name, beyond_site_limits=", ".join(beyond))
 
 
-def _clean_axes(lab: kinds.LabKind, axes) -> list[dict]:
-    """Each axis names a declared scalar parameter once and gives a non-empty value list,
-    either as ``values`` or as a range ``start``, ``stop`` and ``step`` (see axis_values)."""
+def _clean_axes(lab: kinds.LabKind, axes, most: int) -> list[dict]:
+    """Each axis names a declared scalar parameter once and gives a non-empty list of at most
+    ``most`` scalar values, either as ``values`` or as a range ``start``, ``stop`` and ``step``
+    (see axis_values)."""
     if not isinstance(axes, list):
         raise ScenarioError("axes", "must be a list of {param, values}")
+    if len(axes) > MAX_AXES:
+        raise ScenarioError("axes", f"at most {MAX_AXES} swept parameters")
     declared = {d["name"]: d for d in describe(lab.environment.config_cls)}
     out, seen = [], set()
     for i, axis in enumerate(axes):
@@ -296,24 +328,35 @@ def _clean_axes(lab: kinds.LabKind, axes) -> list[dict]:
             if name in seen:
                 raise ScenarioError("axes", f"{where}: {name!r} is swept twice")
             seen.add(name)
-        values = axis_values(axis, where)
+        values = axis_values(axis, where, most)
         if len({repr(v) for v in values}) != len(values):
             raise ScenarioError("axes", f"{where} ({param}): values repeat")
         out.append({"param": param, "values": values})
     return out
 
 
+MAX_AXES = 4
+# The most values one axis may have whatever the point limit (a figure preset's own limit may
+# be larger than the site's); the point limit usually refuses far earlier.
 MAX_AXIS_VALUES = 1000
+SCALAR = (bool, int, float, str, type(None))
 
 
-def axis_values(axis: dict, where: str = "axis") -> list:
+def axis_values(axis: dict, where: str = "axis", most: int = MAX_AXIS_VALUES) -> list:
     """The values of one axis: ``values`` as given, or ``start`` to ``stop`` (inclusive) by
-    ``step`` (added) or by ``factor`` (multiplied, for ranges that span decades)."""
+    ``step`` (added) or by ``factor`` (multiplied, for ranges that span decades). More than
+    ``most`` values are refused from the count alone, before any is built."""
+    most = min(most, MAX_AXIS_VALUES)
     keys = set(axis) - {"param"}
     if keys == {"values"}:
         values = axis["values"]
         if not isinstance(values, list) or not values:
             raise ScenarioError("axes", f"{where} ({axis['param']}): give at least one value")
+        _at_most(len(values), most, where)
+        if not all(isinstance(v, SCALAR) and (not isinstance(v, str) or len(v) <= 200)
+                   for v in values):
+            raise ScenarioError("axes", f"{where} ({axis['param']}): values must be numbers, "
+                                        "booleans or short strings")
         return list(values)
     if keys not in ({"start", "stop", "step"}, {"start", "stop", "factor"}):
         raise ScenarioError("axes", f"{where}: expected values, or start, stop and step (or "
@@ -327,14 +370,21 @@ def axis_values(axis: dict, where: str = "axis") -> list:
     if (geometric and (by <= 1 or start <= 0)) or (not geometric and by <= 0) or stop < start:
         raise ScenarioError("axes", f"{where}: need start <= stop and a positive step (a "
                                     "factor > 1 from a positive start)")
+    span = math.log(stop / start) / math.log(by) if geometric else (stop - start) / by
+    _at_most(math.floor(span * (1 + 1e-9) + 1e-9) + 1, most, where)
     values, v = [], start
-    while v <= stop * (1 + 1e-9) + 1e-12:
+    while v <= stop * (1 + 1e-9) + 1e-12 and len(values) <= most:
         values.append(v)
-        if len(values) > MAX_AXIS_VALUES:
-            raise ScenarioError("axes", f"{where}: more than {MAX_AXIS_VALUES} values")
         v = v * by if geometric else start + len(values) * by
+    _at_most(len(values), most, where)
     integral = all(isinstance(x, int) and not isinstance(x, bool) for x in (start, stop, by))
     return [int(round(x)) if integral else round(x, 12) for x in values]
+
+
+def _at_most(count: int, most: int, where: str) -> None:
+    if count > most:
+        raise ScenarioError("axes", f"{where}: {count:,} values; at most {most} "
+                                    "(HETSITE_MAX_POINTS)")
 
 
 def parse_axis_text(param: str, text: str) -> dict:
@@ -351,6 +401,8 @@ def parse_axis_text(param: str, text: str) -> dict:
         nums = [parse_value(p.lstrip("*")) for p in parts]
         return {"param": param, "start": nums[0], "stop": nums[1],
                 "factor" if geometric else "step": nums[2]}
+    if text.count(",") >= MAX_AXIS_VALUES:  # refused before a value is parsed
+        _at_most(text.count(",") + 1, MAX_AXIS_VALUES, param)
     return {"param": param, "values": [parse_value(v.strip()) for v in text.split(",")
                                        if v.strip()]}
 
@@ -407,98 +459,78 @@ def _ownership(owner, owner_token: str) -> dict:
 
 
 def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
-                      owner_token: str = "") -> Experiment:
-    """Store the experiment and its runs; their tasks are sent once the rows are committed.
+                      owner_token: str = "", account: Account = SITE) -> Experiment:
+    """Store the experiment, its runs and its summary cells; a dispatch pass starts its runs
+    once the rows are committed.
 
     ``owner`` (a user) or ``owner_token`` (an anonymous creator's cookie token, see
     ``hetsite.permissions``) say who may edit it; they also own the scenario and the uploads
-    the submission brings, which are stored now and only now. Raises BrokerUnavailable (with
-    nothing kept) when the broker refuses the runs.
+    the submission brings, which are stored now and only now. ``account`` is what its work is
+    charged to (``admission.Refused`` when it may not queue it; the default, the site, is not
+    limited). Raises BrokerUnavailable (with nothing kept) when the broker cannot be reached.
     """
     ownership = _ownership(owner, owner_token)
     uploads.keep(sub.staged)
     try:
         with transaction.atomic():
+            admission.admit(sub, account, sub.beyond_site_limits)
             scenario = _scenario_row(sub, ownership)
             experiment = Experiment.objects.create(
                 name=sub.name, kind=sub.lab.kind, scenario=scenario, policies=sub.policies,
                 trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
                 visibility=sub.visibility, notes=sub.notes, tags=sub.tags,
-                code_version=code_version(), **ownership)
+                code_version=code_version(), account=account.key, estimate_s=sub.estimate_s,
+                **ownership)
             Run.objects.bulk_create([
                 Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
-                    trial=trial, seed=sub.base_seed + trial)
+                    trial=trial, seed=sub.base_seed + trial, cost=sub.costs[point][i])
                 for point, overrides in enumerate(sub.points)
-                for policy in sub.policies for trial in range(sub.trials)
-            ])
+                for i, policy in enumerate(sub.policies) for trial in range(sub.trials)
+            ], batch_size=2000)
+            empty = cell_metrics(sub.lab, [])
+            SummaryRow.objects.bulk_create([
+                SummaryRow(experiment=experiment, point=point, policy=policy, setting=overrides,
+                           metrics=empty)
+                for point, overrides in enumerate(sub.points) for policy in sub.policies
+            ], batch_size=2000)
             uploads.link(experiment, sub.uploads, [s.sha256 for s in sub.staged], **ownership)
             if dispatch:
-                transaction.on_commit(lambda: dispatch_experiment(experiment))
+                transaction.on_commit(lambda: _start(experiment))
     except BaseException:
         uploads.release(s.sha256 for s in sub.staged)
         raise
     return experiment
 
 
-def dispatch_experiment(experiment: Experiment) -> None:
-    """Enqueue one task per queued run; on broker failure remove the experiment entirely."""
-    from celery import group
-
-    from ..tasks import run_simulation
-
-    runs = longest_first(experiment, list(
-        experiment.runs.filter(status=Status.QUEUED).only("id", "policy", "overrides")))
-    if not runs:
-        return
+def _start(experiment: Experiment) -> None:
+    """The dispatch pass after creation; an unreachable broker undoes the creation."""
     try:
-        result = group(run_simulation.s(run.id) for run in runs).apply_async()
-    except Exception as exc:  # kombu raises transport-specific errors
-        log.warning("broker refused experiment %s: %s", experiment.public_id, exc)
-        # Tasks of a partly sent group find their rows gone and skip (claim_run).
-        if not experiment.runs.exclude(status=Status.QUEUED).exists():
-            _delete_with_scenario(experiment)
-        raise BrokerUnavailable(f"the task broker is unreachable ({type(exc).__name__}); "
-                                "nothing was saved, please try again shortly") from exc
-    # Not only while queued: a worker may have claimed (even finished) a run already.
-    for run, task in zip(runs, result.results, strict=True):
-        Run.objects.filter(pk=run.pk, celery_id="").update(celery_id=task.id)
-
-
-def longest_first(experiment: Experiment, runs: list[Run]) -> list[Run]:
-    """``runs`` by the kind's cost estimate, costliest first (ties keep their order), so that
-    workers pick the long runs up first and a sweep does not end on one straggler."""
-    lab = kinds.get_kind(experiment.kind)
-    if lab is None or len(runs) < 2:
-        return runs
-    base = experiment.scenario.params
-    costs: dict[tuple, float] = {}
-
-    def cost(run: Run) -> float:
-        key = (run.policy, tuple(sorted((k, repr(v)) for k, v in (run.overrides or {}).items())))
-        if key not in costs:
-            params = with_overrides(base, run.overrides) if run.overrides else base
-            try:
-                spec = lab.engine.scenario(experiment.kind, params)
-                costs[key] = lab.engine.ENGINE.cost(spec, run.policy)
-            except ScenarioError:  # validated at submission; the run itself will report it
-                costs[key] = 0.0
-        return costs[key]
-
-    return sorted(runs, key=lambda run: -cost(run))
+        sent = dispatcher.dispatch()
+        # A pass that sent nothing (the lookahead is full) has not talked to the broker.
+        reachable, detail = (True, "") if sent else dispatcher.broker_reachable()
+    except dispatcher.BrokerError as exc:
+        reachable, detail = False, str(exc)
+    if reachable:
+        return
+    log.warning("broker unreachable for experiment %s: %s", experiment.public_id, detail)
+    # Runs of a partly sent pass find their rows gone and skip (claim_run).
+    if not experiment.runs.exclude(status=Status.QUEUED).exists():
+        _delete_with_scenario(experiment)
+    raise BrokerUnavailable(f"the task broker is unreachable ({detail.split(':')[0]}); "
+                            "nothing was saved, please try again shortly")
 
 
 def cancel_experiment(experiment: Experiment) -> Experiment:
-    """Queued runs are revoked now; running ones stop at their next mapping event."""
+    """Queued runs are cancelled in one update and the few whose message waits in the broker
+    are revoked; running ones stop at their next mapping event."""
     from ..celery import app
 
     with transaction.atomic():
         Experiment.objects.filter(pk=experiment.pk).update(cancel_requested=True)
-        queued = list(experiment.runs.filter(status=Status.QUEUED)
-                      .values_list("celery_id", flat=True))
-        experiment.runs.filter(status=Status.QUEUED).update(
-            status=Status.CANCELLED, error="cancelled before it started",
-            finished=timezone.now())
-    ids = [task_id for task_id in queued if task_id]
+        queued = experiment.runs.filter(status=Status.QUEUED)
+        ids = list(queued.filter(celery_id__gt="").values_list("celery_id", flat=True))
+        queued.update(status=Status.CANCELLED, error="cancelled before it started",
+                      finished=timezone.now())
     if ids:
         try:
             app.control.revoke(ids)
@@ -507,7 +539,7 @@ def cancel_experiment(experiment: Experiment) -> Experiment:
     return refresh_experiment(experiment.pk)
 
 
-def rerun_experiment(experiment: Experiment, owner=None) -> Experiment:
+def rerun_experiment(experiment: Experiment, owner=None, account: Account = SITE) -> Experiment:
     """A new experiment with the same scenario, axes, policies, trials and seeds."""
     sub = validate_submission(kind=experiment.kind, params=experiment.scenario.params,
                               policies=list(experiment.policies), trials=experiment.trials,
@@ -515,10 +547,12 @@ def rerun_experiment(experiment: Experiment, owner=None) -> Experiment:
                               name=f"{experiment.name} (re-run)"[:200],
                               preset=experiment.scenario.preset,
                               visibility=experiment.visibility, tags=experiment.tags)
-    return create_experiment(sub, owner=owner)
+    return create_experiment(sub, owner=owner, account=account)
 
 
 def delete_experiment(experiment: Experiment) -> None:
+    """Cancel first (queued messages revoked, running runs told to stop), then delete: a run
+    still simulating sees its experiment gone at its next event and ends there."""
     if experiment.status not in FINAL_STATUSES:
         cancel_experiment(experiment)
     _delete_with_scenario(experiment)

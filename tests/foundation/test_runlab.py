@@ -33,7 +33,10 @@ def run_lab(tmp_path, redis_installed, ignore_sigint=False):
                DJANGO_SETTINGS_MODULE="hetsite.settings")
     if not redis_installed:
         env["PATH"] = str(tmp_path / "empty-bin")  # a machine without redis-server
-    for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "REDIS_URL"):
+    # The suite's settings put Celery in eager mode through the environment; the lab's web
+    # server must send its runs to the worker like a real one.
+    for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "REDIS_URL",
+                "CELERY_TASK_ALWAYS_EAGER"):
         env.pop(key, None)
     for command in (["migrate", "--noinput"], ["load_presets"]):  # as `make run` does
         subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True,
@@ -121,3 +124,74 @@ def test_ctrl_c_stops_the_lab_even_when_its_parent_ignores_sigint(tmp_path):
         out = stop_and_collect(proc)
     assert proc.returncode == 0, out
     assert "stopping" in out and not port_in_use("127.0.0.1", port)
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (from /proc: parent links)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_repeated_sigterm_stops_the_lab_once_and_leaves_nothing_behind(tmp_path):
+    """A supervisor or `make` may send SIGTERM more than once: the lab shuts down once and its
+    redis-server and worker (busy with a run, so its warm shutdown takes a while) are gone when
+    it exits. Before, the second signal interrupted the cleanup and the worker lived on."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    proc, port = run_lab(tmp_path, redis_installed=True)
+    children: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and not port_in_use(
+                "127.0.0.1", port):
+            time.sleep(0.2)
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/experiments/", method="POST",
+            headers={"Content-Type": "application/json"},
+            data=json.dumps({"kind": "parallel-energy", "preset": "small", "policies": ["easy"],
+                             "trials": 1, "params": {"time": {"sim_h": 96}}}).encode())
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            created = json.loads(resp.read())
+        progress_url = f"http://127.0.0.1:{port}/api/experiments/{created['id']}/progress/"
+        seen = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not seen or seen[-1] != "running"):
+            seen.append(get_json(progress_url)[1]["status"])
+            time.sleep(0.2)
+        assert seen[-1] == "running", seen
+        children = _descendants(proc.pid)
+        assert len(children) >= 3  # redis-server, the worker (and its pool), the web server
+        for _ in range(3):  # the first starts the shutdown; the others land inside it
+            os.kill(proc.pid, signal.SIGTERM)
+            time.sleep(1.0)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        left = sorted(pid for pid in children if _alive(pid))
+        for pid in left:  # never leave them running, even when the test fails
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"still running after the lab exited: {left}\n{out}"
+    assert out.count("stopping") == 1, out
+    assert not port_in_use("127.0.0.1", port)

@@ -175,3 +175,12 @@ def test_list_parameters_with_item_choices_post_back_as_lists(client):
     assert response.status_code == 302, response.content.decode()[:3000]
     experiment = Experiment.objects.get()
     assert experiment.scenario.params["arrivals"]["phases"] == ["high", "high", "high"]
+
+
+def test_the_form_shows_a_refusal_over_budget(client, small, settings):
+    settings.HETSITE_BUDGET_ANONYMOUS_S = 0.01
+    response = client.post(f"/new/{small['kind']}/", form_data(client, small))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "estimated at" in html and "HETSITE_BUDGET_ANONYMOUS_S" in html
+    assert Experiment.objects.count() == 0

@@ -41,8 +41,9 @@ def test_numbers_and_units_read_at_a_glance():
 
 
 def _experiment(kind, rows):
-    return Experiment(name="t", kind=kind, policies=[r["policy"] for r in rows], trials=3,
-                      summary=[{"point": 0, "setting": {}, **r} for r in rows])
+    experiment = Experiment(name="t", kind=kind, policies=[r["policy"] for r in rows], trials=3)
+    experiment.summary = [{"point": 0, "setting": {}, **r} for r in rows]
+    return experiment
 
 
 def test_best_value_per_column_and_intervals_clipped_to_the_range():

@@ -36,7 +36,7 @@ def post(api, **extra):
      "swept twice"),
     ([{"param": "uavs_mean", "values": [4, -1]}], "uavs_mean"),
     ([{"param": "uavs_mean", "start": 5, "stop": 1, "step": 1}], "start <= stop"),
-    ([{"param": "uavs_mean", "start": 1, "stop": 5000, "step": 1}], "more than"),
+    ([{"param": "uavs_mean", "start": 1, "stop": 5000, "step": 1}], "5,000 values; at most"),
     ("not a list", "list"),
 ])
 def test_bad_axes_are_400_naming_axes(axes, words):

@@ -365,10 +365,10 @@
           var badge = document.getElementById("exp-status");
           badge.textContent = p.status;
           badge.className = "badge " + p.status;
-          var finished = 0, done = 0;
+          // Counts cover every run; the rows are those of the page shown.
+          var done = p.counts.done;
+          var finished = p.counts.done + p.counts.failed + p.counts.cancelled;
           p.runs.forEach(function (run) {
-            if (["done", "failed", "cancelled"].indexOf(run.status) >= 0) finished++;
-            if (run.status === "done") done++;
             var row = document.querySelector('tr[data-run="' + run.id + '"]');
             if (!row) return;
             var w = (run.status === "done" ? 100 : Math.round(run.progress)) + "%";
@@ -381,13 +381,13 @@
           var elapsed = (Date.now() - created) / 1000;
           document.getElementById("elapsed").textContent = duration(elapsed);
           document.getElementById("runs-finished").textContent =
-            finished + " of " + p.runs.length + " runs finished";
+            finished + " of " + p.runs_total + " runs finished";
           var etaWrap = document.getElementById("eta-wrap");
           if (p.progress > 0 && p.progress < 100) {
             document.getElementById("eta").textContent = duration(elapsed * (100 - p.progress) / p.progress);
             etaWrap.hidden = false;
           }
-          announce(finished + " of " + p.runs.length + " runs finished; " + p.status);
+          announce(finished + " of " + p.runs_total + " runs finished; " + p.status);
           var final = ["done", "failed", "cancelled"].indexOf(p.status) >= 0;
           if (final) {
             window.location.reload();

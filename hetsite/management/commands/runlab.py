@@ -16,6 +16,13 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _unblock_stop_signals():
+    """In a child between fork and exec: the mask is inherited, and the child must stop."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -70,8 +77,14 @@ class Command(BaseCommand):
         children: list[tuple[str, subprocess.Popen]] = []
 
         def start(name, cmd):
-            proc = subprocess.Popen(cmd, env=env, start_new_session=True)
-            children.append((name, proc))
+            # A signal between the fork and the bookkeeping would leave a child nobody stops.
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+            try:
+                proc = subprocess.Popen(cmd, env=env, start_new_session=True,
+                                        preexec_fn=_unblock_stop_signals)
+                children.append((name, proc))
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             return proc
 
         def stop_all(*_):
@@ -86,10 +99,18 @@ class Command(BaseCommand):
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
 
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-        # A process inherits an ignored SIGINT (a shell's background job, a test runner's
-        # worker); Ctrl-C must still stop everything.
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        def on_stop_signal(*_):
+            # Shut down once, however many signals arrive (make forwards a second TERM, a
+            # supervisor repeats its own): later ones are ignored, so none can interrupt the
+            # cleanup and leave redis-server or the worker behind.
+            for sig in STOP_SIGNALS:
+                signal.signal(sig, signal.SIG_IGN)
+            raise KeyboardInterrupt
+
+        # Installed for SIGINT too: a process inherits an ignored SIGINT (a shell's background
+        # job, a test runner's worker), and Ctrl-C must still stop everything.
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, on_stop_signal)
         try:
             if use_redis:
                 redis_port = free_port()
@@ -124,6 +145,10 @@ class Command(BaseCommand):
                         raise CommandError(f"{name} exited with code {proc.returncode}")
                 time.sleep(0.5)
         except KeyboardInterrupt:
-            self.stdout.write("stopping...")
+            pass
         finally:
+            for sig in STOP_SIGNALS:  # an error ends the lab the same way
+                signal.signal(sig, signal.SIG_IGN)
+            self.stdout.write("stopping...")
+            self.stdout.flush()
             stop_all()
