@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
-from hetsite import exports, figures, kinds, permissions, presenters, selectors
+from hetsite import exports, figures, kinds, permissions, presenters, scoreboard, selectors
 from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
 from hetsite.services import submission
 from hetsite.throttles import SubmitThrottle
@@ -182,7 +182,8 @@ def figures_index(request):
     for figure in kinds.all_figures():
         groups.setdefault(figure.kind, []).append(figure)
     return render(request, "frontend/figures.html", {
-        "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()]})
+        "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()],
+        "scoreboard": scoreboard.page(scoreboard.load(), kinds.all_figures())})
 
 
 @require_POST
