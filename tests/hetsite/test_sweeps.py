@@ -213,6 +213,13 @@ def test_reproduce_on_given_seeds_writes_one_row_per_run(tmp_path):
                      "--out", str(tmp_path / "c"))
 
 
+def recording(folder):
+    """A record file of its own in ``folder`` and the options that record there."""
+    status = folder / "status.json"
+    return status, ("--in-process", "--jobs", "1", "--no-png", "--out", str(folder),
+                    "--status", str(status))
+
+
 def test_a_record_edited_to_disagree_with_its_intervals_fails_check(tmp_path, monkeypatch):
     from django.core.management.base import CommandError
 
@@ -223,9 +230,7 @@ def test_a_record_edited_to_disagree_with_its_intervals_fails_check(tmp_path, mo
     # intervals
     monkeypatch.setattr(command, "code_version", lambda: "0123456789ab")
 
-    status = tmp_path / "status.json"
-    base = ("--in-process", "--jobs", "1", "--no-png", "--out", str(tmp_path),
-            "--status", str(status))
+    status, base = recording(tmp_path)
     call_command("reproduce", "ch4-quick", "--record", *base)
     rec = scoreboard.load(status)["figures"]["ch4-quick"]
     figure = kinds.get_figure("ch4-quick")
@@ -251,9 +256,7 @@ def test_a_record_edited_to_disagree_with_its_intervals_fails_check(tmp_path, mo
 def test_rescore_judges_the_recorded_runs_again(tmp_path, monkeypatch):
     from hetsite import scoreboard
 
-    status = tmp_path / "status.json"
-    base = ("--in-process", "--jobs", "1", "--no-png", "--out", str(tmp_path),
-            "--status", str(status))
+    status, base = recording(tmp_path)
     call_command("reproduce", "ch3-quick", "--record", *base)
     before = scoreboard.load(status)["figures"]["ch3-quick"]
     figure = kinds.get_figure("ch3-quick")
