@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from . import claims as C
 from . import params as P
-from .claims import Claim, Provenance, targets, with_provenance
+from .claims import Claim, Provenance
 from .clock import Progress, RunClock
 from .errors import ScenarioError
 from .result import SCHEMA_VERSION, Result, code_version
@@ -231,7 +232,7 @@ class Engine:
             if key in fields:
                 fields[key] = tuple(fields[key])
         fields["provenance"] = tuple(fields.get("provenance", ()))
-        fields["claims"] = tuple(with_provenance(c, fields["provenance"])
+        fields["claims"] = tuple(C.with_provenance(c, fields["provenance"])
                                  for c in fields.get("claims", ()))
         figure = Figure(name=name, kind=kind, **fields)
         preset = self.presets.get(figure.preset)
@@ -247,6 +248,7 @@ class Engine:
         from .sweep import points  # the sweep runner imports this module
 
         settings = points(figure.axes)
+        seen: set[str] = set()
         for c in figure.claims:
             unknown = {c.better, c.worse} - set(figure.policies)
             if unknown or c.metric not in figure.metrics:
@@ -255,10 +257,14 @@ class Engine:
                                    f"{', '.join(sorted(unknown)) or c.metric}, which the "
                                    "figure does not run or chart")
             try:
-                targets(c, settings)
+                keys = {C.key(c, p, wp) for p, wp in C.targets(c, settings)}
             except ValueError as err:
                 raise RuntimeError(f"figure {figure.name!r}: claim {c.better} {c.sign} "
                                    f"{c.worse}: {err}") from None
+            if keys & seen:  # a record's checks are found by key
+                raise RuntimeError(f"figure {figure.name!r}: {', '.join(sorted(keys & seen))} "
+                                   "claimed twice")
+            seen |= keys
 
     def command(self, name, kind, *, help, add_arguments, run):
         self._check_owner(kind)

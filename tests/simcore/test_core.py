@@ -239,8 +239,10 @@ def test_figure_presets_need_a_preset_of_their_kind_and_claims_they_can_judge():
                       metrics=["heads"], claim="", source="")
     for claim, words in ((Claim("two", "three", "heads"), "three"),
                          (Claim("two", "one", "tails"), "tails"),
-                         (Claim("two", "one", "heads", at={"flips": 30}), "matches 0")):
+                         (Claim("two", "one", "heads", at={"flips": 30}), "matches 0"),
+                         (Claim("one", "two", "heads", per_point=True), "claimed twice")):
         with pytest.raises(RuntimeError, match=words):
             engine.figure(f"bad-{words}", "coin", title="t", preset="coin-10",
                           policies=["one", "two"], metrics=["heads"], claim="", source="",
-                          axes=[("flips", [10, 20])], claims=[claim])
+                          axes=[("flips", [10, 20])],
+                          claims=[Claim("one", "two", "heads", at={"flips": 20}), claim])

@@ -81,7 +81,8 @@ def register_figures(engine) -> None:
         "ch4-fig-37", KIND, title="Burst size (Fig. 37 / paper Fig. 4)",
         preset="ch4-small", axes=[(burst, [1, 2, 4, 8, 16])],
         policies=ALL, trials=64, metrics=metrics,
-        claims=[*claims([p for p in PREEMPTIVE_OVER_PLAIN if "pair" not in p[0]], P,
+        claims=[*claims([p for p in PREEMPTIVE_OVER_PLAIN if "pair" not in p[0]
+                         and p != ("max-upt-diff", "max-upt")], P,
                         at={burst: 16}, note="at the largest bursts preemption pays most"),
                 Claim("max-upt-diff", "max-upt", P, at={burst: 16}, size=Size("ratio", 20.0),
                       note="at the largest bursts the best preemptive heuristics earn up to "
