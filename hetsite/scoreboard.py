@@ -111,16 +111,18 @@ def counts(status: dict, figures: list[Figure]) -> list[tuple[str, dict]]:
 
 
 def rows(status: dict, figures: list[Figure]) -> list[dict]:
-    """Every claim and point of every figure with its recorded verdict (or none)."""
+    """Every claim and point of every figure: its recorded check (``run``), or, for a figure
+    without a record, the claim judged on no runs (``run`` False, verdict "not run")."""
     out = []
     for figure in figures:
         rec = status["figures"].get(figure.name)
-        found = {c["key"]: c for c in (rec or {}).get("checks", [])}
+        found = {c["key"]: c for c in rec["checks"]} if rec else _unjudged(figure)
         for key in expected_keys(figure):
-            check = found.get(key)
+            check = found.get(key) or _unjudged(figure)[key]
+            run = rec is not None and key in found
             out.append({"figure": figure, "chapter": chapter(figure), "key": key,
-                        "check": check, "verdict": check["verdict"] if check else NOT_RUN,
-                        "trace": trace_id(figure.name, check) if check else ""})
+                        "check": check, "run": run,
+                        "verdict": check["verdict"] if run else NOT_RUN})
     return out
 
 
@@ -176,11 +178,11 @@ def markdown(status: dict, figures: list[Figure]) -> str:
 def _claim_line(row: dict) -> str:
     figure, check = row["figure"], row["check"]
     source = figure.source.replace("|", "/")
-    if check is None:
+    if not row["run"]:
         return f"| `{figure.name}` ({source}) | `{row['key']}` | | | | {NOT_RUN} | | |"
     verdict = check["verdict"]
     if verdict == "contradicted":
-        verdict = f"**contradicted** ([trace](#{row['trace']}))"
+        verdict = f"**contradicted** ([trace](#{trace_id(figure.name, check)}))"
     size = check.get("size") or {}
     size_text = ""
     if size:
@@ -248,28 +250,27 @@ def traces_missing(status: dict, text: str) -> list[str]:
 
 # --- pages ----------------------------------------------------------------------------------------
 
-def display(figure: Figure, check: dict | None, key: str = "",
-            recorded: dict | None = None) -> dict:
-    """One claim as the pages show it (the figures page's table, a result page's verdicts)."""
-    key = check["key"] if check else key
-    row = {"figure": figure, "key": key, "verdict": check["verdict"] if check else NOT_RUN,
-           "check": check, "recorded": recorded,
-           "dom_id": re.sub(r"[^a-z0-9]+", "-", f"claim-{figure.name}-{key}".lower()).strip("-")}
-    if check is None:
-        return row
+def display(figure: Figure, check: dict, recorded: dict | None = None,
+            run: bool = True) -> dict:
+    """One claim as the pages show it (the figures page's table, a result page's verdicts);
+    ``run`` False for a claim no record judges yet (its verdict "not run")."""
     size = check.get("size") or {}
-    row.update({
+    verdict = check["verdict"] if run else NOT_RUN
+    return {
+        "figure": figure, "key": check["key"], "verdict": verdict, "run": run,
+        "recorded": recorded,
+        "dom_id": re.sub(r"[^a-z0-9]+", "-", f"claim-{figure.name}-{check['key']}".lower()
+                         ).strip("-"),
         "claim": f"{check['better']} {'<' if check['lower'] else '>'} {check['worse']}",
         "metric": check["metric"], "note": check.get("note", ""), "where": _where(check),
-        "n": check["n"], "diff": _g(check["diff_mean"]), "low": _g(check["diff_low"]),
-        "high": _g(check["diff_high"]),
+        "n": check["n"] if run else "", "diff": _g(check["diff_mean"]),
+        "low": _g(check["diff_low"]), "high": _g(check["diff_high"]),
         "size": (f"{size['verdict'] or 'size untested'}: published {_g(size['published'])} "
                  f"({C.QUANTITIES[size['quantity']]}), ours {_g(size['low'])} .. "
-                 f"{_g(size['high'])}") if size else "",
+                 f"{_g(size['high'])}") if size and run else "",
         "provenance": check["provenance"],
-        "trace": trace_id(figure.name, check) if check["verdict"] == "contradicted" else "",
-    })
-    return row
+        "trace": trace_id(figure.name, check) if verdict == "contradicted" else "",
+    }
 
 
 def page(status: dict, figures: list[Figure]) -> dict:
@@ -280,8 +281,21 @@ def page(status: dict, figures: list[Figure]) -> dict:
             "counts": [{"chapter": name, "cells": [tally[c] for c in COLUMNS]}
                        for name, tally in table],
             "total": [total[c] for c in COLUMNS],
-            "rows": [display(r["figure"], r["check"], r["key"]) for r in rows(status, figures)],
+            "rows": [display(r["figure"], r["check"], run=r["run"])
+                     for r in rows(status, figures)],
             "records": status["figures"]}
+
+
+def _unjudged(figure: Figure) -> dict:
+    """The figure's claims as records without runs, by key: what a missing record would judge."""
+    return {c["key"]: c for c in C.evaluate(figure.claims, _no_runs(figure))}
+
+
+def _no_runs(figure: Figure) -> list:
+    """One placeholder run per point, so every claim finds its points (and no values)."""
+    from simcore.sweep import SweepRun
+
+    return [SweepRun(p, setting, "", 0, {}) for p, setting in enumerate(points(figure.axes))]
 
 
 def live(figure: Figure, runs: list) -> list[dict]:

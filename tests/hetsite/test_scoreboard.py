@@ -102,5 +102,8 @@ def test_live_verdicts_sit_beside_the_recorded_ones():
     assert row["verdict"] == "holds" and row["n"] == 3 and row["claim"] == "max-upe-ph > easy"
     assert row["recorded"] == STATUS["figures"]["ch3-quick"]["checks"][0]
     assert row["provenance"][0]["label"] == "scaled system"
-    other = scoreboard.display(figure, None, key="a>b m @all")
-    assert other["verdict"] == "not run" and other["dom_id"] == "claim-ch3-quick-a-b-m-all"
+    status = copy.deepcopy(STATUS)
+    del status["figures"]["ch3-quick"]
+    (unrun,) = scoreboard.page(status, [figure])["rows"]
+    assert unrun["verdict"] == "not run" and unrun["claim"] == "max-upe-ph > easy"
+    assert unrun["n"] == "" and unrun["key"] == "max-upe-ph>easy pct_max_utility @all"
