@@ -12,7 +12,16 @@ from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
-from hetsite import exports, figures, kinds, permissions, presenters, selectors, uploads
+from hetsite import (
+    exports,
+    figures,
+    kinds,
+    permissions,
+    presenters,
+    scoreboard,
+    selectors,
+    uploads,
+)
 from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
 from hetsite.services import admission, submission
 from hetsite.throttles import refused
@@ -199,7 +208,8 @@ def figures_index(request):
     for figure in kinds.all_figures():
         groups.setdefault(figure.kind, []).append(figure)
     return render(request, "frontend/figures.html", {
-        "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()]})
+        "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()],
+        "scoreboard": scoreboard.page(scoreboard.load(), kinds.all_figures())})
 
 
 @require_POST

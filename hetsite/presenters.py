@@ -431,11 +431,11 @@ def metric_bars(groups: dict, metric: kinds.Metric, title: str) -> dict:
 
 def published(experiment: Experiment) -> dict | None:
     """For an experiment made from a figure preset: the figure, the published claim and, from
-    the finished runs, whether each published ranking holds here."""
-    from . import reproduce, selectors
+    the finished runs, each claim's verdict (the rule and record of hetsite.scoreboard)."""
+    from . import scoreboard, selectors
 
     figure = kinds.get_figure(experiment.figure) if experiment.figure else None
     if figure is None:
         return None
-    rows = reproduce.rows_of(figure, selectors.sweep_runs(experiment))
-    return {"figure": figure, "checks": reproduce.ranking_checks(figure, rows) if rows else []}
+    runs = selectors.sweep_runs(experiment)
+    return {"figure": figure, "checks": scoreboard.live(figure, runs) if runs else []}

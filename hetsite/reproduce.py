@@ -1,8 +1,8 @@
 """Reproducing a figure preset headless: run it (on the workers or in this process), tabulate
-the points, draw the chart, and check the published ranking against ours.
+the points, draw the chart, and judge each published claim on our runs.
 
-``python manage.py reproduce`` is a thin command over these functions; the lab's figure pages
-use ``ranking_checks`` to put the published finding beside ours.
+``python manage.py reproduce`` is a thin command over these functions; the lab's result page of
+a figure experiment judges its claims with ``checks_of`` too, so both give the same verdicts.
 """
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from simcore import charts
-from simcore.cli import RunWriter
+from simcore.claims import evaluate
 from simcore.registry import Figure
-from simcore.sweep import SweepRun, axis_value, sweep, table
+from simcore.sweep import SweepRun, axis_value, points, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
 
 from . import kinds, selectors
@@ -27,19 +27,12 @@ from .models import FINAL_STATUSES, Experiment
 from .services import submission
 
 
-@dataclass(frozen=True)
-class Check:
-    better: str
-    worse: str
-    agrees: bool
-    # (better's mean, worse's mean) per point compared (one entry when not per point)
-    means: list[tuple[float | None, float | None]]
-
-
 def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
-                   progress=None, first_seed: int = 0) -> list[SweepRun]:
-    """Every run of the figure through the core sweep runner, ``jobs`` processes."""
-    sub = submission.figure_submission(figure.name, trials, first_seed)
+                   progress=None, first_seed: int | None = None,
+                   known: dict | None = None) -> list[SweepRun]:
+    """Every run of the figure through the core sweep runner, ``jobs`` processes; runs found
+    in ``known`` (another figure's identical runs, see simcore.sweep) are not run again."""
+    sub = submission.figure_submission(figure.name, trials, _first(figure, first_seed))
     engine = sub.lab.engine.ENGINE
     total = len(sub.points) * len(sub.policies) * sub.trials
     done = []
@@ -51,14 +44,16 @@ def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
 
     return sweep(engine, engine.scenario(sub.lab.kind, sub.params),
                  [(a["param"], a["values"]) for a in sub.axes], sub.policies,
-                 range(sub.base_seed, sub.base_seed + sub.trials), jobs=jobs, on_run=seen)
+                 range(sub.base_seed, sub.base_seed + sub.trials), jobs=jobs, on_run=seen,
+                 known=known)
 
 
 def run_on_workers(figure: Figure, trials: int | None = None, progress=None,
-                   poll: float = 1.0, first_seed: int = 0) -> tuple[Experiment, list[SweepRun]]:
+                   poll: float = 1.0, first_seed: int | None = None,
+                   ) -> tuple[Experiment, list[SweepRun]]:
     """Submit the figure as an experiment, wait for the workers to finish it."""
     experiment = submission.create_experiment(
-        submission.figure_submission(figure.name, trials, first_seed))
+        submission.figure_submission(figure.name, trials, _first(figure, first_seed)))
     total = experiment.runs.count()
     while True:
         experiment.refresh_from_db()
@@ -68,34 +63,25 @@ def run_on_workers(figure: Figure, trials: int | None = None, progress=None,
         if experiment.status in FINAL_STATUSES:
             break
         time.sleep(poll)
-    return experiment, selectors.sweep_runs(experiment)
+    return experiment, selectors.sweep_runs(experiment, timing=True)
+
+
+def _first(figure: Figure, first_seed: int | None) -> int:
+    return figure.first_seed if first_seed is None else first_seed
+
+
+def cpu_seconds(runs: list[SweepRun]) -> float:
+    """The simulations' CPU time (each run's own, wherever it ran)."""
+    return sum(float(r.timing.get("cpu_s") or 0.0) for r in runs)
+
+
+def checks_of(figure: Figure, runs: list[SweepRun]) -> list[dict]:
+    """Every published claim of the figure judged on these runs (simcore.claims.evaluate)."""
+    return evaluate(figure.claims, runs)
 
 
 def rows_of(figure: Figure, runs: list[SweepRun]) -> list[dict]:
     return table(runs, list(figure.metrics), baseline=figure.baseline)
-
-
-def ranking_checks(figure: Figure, rows: list[dict]) -> list[Check]:
-    """Does each published (better, worse) pair hold on the figure's first metric?
-
-    Compared on the mean over all points, or at every point with ``per_point``."""
-    key = figure.metrics[0]
-    sign = -1.0 if figure.lower_is_better else 1.0
-    out = []
-    for better, worse in figure.ranking:
-        by_point = {}
-        for row in rows:
-            if row["policy"] in (better, worse):
-                by_point.setdefault(row["point"], {})[row["policy"]] = (row[key] or {}).get("mean")
-        pairs = [(v.get(better), v.get(worse)) for _, v in sorted(by_point.items())]
-        if not figure.per_point:
-            b = [p[0] for p in pairs if p[0] is not None]
-            w = [p[1] for p in pairs if p[1] is not None]
-            pairs = [(sum(b) / len(b) if b else None, sum(w) / len(w) if w else None)]
-        agrees = bool(pairs) and all(b is not None and w is not None and sign * (b - w) > 0
-                                     for b, w in pairs)
-        out.append(Check(better, worse, agrees, pairs))
-    return out
 
 
 def figures_of(figure: Figure, rows: list[dict]) -> list[dict]:
@@ -150,8 +136,8 @@ def points_csv(figure: Figure, rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def standalone_html(figure: Figure, charts_: list[dict], checks: list[Check]) -> str:
-    """One self-contained page (plotly.js inlined) with the claim, the checks and the charts."""
+def standalone_html(figure: Figure, charts_: list[dict], checks: list[dict]) -> str:
+    """One self-contained page (plotly.js inlined) with the claim, the verdicts and the charts."""
     import plotly.io as pio
 
     parts = [f"<h1>{_esc(figure.title)}</h1><p><b>Published</b> ({_esc(figure.source)}): "
@@ -159,13 +145,38 @@ def standalone_html(figure: Figure, charts_: list[dict], checks: list[Check]) ->
     if figure.scale:
         parts.append(f"<p><b>Scaled</b>: {_esc(figure.scale)}</p>")
     if checks:
-        items = "".join(f"<li>{_esc(c.better)} &gt; {_esc(c.worse)}: "
-                        f"{'agrees' if c.agrees else 'does not agree'}</li>" for c in checks)
+        items = "".join(f"<li>{_esc(check_line(c))}</li>" for c in checks)
         parts.append(f"<ul>{items}</ul>")
     for i, item in enumerate(charts_):
         parts.append(pio.to_html(item["figure"], include_plotlyjs=(i == 0), full_html=False))
     return ("<!doctype html><html><head><meta charset='utf-8'><title>"
             f"{_esc(figure.title)}</title></head><body>{''.join(parts)}</body></html>")
+
+
+def check_line(c: dict) -> str:
+    """``max-upe-ph > easy on pct_max_utility at energy.budget_gj=8: +3.1 [1.2, 5.0] (n=16)
+    holds; size agrees (published 73)``"""
+    where = "at all points" if c["point"] is None else "at " + _setting(c["setting"])
+    if "worse_point" in c:
+        where = f"at {_setting(c['setting'])} against {_setting(c['worse_setting'])}"
+    text = (f"{c['better']} {'<' if c['lower'] else '>'} {c['worse']} on {c['metric']} {where}:"
+            f" {_num(c['diff_mean'], sign=True)} [{_num(c['diff_low'])}, "
+            f"{_num(c['diff_high'])}] (n={c['n']}) {c['verdict']}")
+    size = c.get("size")
+    if size:
+        text += (f"; {size['verdict'] or 'size untested'} (published {_num(size['published'])}"
+                 f" as {size['quantity']}, ours {_num(size['low'])} .. {_num(size['high'])})")
+    return text
+
+
+def _setting(setting: dict | None) -> str:
+    return ", ".join(f"{k}={v}" for k, v in (setting or {}).items()) or "the one point"
+
+
+def _num(x, sign: bool = False) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:+.4g}" if sign else f"{x:.4g}"
 
 
 def _esc(text: str) -> str:
@@ -202,26 +213,72 @@ def _shoot(sync_playwright, chromium: Path, html_path: Path, png_path: Path) -> 
             browser.close()
 
 
-def write_outputs(figure: Figure, rows: list[dict], checks: list[Check], out: Path,
-                  runs: list[SweepRun] = ()) -> dict:
-    """points CSV, runs CSV (one row per run, for paired comparisons), table JSON with the
-    seeds, standalone HTML and (when possible) PNG under ``out``."""
+def runs_csv(figure: Figure, runs: list[SweepRun]) -> str:
+    """One row per run: ``point``, the point's swept values, ``policy``, ``seed``, every scalar
+    metric of its summary (the union over the runs) and its CPU seconds; enough to recompute
+    every check of the figure."""
+    params = [p for p, _ in figure.axes]
+    metrics: dict[str, None] = {}
+    for run in runs:
+        metrics.update((k, None) for k, v in run.summary.items() if _scalar(v))
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["point", *params, "policy", "seed", *metrics, "cpu_s"])
+    for run in sorted(runs, key=lambda r: (r.point, r.policy, r.seed)):
+        values = [run.summary.get(k) for k in metrics]
+        writer.writerow([run.point, *[axis_value(run.setting, p) for p in params], run.policy,
+                         run.seed, *["" if v is None else v for v in values],
+                         run.timing.get("cpu_s", "")])
+    return buf.getvalue()
+
+
+def _scalar(value) -> bool:
+    return value is None or isinstance(value, (int, float, str))
+
+
+def read_runs_csv(figure: Figure, text: str) -> list[SweepRun]:
+    """The runs of a runs CSV (see runs_csv), with each point's setting from the figure."""
+    settings = points(figure.axes)
+    fixed = {"point", "policy", "seed", "cpu_s", *(p for p, _ in figure.axes)}
+    out = []
+    for row in csv.DictReader(io.StringIO(text)):
+        point = int(row["point"])
+        summary = {k: _cell(v) for k, v in row.items() if k not in fixed}
+        timing = {"cpu_s": float(row["cpu_s"])} if row.get("cpu_s") else {}
+        out.append(SweepRun(point, settings[point], row["policy"], int(row["seed"]), summary,
+                            timing))
+    return out
+
+
+def _cell(text: str):
+    if text == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return value if math.isfinite(value) else None
+
+
+def write_outputs(figure: Figure, runs: list[SweepRun], checks: list[dict], out: Path,
+                  png: bool = True) -> dict:
+    """Under ``out``: the points CSV, ``FIGURE-runs.csv`` (one row per run), ``FIGURE.json``
+    (the figure, its seeds, the points table and ``checks``, one object per claim and point),
+    a standalone HTML page and, when possible, a PNG of it."""
+    rows = rows_of(figure, runs)
     out.mkdir(parents=True, exist_ok=True)
     files = {"csv": out / f"{figure.name}.csv", "runs": out / f"{figure.name}-runs.csv",
              "json": out / f"{figure.name}.json", "html": out / f"{figure.name}.html",
              "png": out / f"{figure.name}.png"}
     files["csv"].write_text(points_csv(figure, rows))
-    writer = RunWriter(str(files["runs"]), None)
-    for run in sorted(runs, key=lambda r: (r.point, r.policy, r.seed)):
-        writer(figure.preset, run)
-    writer.close()
+    files["runs"].write_text(runs_csv(figure, runs))
     files["json"].write_text(json.dumps({"figure": figure.public(),
                                          "seeds": sorted({r.seed for r in runs}), "rows": rows,
-                                         "checks": [c.__dict__ for c in checks]},
-                                        indent=1, default=str))
+                                         "checks": checks}, indent=1, default=str))
     files["html"].write_text(standalone_html(figure, figures_of(figure, rows), checks))
-    why = screenshot(files["html"], files["png"])
+    why = screenshot(files["html"], files["png"]) if png else "not asked for"
     if why:
         files.pop("png")
-        print(f"  (no PNG: {why})", file=sys.stderr)
+        if png:
+            print(f"  (no PNG: {why})", file=sys.stderr)
     return files

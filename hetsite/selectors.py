@@ -226,18 +226,19 @@ def result_json(run: Run) -> bytes:
     return gzip.decompress(bytes(run.result_gz)) if run.result_gz else b""
 
 
-def sweep_runs(experiment: Experiment, point: int | None = None) -> list:
+def sweep_runs(experiment: Experiment, point: int | None = None, timing: bool = False) -> list:
     """The finished runs of an experiment (of one point, if given) as
-    ``simcore.sweep.SweepRun`` (point, setting, policy, seed, summary): the input of per-point
-    tables and paired differences."""
+    ``simcore.sweep.SweepRun`` (point, setting, policy, seed, summary; and timing if asked):
+    the input of per-point tables, paired differences and the claims' verdicts."""
     from simcore.sweep import SweepRun
 
     runs = experiment.runs.filter(status=Status.DONE)
     if point is not None:
         runs = runs.filter(point=point)
-    return [SweepRun(r.point, r.overrides, r.policy, r.seed, r.summary)
-            for r in runs.only("point", "overrides", "policy", "seed", "summary")
-            .order_by("point", "id")]
+    fields = ["point", "overrides", "policy", "seed", "summary"] + (["timing"] if timing else [])
+    return [SweepRun(r.point, r.overrides, r.policy, r.seed, r.summary,
+                     r.timing if timing else {})
+            for r in runs.only(*fields).order_by("point", "id")]
 
 
 def point_count(experiment: Experiment) -> int:

@@ -12,6 +12,7 @@
 | ``speedup`` | Downey's speedup model |
 | ``accounting`` | window overlap, pro-rated credit, per-minute cumulative series |
 | ``stats`` | means with Student-t 95% CIs (no scipy) |
+| ``claims`` | a figure's published claims and the verdict of their paired intervals |
 | ``swf``, ``traces`` | the SWF reader; the trace library and upload stores |
 | ``sweep`` | ``sweep(engine, scenario, axes, policies, seeds)`` on every core |
 | ``cli`` | ``presets``, ``policies``, ``run``, ``sweep`` and the kinds' commands |

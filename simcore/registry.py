@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from . import claims as C
 from . import params as P
+from .claims import Claim, Provenance
 from .clock import Progress, RunClock
 from .errors import ScenarioError
 from .result import SCHEMA_VERSION, Result, code_version
@@ -73,15 +75,22 @@ class Preset:
                 "source": self.source, "params": self.params}
 
 
+#: Figure presets run on seeds from here up: above every seed a calibration used
+#: (docs/calibration.md), so every verdict they give is out of sample.
+FIGURE_FIRST_SEED = 1000
+
+
 @dataclass(frozen=True)
 class Figure:
     """A published comparison made runnable: a preset swept over ``axes`` (empty: one point)
-    with ``policies`` x ``trials`` seeds, scaled to finish in minutes on two cores.
+    with ``policies`` x ``trials`` seeds from ``first_seed``.
 
-    ``claim`` is the published finding in words with its figure/table reference; ``ranking``
-    lists (better, worse) policy pairs the paper reports on ``metrics[0]`` (compared on the
-    mean over all points, or at every point with ``per_point``), so reproductions can be
-    checked automatically; ``scale`` says how this run differs from the paper's.
+    ``claim`` is the published finding in words with its figure/table reference; ``claims``
+    are its checkable parts (:class:`simcore.claims.Claim`: a pair of policies on a named
+    metric, at a point, at every point or pooled), each judged on the paired interval of its
+    per-seed differences; ``provenance`` applies to every claim (a scaled system, a substitute
+    input); ``scale`` says how this run differs from the paper's; ``trials`` is the paper's
+    count when the figure affords it (``paper_trials``), the largest count that does if not.
     """
 
     name: str
@@ -96,14 +105,19 @@ class Figure:
     axes: tuple[tuple[str, tuple], ...] = ()
     trials: int = 3
     baseline: str | None = None
-    ranking: tuple[tuple[str, str], ...] = ()
-    per_point: bool = False
-    lower_is_better: bool = False
+    claims: tuple[Claim, ...] = ()
+    provenance: tuple[Provenance, ...] = ()
     scale: str = ""
     # Cheap and stable enough to check in the test suite (``reproduce --quick``).
     quick: bool = False
     # The publication's trial count, when it states one: a run may ask for up to this many.
     paper_trials: int | None = None
+    first_seed: int = FIGURE_FIRST_SEED
+
+    @property
+    def ranking(self) -> tuple[tuple[str, str], ...]:
+        """The (better, worse) pairs of the claims, each once."""
+        return tuple(dict.fromkeys((c.better, c.worse) for c in self.claims))
 
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "title": self.title,
@@ -113,8 +127,10 @@ class Figure:
                 "metrics": list(self.metrics), "baseline": self.baseline,
                 "claim": self.claim, "source": self.source,
                 "ranking": [list(pair) for pair in self.ranking],
-                "per_point": self.per_point, "lower_is_better": self.lower_is_better,
-                "scale": self.scale, "quick": self.quick, "paper_trials": self.paper_trials}
+                "claims": [c.public() for c in self.claims],
+                "provenance": [p.public() for p in self.provenance],
+                "scale": self.scale, "quick": self.quick, "paper_trials": self.paper_trials,
+                "first_seed": self.first_seed}
 
 
 @dataclass(frozen=True)
@@ -206,22 +222,49 @@ class Engine:
         self.presets[name] = Preset(name, kind, description, params, source)
 
     def figure(self, name, kind, **fields) -> Figure:
-        """Register a figure preset (see :class:`Figure`); its preset must be the kind's."""
+        """Register a figure preset (see :class:`Figure`); its preset must be the kind's, and
+        every claim must name its policies, a metric of the figure and points it sweeps."""
         self._check_owner(kind)
         if name in self.figures:
             raise RuntimeError(f"figure {name!r} registered twice")
         fields["axes"] = tuple((p, tuple(v)) for p, v in fields.get("axes", ()))
-        for key in ("policies", "metrics", "ranking"):
+        for key in ("policies", "metrics"):
             if key in fields:
-                fields[key] = tuple(tuple(x) if isinstance(x, list) else x
-                                    for x in fields[key])
+                fields[key] = tuple(fields[key])
+        fields["provenance"] = tuple(fields.get("provenance", ()))
+        fields["claims"] = tuple(C.with_provenance(c, fields["provenance"])
+                                 for c in fields.get("claims", ()))
         figure = Figure(name=name, kind=kind, **fields)
         preset = self.presets.get(figure.preset)
         if preset is None or preset.kind != kind:
             raise RuntimeError(f"figure {name!r}: {figure.preset!r} is not a preset of {kind!r} "
                                "(register presets first)")
+        self._check_claims(figure)
         self.figures[name] = figure
         return figure
+
+    @staticmethod
+    def _check_claims(figure: Figure) -> None:
+        from .sweep import points  # the sweep runner imports this module
+
+        settings = points(figure.axes)
+        seen: set[str] = set()
+        for c in figure.claims:
+            unknown = {c.better, c.worse} - set(figure.policies)
+            if unknown or c.metric not in figure.metrics:
+                raise RuntimeError(f"figure {figure.name!r}: claim {c.better} {c.sign} "
+                                   f"{c.worse} on {c.metric} names "
+                                   f"{', '.join(sorted(unknown)) or c.metric}, which the "
+                                   "figure does not run or chart")
+            try:
+                keys = {C.key(c, p, wp) for p, wp in C.targets(c, settings)}
+            except ValueError as err:
+                raise RuntimeError(f"figure {figure.name!r}: claim {c.better} {c.sign} "
+                                   f"{c.worse}: {err}") from None
+            if keys & seen:  # a record's checks are found by key
+                raise RuntimeError(f"figure {figure.name!r}: {', '.join(sorted(keys & seen))} "
+                                   "claimed twice")
+            seen |= keys
 
     def command(self, name, kind, *, help, add_arguments, run):
         self._check_owner(kind)
@@ -350,9 +393,10 @@ class Engine:
         info = self.get_policy(scenario.kind, policy)
         clock = RunClock(progress)
         ctx = RunContext(clock, traces or TraceLibrary())
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         result = spec.run(scenario.params, info, int(seed), ctx)
         wall = time.perf_counter() - started
+        cpu = time.process_time() - cpu
         clock.finish()
         result.meta = {
             "engine": self.name,
@@ -365,6 +409,7 @@ class Engine:
             **result.meta,
         }
         result.timing.setdefault("wall_s", wall)
+        result.timing["cpu_s"] = cpu  # what recording a figure costs, whatever the load
         return result
 
     def cost(self, scenario: ScenarioSpec, policy: str) -> float:

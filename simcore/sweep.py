@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import importlib
 import itertools
+import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -67,12 +68,14 @@ def _run_one(job: tuple) -> tuple[int, dict, dict]:
 def sweep(engine: Engine, scenario: ScenarioSpec, axes: Sequence[tuple[str, Sequence]] = (),
           policies: Sequence[str] = (), seeds: Iterable[int] = (0,), jobs: int = 1,
           on_run: Callable[[SweepRun], None] | None = None,
-          seed_stride: int = 0) -> list[SweepRun]:
+          seed_stride: int = 0, known: dict | None = None) -> list[SweepRun]:
     """Run every (point, policy, seed); ``on_run`` sees each run as it finishes.
 
     Point ``p`` runs seeds ``s + p * seed_stride`` (0: the same seeds at every point, so points
     differ only by their setting; a stride draws fresh instances per point). Every point is
-    validated and every policy looked up before the first run starts.
+    validated and every policy looked up before the first run starts. ``known`` maps
+    :func:`run_key` to a finished run's (summary, timing): those are not run again (a run is a
+    pure function of its scenario, policy and seed), and every new run is added to it.
     """
     base = to_dict(scenario.params)
     settings = points(axes)
@@ -92,14 +95,22 @@ def sweep(engine: Engine, scenario: ScenarioSpec, axes: Sequence[tuple[str, Sequ
     runs: list[SweepRun | None] = [None] * len(work)
 
     def keep(index: int, summary: dict, timing: dict) -> None:
-        _, _, p, setting, policy, seed, _ = work[index]
+        _, _, p, setting, policy, seed, spec = work[index]
         run = SweepRun(p, setting, policy, seed, summary, timing)
         runs[index] = run
+        if known is not None:
+            known[run_key(spec.to_dict(), policy, seed)] = (summary, timing)
         if on_run is not None:
             on_run(run)
 
     order = sorted(work, key=lambda w: (-w[0], w[1]))
-    jobs_args = [(w[1], engine.package, w[6].to_dict(), w[4], w[5]) for w in order]
+    jobs_args = []
+    for w in order:
+        found = known.get(run_key(w[6].to_dict(), w[4], w[5])) if known is not None else None
+        if found is not None:
+            keep(w[1], *found)
+        else:
+            jobs_args.append((w[1], engine.package, w[6].to_dict(), w[4], w[5]))
     if jobs > 1 and len(jobs_args) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(_run_one, a) for a in jobs_args]
@@ -109,6 +120,11 @@ def sweep(engine: Engine, scenario: ScenarioSpec, axes: Sequence[tuple[str, Sequ
         for a in jobs_args:
             keep(*_run_one(a))
     return [r for r in runs if r is not None]
+
+
+def run_key(scenario: dict, policy: str, seed: int) -> str:
+    """What decides one run's result: its scenario, policy and seed."""
+    return json.dumps([scenario, policy, seed], sort_keys=True, default=str)
 
 
 def _with(params: dict, setting: dict) -> dict:

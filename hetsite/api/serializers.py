@@ -184,12 +184,14 @@ class FigureRunSerializer(StrictSerializer):
     trials = serializers.IntegerField(min_value=1, required=False,
                                       help_text="trials per point and policy (default: the "
                                                 "figure's)")
-    base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, default=0)
+    base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, required=False,
+                                         help_text="seed of the first trial (default: the "
+                                                   "figure's recorded seeds, from 1000)")
 
     def validate(self, data):
         try:
             return submission.figure_submission(self.context["figure"], data.get("trials"),
-                                                data.get("base_seed", 0))
+                                                data.get("base_seed"))
         except ScenarioError as err:
             raise scenario_error(err) from None
 

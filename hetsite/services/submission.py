@@ -270,8 +270,10 @@ def update_experiment(experiment: Experiment, *, name=None, notes=None, tags=Non
     return experiment
 
 
-def figure_submission(name: str, trials: int | None = None, base_seed: int = 0) -> Submission:
-    """The experiment that reproduces a figure preset (its trials unless ``trials`` is given)."""
+def figure_submission(name: str, trials: int | None = None,
+                      base_seed: int | None = None) -> Submission:
+    """The experiment that reproduces a figure preset: its trials and its seeds (from 1000,
+    the recorded ones) unless ``trials`` or ``base_seed`` is given."""
     figure = kinds.get_figure(name)
     if figure is None:
         known = ", ".join(f.name for f in kinds.all_figures())
@@ -288,7 +290,8 @@ def figure_submission(name: str, trials: int | None = None, base_seed: int = 0) 
     site = limits()
     sub = validate_submission(
         kind=figure.kind, params=params, preset=figure.preset, policies=list(figure.policies),
-        trials=figure.trials if trials is None else trials, base_seed=base_seed,
+        trials=figure.trials if trials is None else trials,
+        base_seed=figure.first_seed if base_seed is None else base_seed,
         name=f"{figure.title} ({figure.source})",
         axes=[{"param": p, "values": list(v)} for p, v in figure.axes],
         lim={k: max(v, own[k]) for k, v in site.items()})

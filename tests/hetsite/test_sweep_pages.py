@@ -89,6 +89,11 @@ def test_figures_page_runs_a_figure_and_shows_the_published_finding():
     response = client.post("/figures/ch3-quick/run/", {"trials": "2"})
     assert response.status_code == 302 and re.search(r"/e/[0-9a-f-]{36}/$", response["Location"])
     shown = client.get(response["Location"]).content.decode()
-    assert 'id="published-claim"' in shown and "max-upe-ph higher than easy" in shown
-    assert ("agrees" in shown) and Experiment.objects.get().figure == "ch3-quick"
+    assert 'id="published-claim"' in shown and "max-upe-ph &gt; easy" in shown
+    assert 'id="published-checks"' in shown and Experiment.objects.get().figure == "ch3-quick"
+    # judged live on the 2 runs of each policy, beside the record's verdict of the claim
+    row = re.search(r'<tr id="claim-ch3-quick-[^"]*" data-verdict="(\w+)"[^>]*>(.*?)</tr>', shown,
+                    re.S)
+    assert row and row.group(1) in ("holds", "inconclusive", "contradicted")
+    assert '<td class="num">2</td>' in row.group(2) and "(n=8)" in row.group(2)
     assert client.post("/figures/no-such/run/", {}).status_code == 404

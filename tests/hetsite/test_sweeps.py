@@ -2,6 +2,7 @@
 and paired differences, figure presets run headless."""
 
 import csv
+import dataclasses
 import gzip
 import json
 import math
@@ -13,7 +14,9 @@ from rest_framework.test import APIClient
 from hetsite import exports, figures, kinds, selectors
 from hetsite.models import Experiment, Run, Status
 from hetsite.services import submission
+from simcore.claims import Claim
 from simcore.errors import ScenarioError
+from simcore.stats import mean_ci
 
 # Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -136,30 +139,65 @@ def test_a_figure_preset_becomes_an_experiment_with_its_axes_and_claim():
     assert err.value.field == "figure"
 
 
-def test_reproduce_command_runs_a_tiny_figure_end_to_end(tmp_path, capsys):
-    call_command("reproduce", "ch3-quick", "--trials", "2", "--in-process", "--jobs", "1",
-                 "--out", str(tmp_path))
+CHECK_FIELDS = {"better", "worse", "metric", "point", "n", "diff_mean", "diff_low",
+                "diff_high", "verdict"}
+
+
+def test_reproduce_writes_checks_and_one_row_per_run_that_recompute_them(tmp_path, capsys):
+    """The JSON and runs CSV contract: ``checks`` are objects with the claim, the point, n and
+    the paired interval; the runs CSV has point, policy, seed and every metric of each run, so
+    the interval can be computed again from it."""
+    call_command("reproduce", "ch4-quick", "--trials", "3", "--in-process", "--jobs", "1",
+                 "--out", str(tmp_path), "--no-png")
     out = capsys.readouterr().out
-    assert "published (" in out and "ranking max-upe-ph > easy:" in out
-    lines = (tmp_path / "ch3-quick.csv").read_text().strip().splitlines()
-    assert lines[0].startswith("point,policy,n,pct_max_utility_mean")
-    assert len(lines) == 1 + 2 and all(",2," in line for line in lines[1:])
-    table = json.loads((tmp_path / "ch3-quick.json").read_text())
-    assert {r["policy"] for r in table["rows"]} == {"easy", "max-upe-ph"}
-    assert "plotly" in (tmp_path / "ch3-quick.html").read_text()[:200000].lower()
+    assert "published (" in out and "max-util-greedy > max-util on pct_max_utility" in out
+    figure = kinds.get_figure("ch4-quick")
+    table = json.loads((tmp_path / "ch4-quick.json").read_text())
+    assert table["seeds"] == [1000, 1001, 1002]  # fresh seeds by default
+    assert [(c["better"], c["worse"]) for c in table["checks"]] == list(figure.ranking)
+    for check in table["checks"]:
+        assert set(check) >= CHECK_FIELDS and check["point"] is None and check["n"] == 3
+        assert check["metric"] == "pct_max_utility"
+        assert check["verdict"] in ("holds", "inconclusive", "contradicted")
+    with open(tmp_path / "ch4-quick-runs.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(figure.policies) * 3
+    assert {"point", "policy", "seed"} <= set(rows[0])
+    summary = simulate_summary(figure, "max-upt", 1001)
+    mine = next(r for r in rows if r["policy"] == "max-upt" and r["seed"] == "1001")
+    numeric = {k for k, v in summary.items() if isinstance(v, (int, float))}
+    assert numeric <= set(rows[0])  # every metric
+    assert all(float(mine[k]) == pytest.approx(summary[k]) for k in numeric)
+    for check in table["checks"]:  # recomputed from the CSV alone
+        value = {(r["policy"], r["seed"]): float(r[check["metric"]]) for r in rows}
+        diffs = [value[(check["better"], s)] - value[(check["worse"], s)]
+                 for s in ("1000", "1001", "1002")]
+        ci = mean_ci(diffs)
+        assert (check["diff_mean"], check["diff_low"], check["diff_high"]) == pytest.approx(
+            (ci["mean"], ci["low"], ci["high"]))
+    assert "plotly" in (tmp_path / "ch4-quick.html").read_text()[:200000].lower()
     assert Run.objects.count() == 0  # in-process: nothing stored
 
 
-def test_reproduce_on_fresh_seeds_writes_one_row_per_run(tmp_path):
-    """``--first-seed`` moves every trial off the calibration's seeds; the runs CSV pairs
-    policies seed by seed, and the same seeds give the same numbers."""
+def simulate_summary(figure, policy, seed):
+    from hetsite.services import submission as sub_
+
+    sub = sub_.figure_submission(figure.name, 1)
+    engine = sub.lab.engine.ENGINE
+    return engine.simulate(engine.scenario(sub.lab.kind, sub.params), policy, seed).summary
+
+
+def test_reproduce_on_given_seeds_writes_one_row_per_run(tmp_path):
+    """``--first-seed`` moves the trials; the runs CSV pairs policies seed by seed, and the
+    same seeds give the same numbers."""
     args = ("reproduce", "ch3-quick", "--trials", "2", "--first-seed", "101", "--in-process",
-            "--jobs", "1")
+            "--jobs", "1", "--no-png")
     call_command(*args, "--out", str(tmp_path / "a"))
     call_command(*args, "--out", str(tmp_path / "b"))
-    def runs_of(folder):  # timings aside, which never affect results
+
+    def runs_of(folder):  # CPU time aside, which never affects results
         with open(tmp_path / folder / "ch3-quick-runs.csv") as fh:
-            return [{k: v for k, v in row.items() if k not in ("wall_s", "event_ms_mean")}
+            return [{k: v for k, v in row.items() if k != "cpu_s"}
                     for row in csv.DictReader(fh)]
 
     runs = runs_of("a")
@@ -175,20 +213,61 @@ def test_reproduce_on_fresh_seeds_writes_one_row_per_run(tmp_path):
                      "--out", str(tmp_path / "c"))
 
 
-def test_reproduce_check_fails_when_a_recorded_ranking_flips(tmp_path, monkeypatch):
-    from hetsite.management.commands import reproduce as command
+def recording(folder):
+    """A record file of its own in ``folder`` and the options that record there."""
+    status = folder / "status.json"
+    return status, ("--in-process", "--jobs", "1", "--no-png", "--out", str(folder),
+                    "--status", str(status))
 
-    status = tmp_path / "status.json"
-    status.write_text(json.dumps({"ch3-quick": {"easy>max-upe-ph": True}}))
-    monkeypatch.setattr(command, "STATUS", status)
-    figure = kinds.get_figure("ch3-quick")
-    flipped = type(figure)(**{**figure.__dict__, "ranking": (("easy", "max-upe-ph"),)})
-    monkeypatch.setattr(kinds, "all_figures", lambda: [flipped])
+
+def test_a_record_edited_to_disagree_with_its_intervals_fails_check(tmp_path, monkeypatch):
     from django.core.management.base import CommandError
 
-    with pytest.raises(CommandError, match="easy > max-upe-ph"):
-        call_command("reproduce", "--check", "--trials", "2", "--in-process", "--jobs", "1",
-                     "--out", str(tmp_path))
+    from hetsite import scoreboard
+    from hetsite.management.commands import reproduce as command
+
+    # a checkout with local edits is refused as the record's commit; this test is about the
+    # intervals
+    monkeypatch.setattr(command, "code_version", lambda: "0123456789ab")
+
+    status, base = recording(tmp_path)
+    call_command("reproduce", "ch4-quick", "--record", *base)
+    rec = scoreboard.load(status)["figures"]["ch4-quick"]
+    figure = kinds.get_figure("ch4-quick")
+    assert scoreboard.problems(figure, rec) == []
+    assert rec["first_seed"] == 1000 and rec["trials"] == figure.trials and rec["cpu_s"] > 0
+    call_command("reproduce", "ch4-quick", "--check", *base)  # sound: passes
+
+    data = json.loads(status.read_text())
+    check = data["figures"]["ch4-quick"]["checks"][0]
+    assert check["verdict"] == "holds" and check["diff_low"] > 0
+    check["verdict"] = "contradicted"  # the interval still says holds
+    status.write_text(json.dumps(data))
+    with pytest.raises(CommandError, match="verdict 'contradicted' but the interval"):
+        call_command("reproduce", "ch4-quick", "--check", *base)
+
+    check["verdict"] = "holds"
+    check["diff_low"] += 1e-3  # a number the same seeds no longer give
+    status.write_text(json.dumps(data))
+    with pytest.raises(CommandError, match=r"ch4-quick: max-util-greedy>max-util .*recorded"):
+        call_command("reproduce", "ch4-quick", "--check", *base)
+
+
+def test_rescore_judges_the_recorded_runs_again(tmp_path, monkeypatch):
+    from hetsite import scoreboard
+
+    status, base = recording(tmp_path)
+    call_command("reproduce", "ch3-quick", "--record", *base)
+    before = scoreboard.load(status)["figures"]["ch3-quick"]
+    figure = kinds.get_figure("ch3-quick")
+    swapped = dataclasses.replace(figure, claims=(Claim("easy", "max-upe-ph",
+                                                        "pct_max_utility"),))
+    monkeypatch.setattr(kinds, "all_figures", lambda: [swapped])
+    call_command("reproduce", "ch3-quick", "--rescore", *base)
+    after = scoreboard.load(status)["figures"]["ch3-quick"]
+    (old,), (new,) = before["checks"], after["checks"]
+    assert new["better"] == "easy" and new["diff_mean"] == pytest.approx(-old["diff_mean"])
+    assert new["verdict"] == "contradicted" and after["commit"] == before["commit"]
 
 
 def test_sweep_and_paired_figures_and_the_points_export():
@@ -231,28 +310,32 @@ def test_figure_presets_through_the_api():
     assert body["figure"] == "ch3-quick" and len(body["runs"]) == 2
 
 
-def test_reproduce_quick_holds_one_published_claim_per_chapter(tmp_path, capsys):
-    """The ``--quick`` figures (ch. 3, 4 and 5) are recorded as reproduced and still are."""
-    from hetsite.management.commands.reproduce import STATUS
+def test_reproduce_check_reruns_the_quick_figures_against_the_record(tmp_path, capsys):
+    """The ``--quick`` figures (ch. 3, 4 and 5) are recorded, and a re-run of their recorded
+    seeds gives every recorded verdict and interval again; every record is sound."""
+    from hetsite import scoreboard
 
-    figures = [f for f in kinds.all_figures() if f.quick]
-    quick = [f.name for f in figures]
-    assert {name.split("-")[0] for name in quick} >= {"ch3", "ch4", "ch5"}
-    status = json.loads(STATUS.read_text())
-    assert all(status[name] and all(status[name].values()) for name in quick)
-    call_command("reproduce", "--quick", "--check", "--in-process", "--jobs", "1",
+    quick = [f for f in kinds.all_figures() if f.quick]
+    assert {f.name.split("-")[0] for f in quick} >= {"ch3", "ch4", "ch5"}
+    status = scoreboard.load()
+    assert all(f.name in status["figures"] for f in quick)
+    call_command("reproduce", "--check", "--in-process", "--jobs", "1", "--no-png",
                  "--out", str(tmp_path))
     out = capsys.readouterr().out
-    assert out.count(": agrees") == sum(len(f.ranking) for f in figures)
+    assert f"{len(status['figures'])} records complete and consistent" in out
+    assert out.count(" holds") >= sum(len(f.claims) for f in quick)
 
 
 @pytest.mark.django_db
 def test_a_figure_preset_may_ask_for_its_published_trials_beyond_the_site_limit(settings):
     settings.HETSITE_MAX_TRIALS = 10
+    figure = kinds.get_figure("ch5-fig-46")
     sub = submission.figure_submission("ch5-fig-46")
-    assert sub.trials == kinds.get_figure("ch5-fig-46").trials > 10
+    assert sub.trials == figure.trials > 10 and figure.paper_trials > figure.trials
+    assert submission.figure_submission("ch5-fig-46", trials=figure.paper_trials).trials == \
+        figure.paper_trials
     with pytest.raises(ScenarioError) as err:
-        submission.figure_submission("ch5-fig-46", trials=sub.trials + 1)
+        submission.figure_submission("ch5-fig-46", trials=figure.paper_trials + 1)
     assert err.value.field == "trials"
     with pytest.raises(ScenarioError):  # the site limit still holds for everything else
         submission.validate_submission(kind="uav", preset="small-baseline", policies=["meta"],
@@ -261,15 +344,17 @@ def test_a_figure_preset_may_ask_for_its_published_trials_beyond_the_site_limit(
 
 @pytest.mark.django_db
 def test_a_figure_may_run_at_the_papers_trial_count_and_no_further():
-    figure = kinds.get_figure("ch4-fig-39")
-    assert figure.paper_trials == 64 > figure.trials
+    figure = kinds.get_figure("ch4-fig-38")
+    assert figure.paper_trials == 64 == figure.trials
     runs = len(figure.axes[0][1]) * len(figure.policies) * 64
     assert runs > 1000  # beyond the site's run limit, which a figure at its own size respects
-    assert submission.figure_submission("ch4-fig-39", trials=64).trials == 64
+    assert submission.figure_submission("ch4-fig-38").trials == 64
     with pytest.raises(ScenarioError) as err:
-        submission.figure_submission("ch4-fig-39", trials=65)
+        submission.figure_submission("ch4-fig-38", trials=65)
     assert err.value.field == "axes" and "runs" in str(err.value)  # the run count, named
-    assert kinds.get_figure("ch3-fig25").paper_trials == 48
+    capped = kinds.get_figure("ch3-fig26")  # recorded below the paper's count, for its cost
+    assert capped.paper_trials == 48 > capped.trials
+    assert submission.figure_submission("ch3-fig26", trials=48).trials == 48
     assert kinds.get_figure("ch3-quick").paper_trials is None  # not a published figure
 
 
@@ -300,17 +385,3 @@ def test_a_linked_axis_sets_both_parameters_and_draws_one_line_per_policy():
     with pytest.raises(ScenarioError, match="swept twice"):
         submission.validate_submission(**UAV, params=SHORT, trials=1, axes=[
             {"param": linked, "values": [3]}, {"param": "uavs_mean", "values": [4]}])
-
-
-def test_reproduce_record_writes_what_held(tmp_path, monkeypatch):
-    from hetsite.management.commands import reproduce as command
-
-    status = tmp_path / "status.json"
-    status.write_text(json.dumps({"other-figure": {"a>b": True}}))
-    monkeypatch.setattr(command, "STATUS", status)
-    call_command("reproduce", "ch4-quick", "--record", "--in-process", "--jobs", "1",
-                 "--out", str(tmp_path))
-    recorded = json.loads(status.read_text())
-    figure = kinds.get_figure("ch4-quick")
-    assert recorded["other-figure"] == {"a>b": True}  # kept
-    assert set(recorded["ch4-quick"]) == {f"{b}>{w}" for b, w in figure.ranking}

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simcore import params as P
+from simcore.claims import Claim, Provenance
 from simcore.clock import RunClock
 from simcore.errors import ScenarioError
 from simcore.registry import Engine
@@ -166,6 +167,37 @@ def test_sweep_runs_every_point_policy_and_seed_costliest_first(monkeypatch):
             assert r.summary["heads"] == 2 * one.summary["heads"]
 
 
+def test_a_sweep_does_not_run_again_what_another_sweep_ran(monkeypatch):
+    """Two figures that share runs (the same scenario, policy and seed) run them once."""
+    engine = coin_engine()
+    started = []
+    real = engine.simulate
+
+    def spy(scenario, policy, seed=0, **kw):
+        started.append((scenario["params"]["flips"], policy, seed))
+        return real(scenario, policy, seed, **kw)
+
+    monkeypatch.setattr(engine, "simulate", spy)
+    monkeypatch.setattr("simcore.sweep.importlib.import_module",
+                        lambda name: type("M", (), {"ENGINE": engine}))
+    known = {}
+    first = sweep(engine, engine.preset_scenario("coin-10"), [("flips", [5, 50])], ["one"],
+                  seeds=[0, 1], known=known)
+    assert len(started) == len(known) == 4
+    started.clear()
+    second = sweep(engine, engine.preset_scenario("coin-10"), [("flips", [50, 7])],
+                   ["one", "two"], seeds=[1, 2], known=known)
+    # only the runs the first sweep did not make: (50, one, 1) came from it
+    assert sorted(started) == sorted({(50, "one", 2), (50, "two", 1), (50, "two", 2),
+                                      (7, "one", 1), (7, "one", 2), (7, "two", 1),
+                                      (7, "two", 2)})
+    shared = next(r for r in second if (r.setting["flips"], r.policy, r.seed) == (50, "one", 1))
+    assert shared.summary == next(r for r in first if (r.setting["flips"], r.seed) == (50, 1)
+                                  ).summary
+    assert [(r.setting["flips"], r.policy, r.seed) for r in second] == [
+        (f, p, s) for f in (50, 7) for p in ("one", "two") for s in (1, 2)]
+
+
 def test_sweep_validates_every_point_before_running():
     engine = coin_engine()
     with pytest.raises(ScenarioError) as err:
@@ -192,13 +224,25 @@ def test_paired_leaves_out_missing_seeds_and_zero_baselines():
     assert paired({0: 3.0, 1: 5.0, 2: 1.0}, {0: 1.0, 2: 0.0}, relative=True) == [200.0]
 
 
-def test_figure_presets_need_a_preset_of_their_kind():
+def test_figure_presets_need_a_preset_of_their_kind_and_claims_they_can_judge():
     engine = coin_engine()
     fig = engine.figure("coin-fig", "coin", title="t", preset="coin-10", policies=["one", "two"],
                         metrics=["heads"], claim="two beats one", source="here",
-                        axes=[("flips", [10, 20])], ranking=[("two", "one")])
+                        axes=[("flips", [10, 20])], claims=[Claim("two", "one", "heads")],
+                        provenance=[Provenance("scaled", "ten flips")])
     assert engine.get_figure("coin-fig") is fig and fig.axes == (("flips", (10, 20)),)
     assert fig.public()["ranking"] == [["two", "one"]]
+    # the figure's provenance is every claim's
+    assert fig.claims[0].provenance == (Provenance("scaled", "ten flips"),)
     with pytest.raises(RuntimeError, match="not a preset"):
         engine.figure("bad", "coin", title="t", preset="nope", policies=["one"],
                       metrics=["heads"], claim="", source="")
+    for claim, words in ((Claim("two", "three", "heads"), "three"),
+                         (Claim("two", "one", "tails"), "tails"),
+                         (Claim("two", "one", "heads", at={"flips": 30}), "matches 0"),
+                         (Claim("one", "two", "heads", per_point=True), "claimed twice")):
+        with pytest.raises(RuntimeError, match=words):
+            engine.figure(f"bad-{words}", "coin", title="t", preset="coin-10",
+                          policies=["one", "two"], metrics=["heads"], claim="", source="",
+                          axes=[("flips", [10, 20])],
+                          claims=[Claim("one", "two", "heads", at={"flips": 20}), claim])

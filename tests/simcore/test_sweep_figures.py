@@ -34,8 +34,7 @@ def test_a_linked_axis_runs_both_flags_together():
 @pytest.mark.parametrize("package", ENGINES)
 def test_every_figure_preset_is_runnable_as_declared(package):
     """Each figure names policies of its kind, a valid preset with valid overrides and axis
-    values, ranking pairs among its policies (none where the claim is not a ranking of
-    policies, e.g. the best leniency of one filter), and says how it is scaled."""
+    values, claims among its policies on metrics it charts, and says how it is scaled."""
     import importlib
 
     engine = importlib.import_module(package).ENGINE
@@ -44,7 +43,8 @@ def test_every_figure_preset_is_runnable_as_declared(package):
     for fig in figures:
         names = {p.name for p in engine.list_policies(fig.kind)}
         assert set(fig.policies) <= names, fig.name
-        assert all(a in fig.policies and b in fig.policies for a, b in fig.ranking), fig.name
+        assert all(c.better in fig.policies and c.worse in fig.policies
+                   and c.metric in fig.metrics for c in fig.claims), fig.name
         assert fig.claim and fig.source and fig.scale and fig.trials >= 1
         base = engine.preset_scenario(fig.preset, fig.overrides)
         config = type(base.params)

@@ -3,6 +3,7 @@ hand-made example of Tables 9/10, and a geometry demo."""
 
 from __future__ import annotations
 
+from simcore.claims import Claim, Provenance, Size, claims
 from simcore.sampling import rng
 
 from .config import KIND, UavConfig
@@ -112,105 +113,141 @@ VALUE_BASED = ("random", "rbs", "max-value", "max-vpt", "max-vpe", "meta", "meta
 NO_REFERENCE_RUN = {"compare_random": False}  # Random is one of the figure's policies
 
 
+V = "value"
+CONTINUE = Provenance("reading", "after_partial = continue (the default, A5: one surveil per "
+                                 "window): under fresh, preemption lowers Meta at low energy "
+                                 "rates and R1/R3 fail")
+BASELINE_SET = Provenance("substitute", "the baseline set only: the figure pools the scenarios "
+                                        "of 20 sets")
+
+
 def register_figures(engine) -> None:
     kind = KIND
     engine.figure(
         "ch5-fig-43-45", kind, title="The Tables 9/10 example: Meta vs Meta+P+F (Figs. 43, 45)",
         preset="example-tables-9-10-windows", overrides=NO_REFERENCE_RUN,
-        policies=("meta", "meta+pf"), trials=1, metrics=("value", "energy_used_total"),
-        ranking=[("meta+pf", "meta")],
+        policies=("meta", "meta+pf"), trials=2, metrics=(V, "energy_used_total"),
+        claims=[Claim("meta+pf", "meta", V, size=Size("ratio", 100 * (7374 - 5660) / 5660),
+                      note="Meta+P+F (7,374) earns about 30% more than Meta (5,660)")],
+        provenance=[CONTINUE, Provenance("substitute", "windows drawn once by the spec's "
+                                                       "generator: the source does not publish "
+                                                       "the example's windows")],
         source="dissertation ch. 5 Figs. 43 and 45 (5,660 and 7,374); spec ch5 §2.4",
         claim="On the example, Meta+P+F (7,374) earns about 30% more than Meta (5,660): "
               "preemption switches to high-priority targets at once and filtering saves "
               "energy-constrained UAV 3 for target 5.",
         scale="the published windows are unknown: windows drawn once by the spec's generator "
-              "(seed 0); deterministic policies, so one trial")
+              "(seed 0); the mission is fixed and the policies deterministic, so every trial "
+              "repeats the first and the interval is the one difference")
     engine.figure(
         "ch5-fig-46", kind, title="All small scenarios, value over Random (Fig. 46)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
         policies=VALUE_BASED + ("max-value+p", "max-value+f", "max-vpe+p", "max-vpe+f"),
-        trials=1000, metrics=("value",),
-        ranking=[("meta+p", "meta"), ("meta+f", "meta"), ("meta", "max-vpe"),
-                 ("meta", "rbs"), ("max-value", "random"), ("max-vpt", "random"),
-                 ("max-vpe", "random")],
+        trials=4300, metrics=(V,),
+        claims=claims([("meta+p", "meta"), ("meta+f", "meta"), ("meta", "max-vpe"),
+                       ("meta", "rbs"), ("max-value", "random"), ("max-vpt", "random"),
+                       ("max-vpe", "random")], V),
+        provenance=[CONTINUE, BASELINE_SET],
         source="dissertation ch. 5 Fig. 46; spec ch5 §8.2 R1",
         claim="Unmodified Meta is among the best value-based heuristics, and preemption or "
               "filtering each raise its mean value significantly; every value-based heuristic "
               "beats Random.",
-        scale="the baseline set only (the figure pools 200,000 scenarios of 20 sets); 1,000 "
-              "missions instead of 10,000 per set")
+        paper_trials=10_000,
+        scale="the baseline set only (the figure pools 200,000 scenarios of 20 sets); 4,300 "
+              "missions (10,000 published per set)")
+    rate = "energy_rate_mean"
     engine.figure(
         "ch5-fig-47", kind, title="Energy consumption rate (Fig. 47)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
-        axes=[("energy_rate_mean", [0.05, 0.10, 0.15, 0.20])], policies=META, trials=800,
-        metrics=("value",), per_point=True,
-        ranking=[("meta+p", "meta"), ("meta+f", "meta"), ("meta+pf", "meta")],
+        axes=[(rate, [0.05, 0.10, 0.15, 0.20])], policies=META, trials=2700,
+        metrics=(V,),
+        claims=[*claims([("meta+p", "meta"), ("meta+f", "meta"), ("meta+pf", "meta")], V,
+                        per_point=True),
+                Claim("meta+p", "meta+f", V, at={rate: 0.05},
+                      note="at the low rate preemption is better than filtering"),
+                Claim("meta+f", "meta+p", V, at={rate: 0.20},
+                      note="as the rate grows filtering becomes more effective than "
+                           "preemption")],
+        provenance=[CONTINUE],
         source="dissertation ch. 5 Fig. 47; spec ch5 §8.2 R3",
         claim="Preemption helps at every energy rate; at the low rate (0.05) preemption is "
               "better than filtering, and as the rate grows filtering becomes more effective "
               "than preemption (checked at the ends by ch5-fig-47-low and ch5-fig-47-high).",
-        scale="800 missions per point instead of 10,000; the same seeds at every point")
+        paper_trials=10_000,
+        scale="2,700 missions per point (10,000 published); the same seeds at every point")
     engine.figure(
         "ch5-fig-47-low", kind, title="Energy rate 0.05: preemption ahead of filtering (Fig. 47)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
-        policies=META, trials=1000, metrics=("value",),
-        ranking=[("meta+p", "meta+f"), ("meta+p", "meta")],
+        policies=META, trials=10000, metrics=(V,),
+        claims=claims([("meta+p", "meta+f"), ("meta+p", "meta")], V),
+        provenance=[CONTINUE],
         source="dissertation ch. 5 Fig. 47, §5.5.1.2; spec ch5 §8.2 R3",
         claim="When energy is plentiful (0.05 per hour) the preemption variants are "
               "significantly better than the others and filtering is less effective than "
               "preemption: forced idling only hurts.",
-        scale="1,000 missions instead of 10,000")
+        paper_trials=10_000,
+        scale="10,000 missions, as published")
     engine.figure(
         "ch5-fig-47-high", kind, title="Energy rate 0.20: filtering ahead of preemption (Fig. 47)",
-        preset="small-baseline", overrides={**NO_REFERENCE_RUN, "energy_rate_mean": 0.2},
+        preset="small-baseline", overrides={**NO_REFERENCE_RUN, rate: 0.2},
         baseline="random",
-        policies=META, trials=1000, metrics=("value",),
-        ranking=[("meta+f", "meta+p"), ("meta+pf", "meta+p")],
+        policies=META, trials=10000, metrics=(V,),
+        claims=claims([("meta+f", "meta+p"), ("meta+pf", "meta+p")], V),
+        provenance=[CONTINUE],
         source="dissertation ch. 5 Fig. 47, §5.5.1.2; spec ch5 §8.2 R3, §8.3 check 3",
         claim="When energy is scarce, filtering becomes more effective than preemption: the "
               "energy of the UAVs best suited to later high-priority targets must be saved.",
-        scale="1,000 missions instead of 10,000")
+        paper_trials=10_000,
+        scale="10,000 missions, as published")
     engine.figure(
         "ch5-fig-48", kind, title="Number of UAVs (Fig. 48)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
         axes=[("uavs_mean", [5.0, 9.0, 13.0])], policies=META + ("max-value", "max-vpe"),
-        trials=500, metrics=("value",), per_point=True,
-        ranking=[("meta+p", "meta"), ("meta+p", "meta+f"), ("meta+p", "max-value"),
-                 ("meta+p", "max-vpe")],
+        trials=2500, metrics=(V,),
+        claims=claims([("meta+p", "meta"), ("meta+p", "meta+f"), ("meta+p", "max-value"),
+                       ("meta+p", "max-vpe")], V, per_point=True),
+        provenance=[CONTINUE],
         source="dissertation ch. 5 Fig. 48; spec ch5 §8.2 R4",
         claim="Meta with preemption is among the best heuristics for every fleet size; with "
               "many UAVs energy hardly constrains the system and the pattern is that of a "
               "low energy rate.",
-        scale="500 missions per point instead of 10,000; the same seeds at every point")
+        paper_trials=10_000,
+        scale="2,500 missions per point (10,000 published); the same seeds at every point")
     engine.figure(
         "ch5-fig-49", kind, title="Priority coefficient of variation (Fig. 49)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, baseline="random",
         axes=[("priority_cv", [0.2, 0.4, 0.6, 0.8, 1.0])],
         policies=("random", "rbs", "meta", "meta+p", "meta+f", "max-value", "max-value+p"),
-        trials=400, metrics=("value",), per_point=True,
-        ranking=[("meta+p", "meta"), ("meta+p", "meta+f"), ("max-value+p", "max-value"),
-                 ("rbs", "random")],
+        trials=1600, metrics=(V,),
+        claims=claims([("meta+p", "meta"), ("meta+p", "meta+f"), ("max-value+p", "max-value"),
+                       ("rbs", "random")], V, per_point=True),
+        provenance=[CONTINUE],
         source="dissertation ch. 5 Fig. 49; spec ch5 §8.2 R5",
         claim="Random and RBS are flat across the priority spread; every value-based heuristic "
               "gains more as it grows, the preemptive variants are best at every CV, and Meta "
               "with preemption stays among the best.",
-        scale="400 missions per point instead of 10,000; the same seeds at every point")
+        paper_trials=10_000,
+        scale="1,600 missions per point (10,000 published); the same seeds at every point")
     engine.figure(
         "ch5-fig-50", kind, title="Large scenarios (Fig. 50)",
         preset="large", overrides=NO_REFERENCE_RUN, baseline="random",
-        policies=META + ("max-value", "max-vpe"), trials=120, metrics=("value",),
-        ranking=[("meta+pf", "meta+p"), ("meta+pf", "meta+f"), ("meta+pf", "meta"),
-                 ("meta+p", "meta"), ("meta+f", "meta")],
+        policies=META + ("max-value", "max-vpe"), trials=480, metrics=(V,),
+        claims=claims([("meta+pf", "meta+p"), ("meta+pf", "meta+f"), ("meta+pf", "meta"),
+                       ("meta+p", "meta"), ("meta+f", "meta")], V),
+        provenance=[CONTINUE],
         source="dissertation ch. 5 Fig. 50; spec ch5 §8.2 R6, §8.3 check 5",
         claim="At ten times the size, Meta+P+F is the best heuristic overall, filtering alone "
               "matches preemption alone on Meta, and every value-based heuristic gains more "
               "over Random than in the small set.",
-        scale="the large baseline set only, 120 missions instead of 10,000 over 20 sets")
+        paper_trials=10_000,
+        scale="the large baseline set only, 480 missions (10,000 published per set, over 20 "
+              "sets)")
     engine.figure(
         "ch5-quick", kind, title="Preemption and filtering each raise Meta (small, seconds)",
         preset="small-baseline", overrides=NO_REFERENCE_RUN, policies=("meta", "meta+p", "meta+f"),
-        trials=30, metrics=("value",), quick=True,
-        ranking=[("meta+p", "meta"), ("meta+f", "meta")],
+        trials=30, metrics=(V,), quick=True,
+        claims=claims([("meta+p", "meta"), ("meta+f", "meta")], V),
+        provenance=[CONTINUE],
         source="dissertation ch. 5 Fig. 46; spec ch5 §8.2 R1",
         claim="Preemption or filtering each raise Meta's mean value.",
         scale="30 missions of the small baseline set instead of 200,000 scenarios")

@@ -1,29 +1,35 @@
 """``python manage.py reproduce FIGURE [--trials N] [--first-seed S] [--out DIR]``: a figure
 preset, headless.
 
-Runs on the workers when some answer a ping (the experiment then appears in the lab too),
-in this process otherwise; writes the points CSV, a runs CSV (one row per run, for paired
-comparisons), a table JSON with the seeds, a standalone HTML page and a PNG of the charts;
-prints the published claim, our numbers and whether each published ranking holds.
-``--first-seed`` moves the trials off seeds 0.. (an out-of-sample run of a figure whose
-preset a calibration touched); ``--list`` lists the figure presets; ``--check`` runs every
-figure whose rankings docs/reproduction_status.json records as reproduced and exits 1 if one
-flipped; ``--record`` rewrites that file from a full run; ``--quick`` runs the figures marked
-quick (each small enough to run at its own trial count in seconds)."""
+Runs on the workers when some answer a ping (the experiment then appears in the lab too), in
+this process otherwise; writes the points CSV, ``FIGURE-runs.csv`` (one row per run),
+``FIGURE.json`` (with ``checks``: each published claim and point judged on the paired 95%
+interval), a standalone HTML page and a PNG of the charts; prints the claim and the verdicts.
+
+``--list`` lists the figure presets. ``--record`` runs the named figures (all of them without
+names; ``--skip-recorded`` resumes) at their own trials and seeds and writes each figure's
+record to docs/reproduction_status.json as soon as it finishes. ``--rescore`` judges the claims
+again from the runs CSVs under ``--out`` without running anything (after a claim's definition
+changed). ``--check`` re-runs the quick figures (or the named ones) and fails if a recorded
+verdict or interval moved, then fails if any record is incomplete, stale or has a verdict its
+interval does not support. ``--write-docs`` regenerates the tables of docs/reproduction.md
+from the record.
+"""
 
 from __future__ import annotations
 
-import json
+import math
 import sys
+import time
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from hetsite import kinds, reproduce
+from hetsite import kinds, reproduce, scoreboard
 from simcore.errors import ScenarioError
+from simcore.result import code_version
 
-STATUS = Path(settings.BASE_DIR) / "docs" / "reproduction_status.json"
+STATUS = scoreboard.STATUS
 
 
 def _bar(done: int, total: int) -> None:
@@ -35,85 +41,128 @@ def _bar(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def _workers_up() -> bool:
+def _workers() -> int:
+    """How many worker processes the answering workers run (0: none, or no broker)."""
     from hetsite.celery import app
 
     try:
-        return bool(app.control.inspect(timeout=1.0).ping())
+        stats = app.control.inspect(timeout=1.0).stats() or {}
     except Exception:  # no broker, or a transport without broadcast: run here
-        return False
+        return 0
+    return sum(int(s.get("pool", {}).get("max-concurrency") or 1) for s in stats.values())
 
 
 class Command(BaseCommand):
-    help = "Run a figure preset headless and compare it with the published finding."
+    help = "Run a figure preset headless and judge its published claims on our runs."
 
     def add_arguments(self, parser):
         parser.add_argument("figures", nargs="*", help="figure preset names (see --list)")
         parser.add_argument("--list", action="store_true", help="list the figure presets")
         parser.add_argument("--trials", type=int, help="trials per point and policy")
-        parser.add_argument("--first-seed", type=int, default=0,
-                            help="seed of the first trial (fresh seeds give an out-of-sample "
-                                 "reproduction; a figure's seeds are first-seed .. +trials-1)")
+        parser.add_argument("--first-seed", type=int,
+                            help="seed of the first trial (default: the figure's, 1000, above "
+                                 "every calibration seed)")
         parser.add_argument("--out", default="out/figures", help="output folder")
         parser.add_argument("--jobs", type=int, default=2,
                             help="processes when running in this process")
         parser.add_argument("--in-process", action="store_true",
                             help="do not use the workers even when they are up")
+        parser.add_argument("--status", default=str(STATUS),
+                            help="the record file (default docs/reproduction_status.json)")
         parser.add_argument("--check", action="store_true",
-                            help="fail when a ranking recorded as reproduced flips")
+                            help="re-run the quick (or named) figures against their records, "
+                                 "then check every record")
         parser.add_argument("--record", action="store_true",
-                            help=f"write the rankings that hold to {STATUS.name}")
+                            help="write each figure's record (all figures without names)")
+        parser.add_argument("--skip-recorded", action="store_true",
+                            help="with --record: skip figures whose record is sound")
+        parser.add_argument("--rescore", action="store_true",
+                            help="judge the claims again from the runs CSVs under --out")
         parser.add_argument("--quick", action="store_true",
                             help="only the figures marked quick (one cheap claim per chapter)")
+        parser.add_argument("--no-png", action="store_true", help="skip the screenshot")
+        parser.add_argument("--write-docs", action="store_true",
+                            help="regenerate the tables of docs/reproduction.md")
 
     def handle(self, *args, **opts):
         figures = kinds.all_figures()
+        status_path = Path(opts["status"])
         if opts["list"]:
             for f in figures:
                 axes = " x ".join(f"{p}[{len(v)}]" for p, v in f.axes) or "-"
                 self.stdout.write(f"{f.name:<28} {f.kind:<18} {axes:<28} {f.title}")
             return
-        chosen = self._chosen(figures, opts)
-        status = json.loads(STATUS.read_text()) if STATUS.exists() else {}
-        trials, seed = opts["trials"], opts["first_seed"]
-        on_workers = not opts["in_process"] and _workers_up()
-        flipped, record = [], {}
-        for figure in chosen:
-            self.stdout.write(f"\n{figure.name}: {figure.title}  "
-                              f"({'workers' if on_workers else 'this process'})")
-            try:
-                if on_workers:
-                    experiment, runs = reproduce.run_on_workers(figure, trials, progress=_bar,
-                                                               first_seed=seed)
-                    self.stdout.write(f"  experiment /e/{experiment.public_id}/")
-                else:
-                    runs = reproduce.run_in_process(figure, trials, opts["jobs"], progress=_bar,
-                                                    first_seed=seed)
-            except ScenarioError as err:
-                raise CommandError(f"{figure.name}: {err}") from None
-            rows = reproduce.rows_of(figure, runs)
-            checks = reproduce.ranking_checks(figure, rows)
-            files = reproduce.write_outputs(figure, rows, checks, Path(opts["out"]), runs)
-            self._report(figure, rows, checks, files)
-            record[figure.name] = {f"{c.better}>{c.worse}": c.agrees for c in checks}
-            if opts["record"]:  # after each figure: a long run that fails later keeps these
-                STATUS.write_text(json.dumps({**status, **record}, indent=1, sort_keys=True)
-                                  + "\n")
-            for c in checks:
-                if status.get(figure.name, {}).get(f"{c.better}>{c.worse}") and not c.agrees:
-                    flipped.append(f"{figure.name}: {c.better} > {c.worse}")
-        if opts["record"]:
-            self.stdout.write(f"\nrecorded {len(record)} figures in {STATUS}")
-        if opts["check"] and flipped:
-            raise CommandError("rankings recorded as reproduced no longer hold: "
-                               + "; ".join(flipped))
+        if opts["write_docs"]:
+            return self._write_docs(figures, status_path)
+        if opts["record"] and (opts["trials"] is not None or opts["first_seed"] is not None):
+            raise CommandError("--record runs each figure at its own trials and seeds")
+        status = scoreboard.load(status_path)
+        chosen = self._chosen(figures, opts, status)
+        if opts["rescore"]:
+            return self._rescore(chosen, status, status_path, Path(opts["out"]))
+        moved = self._run(chosen, opts, status, status_path)
+        if opts["check"]:
+            self._check(figures, scoreboard.load(status_path), moved)
 
-    def _chosen(self, figures, opts):
+    # --- running --------------------------------------------------------------------------------
+
+    def _run(self, chosen, opts, status, status_path) -> list[str]:
+        workers = 0 if opts["in_process"] else _workers()
+        known: dict = {}  # every run of this command, by scenario, policy and seed
+        moved = []
+        for figure in chosen:
+            where = f"{workers} worker processes" if workers else \
+                f"{opts['jobs']} processes here"
+            self.stdout.write(f"\n{figure.name}: {figure.title}  ({where})")
+            before = len(known)
+            started = time.perf_counter()
+            runs = self._runs(figure, opts, workers, known)
+            wall, cpu = time.perf_counter() - started, reproduce.cpu_seconds(runs)
+            # what this command spent: the runs no earlier figure of it had run already
+            spent = cpu if workers else sum(float(t.get("cpu_s") or 0.0)
+                                            for _, t in list(known.values())[before:])
+            checks = reproduce.checks_of(figure, runs)
+            files = reproduce.write_outputs(figure, runs, checks, Path(opts["out"]),
+                                            png=not opts["no_png"])
+            self._report(figure, checks, files, cpu, spent, wall)
+            recorded = status["figures"].get(figure.name)
+            if opts["check"] and recorded is not None:
+                moved += [f"{figure.name}: {m}" for m in _moved(recorded["checks"], checks)]
+            if opts["record"]:  # after each figure: a long run that fails later keeps these
+                status["figures"][figure.name] = scoreboard.record(
+                    figure, checks, commit=code_version(), first_seed=figure.first_seed,
+                    trials=figure.trials, runs=len(runs), cpu_s=cpu, cpu_spent_s=spent,
+                    wall_s=wall, where=where)
+                scoreboard.save(status, status_path)
+        if opts["record"]:
+            self.stdout.write(f"\nrecorded {len(chosen)} figures in {status_path}")
+        return moved
+
+    def _runs(self, figure, opts, workers, known):
+        trials, seed = opts["trials"], opts["first_seed"]
+        try:
+            if workers:
+                experiment, runs = reproduce.run_on_workers(figure, trials, progress=_bar,
+                                                           first_seed=seed)
+                self.stdout.write(f"  experiment /e/{experiment.public_id}/")
+                return runs
+            return reproduce.run_in_process(figure, trials, opts["jobs"], progress=_bar,
+                                            first_seed=seed, known=known)
+        except ScenarioError as err:
+            raise CommandError(f"{figure.name}: {err}") from None
+
+    def _chosen(self, figures, opts, status):
         if opts["quick"]:
             return [f for f in figures if f.quick]
         if opts["check"] and not opts["figures"]:
-            status = json.loads(STATUS.read_text()) if STATUS.exists() else {}
-            return [f for f in figures if any(status.get(f.name, {}).values())]
+            return [f for f in figures if f.quick]
+        if opts["record"] and not opts["figures"]:
+            if opts["skip_recorded"]:
+                return [f for f in figures if f.name not in status["figures"]
+                        or scoreboard.problems(f, status["figures"][f.name])]
+            return figures
+        if opts["rescore"] and not opts["figures"]:
+            return [f for f in figures if f.name in status["figures"]]
         if not opts["figures"]:
             raise CommandError("name a figure (see --list)")
         by_name = {f.name: f for f in figures}
@@ -122,19 +171,66 @@ class Command(BaseCommand):
             raise CommandError(f"unknown figure {', '.join(unknown)}; see --list")
         return [by_name[n] for n in opts["figures"]]
 
-    def _report(self, figure, rows, checks, files):
+    def _report(self, figure, checks, files, cpu, spent, wall):
         w = self.stdout.write
         w(f"  published ({figure.source}): {figure.claim}")
         if figure.scale:
             w(f"  scaled: {figure.scale}")
-        key = figure.metrics[0]
-        for row in rows:
-            ci = row[key]
-            setting = ", ".join(f"{k}={v}" for k, v in row["setting"].items()) or "-"
-            mean = "n/a" if ci["mean"] is None else f"{ci['mean']:.4g}"
-            half = "" if ci["half_width"] is None else f" ± {ci['half_width']:.3g}"
-            w(f"  {setting:<30} {row['policy']:<22} {key} {mean}{half}  (n={row['n']})")
         for c in checks:
-            w(f"  ranking {c.better} > {c.worse}: "
-              f"{'agrees' if c.agrees else 'DOES NOT AGREE'}")
+            w("  " + reproduce.check_line(c))
+        w(f"  {cpu:.1f} CPU-s in its runs ({spent:.1f} spent here, the rest shared with an "
+          f"earlier figure), {wall:.1f} s wall")
         w("  wrote " + ", ".join(str(p) for p in files.values()))
+
+    # --- the record -----------------------------------------------------------------------------
+
+    def _rescore(self, chosen, status, status_path, out):
+        for figure in chosen:
+            rec = status["figures"].get(figure.name)
+            path = out / f"{figure.name}-runs.csv"
+            if rec is None or not path.exists():
+                raise CommandError(f"{figure.name}: --rescore needs its record and {path}")
+            runs = reproduce.read_runs_csv(figure, path.read_text())
+            rec["checks"] = reproduce.checks_of(figure, runs)
+            self.stdout.write(f"{figure.name}: {len(rec['checks'])} checks from {len(runs)} "
+                              "runs")
+        scoreboard.save(status, status_path)
+
+    def _check(self, figures, status, moved):
+        bad = list(moved)
+        for figure in figures:
+            rec = status["figures"].get(figure.name)
+            if rec is not None:
+                bad += [f"{figure.name}: {p}" for p in scoreboard.problems(figure, rec)]
+        if bad:
+            raise CommandError("the reproduction record does not hold:\n  " + "\n  ".join(bad))
+        self.stdout.write(f"\n{len(status['figures'])} records complete and consistent")
+
+    def _write_docs(self, figures, status_path):
+        status = scoreboard.load(status_path)
+        docs = scoreboard.DOCS
+        docs.write_text(scoreboard.with_tables(docs.read_text(),
+                                               scoreboard.markdown(status, figures)))
+        self.stdout.write(f"wrote the tables of {docs}")
+
+
+def _moved(recorded: list[dict], now: list[dict]) -> list[str]:
+    """Recorded checks whose verdict or interval a re-run of the same seeds does not give."""
+    by_key = {c["key"]: c for c in now}
+    out = []
+    for old in recorded:
+        new = by_key.get(old["key"])
+        if new is None:
+            out.append(f"{old['key']}: no longer judged")
+        elif new["verdict"] != old["verdict"] or not all(
+                _same(new[k], old[k]) for k in ("diff_mean", "diff_low", "diff_high")):
+            out.append(f"{old['key']}: recorded {old['verdict']} "
+                       f"[{old['diff_low']}, {old['diff_high']}], now {new['verdict']} "
+                       f"[{new['diff_low']}, {new['diff_high']}]")
+    return out
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)

@@ -66,10 +66,10 @@ def test_figure_presets_are_runnable_sweeps_with_claims():
     pols = {p.name for p in list_policies(KIND)}
     summary = simulate(preset_scenario("grid-small"), "local", seed=0).summary
     for fig in figures.values():
-        assert fig.claim and fig.source and fig.scale and fig.lower_is_better
+        assert fig.claim and fig.source and fig.scale and fig.claims
         assert set(fig.policies) <= pols
-        for better, worse in fig.ranking:
-            assert {better, worse} <= set(fig.policies)
+        for c in fig.claims:  # waits, preemptions: claims say which way each metric goes
+            assert {c.better, c.worse} <= set(fig.policies) and c.metric in fig.metrics
         for param, values in fig.axes:
             assert param in params and values
             for v in values:  # every point validates
@@ -77,7 +77,9 @@ def test_figure_presets_are_runnable_sweeps_with_claims():
         assert all(m in summary for m in fig.metrics)
     fig3 = figures["grid-fig3"]
     assert dict(fig3.axes)["jobs.iat_s"] == (1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
-    assert ("local", "fcfs") in fig3.ranking and fig3.per_point and fig3.trials >= 10
+    (local,) = [c for c in fig3.claims if (c.better, c.worse) == ("local", "fcfs")]
+    assert local.lower and local.per_point and local.metric == "wait_median_s"
+    assert fig3.trials >= 10
 
 
 def test_every_parameter_is_described_for_the_form():

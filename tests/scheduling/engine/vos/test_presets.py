@@ -31,7 +31,8 @@ def test_figure_presets_are_runnable_descriptions():
     for f in figures:
         policies = {p.name for p in ENGINE.list_policies(KIND)}
         assert set(f.policies) <= policies
-        assert all(a in f.policies and b in f.policies for a, b in f.ranking)
+        assert all(c.better in f.policies and c.worse in f.policies and c.metric in f.metrics
+                   for c in f.claims)
         assert f.baseline in f.policies
         for metric in f.metrics:
             assert metric in small

@@ -1,0 +1,109 @@
+"""The reproduction record: it covers every figure preset, every record is sound, the docs'
+tables are generated from it (no drift), every contradicted claim has its written trace, and the
+counts per chapter add up."""
+
+import copy
+
+import pytest
+
+from hetsite import kinds, scoreboard
+from simcore.registry import FIGURE_FIRST_SEED
+from simcore.sweep import SweepRun
+
+STATUS = scoreboard.load()
+FIGURES = kinds.all_figures()
+
+
+def test_the_record_covers_every_figure_preset_on_fresh_seeds():
+    assert len(FIGURES) >= 60
+    assert sorted(STATUS["figures"]) == sorted(f.name for f in FIGURES)
+    for figure in FIGURES:
+        rec = STATUS["figures"][figure.name]
+        assert rec["first_seed"] == FIGURE_FIRST_SEED == 1000
+        assert rec["cpu_s"] > 0 and rec["runs"] > 0 and rec["commit"]
+
+
+@pytest.mark.parametrize("figure", FIGURES, ids=lambda f: f.name)
+def test_every_record_is_complete_and_its_verdicts_follow_its_intervals(figure):
+    assert scoreboard.problems(figure, STATUS["figures"][figure.name]) == []
+
+
+def test_each_figure_affords_the_papers_trials_or_says_why_not():
+    for figure in FIGURES:
+        rec = STATUS["figures"][figure.name]
+        if figure.paper_trials and rec["trials"] < figure.paper_trials:
+            # capped at about 30 CPU-minutes (15 on two cores); the preset says so
+            paper = figure.paper_trials
+            assert f"({paper} published" in figure.scale or f"({paper:,} published" in \
+                figure.scale, figure.name
+            assert rec["cpu_s"] / rec["trials"] * (rec["trials"] + 1) > 1500, figure.name
+
+
+def test_fig26_conservative_over_easy_is_recorded_contradicted():
+    (check,) = [c for c in STATUS["figures"]["ch3-fig26"]["checks"]
+                if (c["better"], c["worse"], c["metric"]) == ("conservative", "easy",
+                                                             "pct_max_utility")]
+    assert check["verdict"] == "contradicted" and check["diff_high"] < 0
+    assert check["size"]["verdict"] == "differs"
+
+
+def test_the_docs_tables_are_generated_from_the_record():
+    """``python manage.py reproduce --write-docs`` regenerates them; run it after recording."""
+    text = scoreboard.DOCS.read_text()
+    assert scoreboard.generated_block(text) == scoreboard.markdown(STATUS, FIGURES)
+
+
+def test_every_contradicted_claim_has_its_written_trace():
+    text = scoreboard.DOCS.read_text()
+    assert scoreboard.traces_missing(STATUS, text) == []
+    assert 'id="trace-ch3-fig26-conservative-gt-easy-pct-max-utility"' in text
+
+
+def test_a_missing_trace_is_found_outside_the_generated_block():
+    text = scoreboard.DOCS.read_text()
+    anchor = 'id="trace-ch3-fig26-conservative-gt-easy-pct-max-utility"'
+    assert "trace-ch3-fig26-conservative-gt-easy-pct-max-utility" in scoreboard.traces_missing(
+        STATUS, text.replace(anchor, 'id="gone"'))
+
+
+def test_counts_per_chapter_add_up_and_count_a_missing_record_as_not_run():
+    status = copy.deepcopy(STATUS)
+    gone = status["figures"].pop("ch3-fig26")
+    table = dict(scoreboard.counts(status, FIGURES))
+    ch3 = table[scoreboard.chapter(kinds.get_figure("ch3-fig26"))]
+    assert ch3["not run"] == len(gone["checks"])
+    full = dict(scoreboard.counts(STATUS, FIGURES))
+    assert sum(sum(t.values()) for t in full.values()) == sum(
+        len(r["checks"]) for r in STATUS["figures"].values())
+    verdicts = [c["verdict"] for c in gone["checks"]]
+    for v in ("holds", "inconclusive", "contradicted"):
+        assert full[scoreboard.chapter(kinds.get_figure("ch3-fig26"))][v] - ch3[v] == \
+            verdicts.count(v)
+
+
+def test_a_stale_record_is_found():
+    figure = kinds.get_figure("ch3-quick")
+    rec = copy.deepcopy(STATUS["figures"]["ch3-quick"])
+    assert scoreboard.problems(figure, {**rec, "trials": rec["trials"] + 1})
+    assert scoreboard.problems(figure, {**rec, "first_seed": 1, "last_seed": rec["trials"]})
+    assert scoreboard.problems(figure, {**rec, "commit": "abc+dirty"})
+    assert scoreboard.problems(figure, {**rec, "checks": rec["checks"][1:]}) or \
+        len(rec["checks"]) == 1 and scoreboard.problems(figure, {**rec, "checks": []})
+    del rec["cpu_s"]
+    assert scoreboard.problems(figure, rec) == ["missing cpu_s"]
+
+
+def test_live_verdicts_sit_beside_the_recorded_ones():
+    figure = kinds.get_figure("ch3-quick")
+    runs = [SweepRun(0, {}, p, s, {"pct_max_utility": v})
+            for p, vs in (("max-upe-ph", [50.0, 60.0, 55.0]), ("easy", [20.0, 35.0, 30.0]))
+            for s, v in enumerate(vs)]
+    (row,) = scoreboard.live(figure, runs)
+    assert row["verdict"] == "holds" and row["n"] == 3 and row["claim"] == "max-upe-ph > easy"
+    assert row["recorded"] == STATUS["figures"]["ch3-quick"]["checks"][0]
+    assert row["provenance"][0]["label"] == "scaled system"
+    status = copy.deepcopy(STATUS)
+    del status["figures"]["ch3-quick"]
+    (unrun,) = scoreboard.page(status, [figure])["rows"]
+    assert unrun["verdict"] == "not run" and unrun["claim"] == "max-upe-ph > easy"
+    assert unrun["n"] == "" and unrun["key"] == "max-upe-ph>easy pct_max_utility @all"
