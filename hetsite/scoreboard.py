@@ -52,10 +52,13 @@ def expected_keys(figure: Figure) -> list[str]:
 
 def record(figure: Figure, checks: list[dict], *, commit: str, first_seed: int, trials: int,
            runs: int, cpu_s: float, cpu_spent_s: float, wall_s: float | None,
-           where: str) -> dict:
+           where: str, short: str | None = None) -> dict:
     """A figure's record from one recording: ``cpu_s`` is what its runs cost, ``cpu_spent_s``
-    what the recording spent on them (less when another figure had run some already)."""
-    return {"commit": commit, "recorded": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+    what the recording spent on them (less when another figure had run some already).
+    ``short`` says why a recording ran fewer trials than the figure's own count; such a record
+    stands until the figure is recorded at its count, and the docs name it as short."""
+    extra = {"short": short} if short else {}
+    return {**extra, "commit": commit, "recorded": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
             "first_seed": first_seed, "last_seed": first_seed + trials - 1, "trials": trials,
             "paper_trials": figure.paper_trials, "runs": runs, "cpu_s": round(cpu_s, 1),
             "cpu_spent_s": round(cpu_spent_s, 1),
@@ -72,7 +75,8 @@ def problems(figure: Figure, rec: dict) -> list[str]:
     out = []
     if not rec["commit"] or "dirty" in rec["commit"] or rec["commit"] == "unknown":
         out.append(f"commit {rec['commit']!r} does not name the code that ran")
-    if rec["first_seed"] != figure.first_seed or rec["trials"] != figure.trials \
+    short = bool(rec.get("short")) and rec["trials"] < figure.trials
+    if rec["first_seed"] != figure.first_seed or (rec["trials"] != figure.trials and not short) \
             or rec["last_seed"] != rec["first_seed"] + rec["trials"] - 1:
         out.append(f"seeds {rec['first_seed']}-{rec['last_seed']} ({rec['trials']} trials) "
                    f"but the figure runs {figure.trials} trials from {figure.first_seed}")
@@ -157,7 +161,10 @@ def markdown(status: dict, figures: list[Figure]) -> str:
             continue
         cpu += rec["cpu_spent_s"]  # runs two figures share are counted once
         paper = rec["paper_trials"] if rec["paper_trials"] else "not stated"
-        lines.append(f"| `{figure.name}` | {rec['trials']} ({paper}) | "
+        trials = f"{rec['trials']} ({paper})"
+        if rec.get("short"):
+            trials = f"**{rec['trials']} of {figure.trials}** ({paper}; short: {rec['short']})"
+        lines.append(f"| `{figure.name}` | {trials} | "
                      f"{rec['first_seed']}-{rec['last_seed']} | {rec['runs']:,} | "
                      f"{_minutes(rec['cpu_s'])} | {_minutes(rec['cpu_spent_s'])} | "
                      f"{rec['where']} | `{rec['commit']}` | {rec['recorded']} |")

@@ -29,14 +29,38 @@ def test_every_record_is_complete_and_its_verdicts_follow_its_intervals(figure):
 
 
 def test_each_figure_affords_the_papers_trials_or_says_why_not():
+    """A preset runs the paper's trial count when that fits about 30 CPU-minutes (15 on two
+    cores), else the largest count that does, and says so; the cost per trial is the record's
+    (a short record's too: it measured the same runs, fewer of them)."""
     for figure in FIGURES:
         rec = STATUS["figures"][figure.name]
-        if figure.paper_trials and rec["trials"] < figure.paper_trials:
-            # capped at about 30 CPU-minutes (15 on two cores); the preset says so
+        per_trial = rec["cpu_s"] / rec["trials"]
+        assert per_trial * figure.trials < 3600, (figure.name, per_trial)  # 2x for the machine
+        if figure.paper_trials and figure.trials < figure.paper_trials:
             paper = figure.paper_trials
             assert f"({paper} published" in figure.scale or f"({paper:,} published" in \
                 figure.scale, figure.name
-            assert rec["cpu_s"] / rec["trials"] * (rec["trials"] + 1) > 1500, figure.name
+            assert per_trial * (figure.trials + 1) > 1500, figure.name
+
+
+def test_a_short_record_says_why_and_the_docs_name_it():
+    """A figure recorded with fewer trials than its own count (``reproduce --record --trials N
+    --short REASON``) keeps its reason, its seeds follow its trials, and the docs' table shows
+    it as short; a record short of its count without a reason is a problem."""
+    text = scoreboard.DOCS.read_text()
+    for figure in FIGURES:
+        rec = STATUS["figures"][figure.name]
+        if rec["trials"] < figure.trials:
+            assert rec["short"].strip(), figure.name
+            assert f"**{rec['trials']} of {figure.trials}**" in text, figure.name
+    figure = kinds.get_figure("ch3-quick")
+    rec = copy.deepcopy(STATUS["figures"]["ch3-quick"])
+    rec.update(trials=figure.trials - 1, last_seed=rec["last_seed"] - 1)
+    for check in rec["checks"]:
+        check["n"] = min(check["n"], rec["trials"])
+    assert any("trials" in p for p in scoreboard.problems(figure, rec))
+    rec["short"] = "session time"
+    assert not any("trials" in p for p in scoreboard.problems(figure, rec))
 
 
 def test_fig26_conservative_over_easy_is_recorded_contradicted():

@@ -253,6 +253,31 @@ def test_a_record_edited_to_disagree_with_its_intervals_fails_check(tmp_path, mo
         call_command("reproduce", "ch4-quick", "--check", *base)
 
 
+def test_a_short_recording_says_why_and_fewer_trials_need_a_reason(tmp_path, monkeypatch):
+    from django.core.management.base import CommandError
+
+    from hetsite import scoreboard
+    from hetsite.management.commands import reproduce as command
+
+    monkeypatch.setattr(command, "code_version", lambda: "0123456789ab")
+    status, base = recording(tmp_path)
+    with pytest.raises(CommandError, match="--short REASON"):
+        call_command("reproduce", "ch4-quick", "--record", "--trials", "2", *base)
+    with pytest.raises(CommandError, match="--short goes with --record and --trials"):
+        call_command("reproduce", "ch4-quick", "--short", "time", *base)
+    call_command("reproduce", "ch4-quick", "--record", "--trials", "2", "--short",
+                 "the session's time", *base)
+    rec = scoreboard.load(status)["figures"]["ch4-quick"]
+    figure = kinds.get_figure("ch4-quick")
+    assert (rec["trials"], rec["last_seed"], rec["short"]) == (2, 1001, "the session's time")
+    assert all(c["n"] == 2 for c in rec["checks"]) and scoreboard.problems(figure, rec) == []
+    # more than the figure's own count is not a record of the figure: capped at its count
+    call_command("reproduce", "ch4-quick", "--record", "--trials", str(figure.trials + 3),
+                 "--short", "no", *base)
+    rec = scoreboard.load(status)["figures"]["ch4-quick"]
+    assert rec["trials"] == figure.trials and "short" not in rec
+
+
 def test_rescore_judges_the_recorded_runs_again(tmp_path, monkeypatch):
     from hetsite import scoreboard
 

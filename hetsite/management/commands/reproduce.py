@@ -76,6 +76,9 @@ class Command(BaseCommand):
                             help="write each figure's record (all figures without names)")
         parser.add_argument("--skip-recorded", action="store_true",
                             help="with --record: skip figures whose record is sound")
+        parser.add_argument("--short", metavar="REASON",
+                            help="with --record and --trials below a figure's own count: "
+                                 "record it short, saying why (the docs name it)")
         parser.add_argument("--rescore", action="store_true",
                             help="judge the claims again from the runs CSVs under --out")
         parser.add_argument("--quick", action="store_true",
@@ -94,8 +97,12 @@ class Command(BaseCommand):
             return
         if opts["write_docs"]:
             return self._write_docs(figures, status_path)
-        if opts["record"] and (opts["trials"] is not None or opts["first_seed"] is not None):
-            raise CommandError("--record runs each figure at its own trials and seeds")
+        if opts["record"] and (opts["first_seed"] is not None
+                               or (opts["trials"] is not None and not opts["short"])):
+            raise CommandError("--record runs each figure at its own trials and seeds (fewer "
+                               "trials only with --short REASON)")
+        if opts["short"] and (not opts["record"] or opts["trials"] is None):
+            raise CommandError("--short goes with --record and --trials")
         status = scoreboard.load(status_path)
         chosen = self._chosen(figures, opts, status)
         if opts["rescore"]:
@@ -116,7 +123,11 @@ class Command(BaseCommand):
             self.stdout.write(f"\n{figure.name}: {figure.title}  ({where})")
             before = len(known)
             started = time.perf_counter()
-            runs = self._runs(figure, opts, workers, known)
+            # a record runs the figure's own trials, or fewer when it is recorded short
+            trials = min(opts["trials"] or figure.trials, figure.trials) if opts["record"] \
+                else opts["trials"]
+            short = opts["record"] and trials < figure.trials
+            runs = self._runs(figure, trials, opts, workers, known)
             wall, cpu = time.perf_counter() - started, reproduce.cpu_seconds(runs)
             # what this command spent: the runs no earlier figure of it had run already
             spent = cpu if workers else sum(float(t.get("cpu_s") or 0.0)
@@ -131,15 +142,15 @@ class Command(BaseCommand):
             if opts["record"]:  # after each figure: a long run that fails later keeps these
                 status["figures"][figure.name] = scoreboard.record(
                     figure, checks, commit=code_version(), first_seed=figure.first_seed,
-                    trials=figure.trials, runs=len(runs), cpu_s=cpu, cpu_spent_s=spent,
-                    wall_s=wall, where=where)
+                    trials=trials, runs=len(runs), cpu_s=cpu, cpu_spent_s=spent,
+                    wall_s=wall, where=where, short=opts["short"] if short else None)
                 scoreboard.save(status, status_path)
         if opts["record"]:
             self.stdout.write(f"\nrecorded {len(chosen)} figures in {status_path}")
         return moved
 
-    def _runs(self, figure, opts, workers, known):
-        trials, seed = opts["trials"], opts["first_seed"]
+    def _runs(self, figure, trials, opts, workers, known):
+        seed = opts["first_seed"]
         try:
             if workers:
                 experiment, runs = reproduce.run_on_workers(figure, trials, progress=_bar,
