@@ -253,7 +253,8 @@ HETSITE_MAX_POINTS = env.int("HETSITE_MAX_POINTS", default=100)  # sweep points 
 HETSITE_BUDGET_ANONYMOUS_S = env.float("HETSITE_BUDGET_ANONYMOUS_S", default=2 * 3600.0)
 HETSITE_BUDGET_USER_S = env.float("HETSITE_BUDGET_USER_S", default=100 * 3600.0)
 HETSITE_QUEUE_CAP_ANONYMOUS = env.int("HETSITE_QUEUE_CAP_ANONYMOUS", default=2000)
-HETSITE_QUEUE_CAP_USER = env.int("HETSITE_QUEUE_CAP_USER", default=50_000)
+# A logged-in account holds any one figure preset at its own size (72,000 runs at most).
+HETSITE_QUEUE_CAP_USER = env.int("HETSITE_QUEUE_CAP_USER", default=100_000)
 HETSITE_DISPATCH_AHEAD = env.int("HETSITE_DISPATCH_AHEAD", default=16)
 HETSITE_LOST_AFTER_SECONDS = env.float("HETSITE_LOST_AFTER_SECONDS", default=30.0)
 # A running experiment's charts are redrawn at most this often (its page is fetched again as
