@@ -9,9 +9,10 @@ exactly once.
 The clients are benchmarks/load/locustfile.py (Locust, pinned in requirements-dev.txt), each from
 its own loopback address. Printed: requests per second, the 95th percentile latency per
 endpoint and overall, the count of 5xx answers, the answers by status, the experiments and
-runs accepted, how long the queue took to drain afterwards, and the exactly-once check: every
-run of every accepted experiment is ``done``, claimed once (``attempts == 1``), and the
-workers' logs show exactly one successful finish per run. Exit status 1 if a check fails.
+runs accepted, how long the queue took to drain afterwards, the machine's load average while
+the clients ran, and the exactly-once check: every run of every accepted experiment is
+``done``, claimed once (``attempts == 1``), and the workers' logs show exactly one successful
+finish per run. Exit status 1 if a check fails.
 Traffic goes to 127.0.0.0/8 only; the test stops by itself.
 """
 
@@ -125,15 +126,20 @@ def main() -> int:
         print(f"stack up: gunicorn :{web_port}, redis :{redis_port}, postgres :{cluster.port},"
               f" {args.workers} workers; logs in {out}", flush=True)
         started = time.monotonic()
-        locust = subprocess.run(
-            [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE),
-             "--headless", "-u", str(args.users), "-r", str(args.spawn_rate),
-             "-t", f"{int(args.minutes * 60)}s", "--host", base,
-             "--csv", str(out / "locust"), "--only-summary", "--exit-code-on-error", "0"],
-            cwd=ROOT, capture_output=True, text=True,
-            env=dict(os.environ, HETSITE_LOAD_SHARED_ADDRESS="1" if args.shared_address
-                     else "0"))
-        (out / "locust.log").write_text(locust.stdout + locust.stderr)
+        with open(out / "locust.log", "w") as locust_log:
+            locust = subprocess.Popen(
+                [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE),
+                 "--headless", "-u", str(args.users), "-r", str(args.spawn_rate),
+                 "-t", f"{int(args.minutes * 60)}s", "--host", base,
+                 "--csv", str(out / "locust"), "--only-summary", "--exit-code-on-error", "0"],
+                cwd=ROOT, stdout=locust_log, stderr=subprocess.STDOUT,
+                env=dict(os.environ, HETSITE_LOAD_SHARED_ADDRESS="1" if args.shared_address
+                         else "0"))
+            # The machine's load while the clients run: the latencies mean little without it.
+            loads = []
+            while locust.poll() is None:
+                loads.append(os.getloadavg()[0])
+                time.sleep(5)
         load_s = time.monotonic() - started
         drained = time.monotonic()
         deadline = drained + args.drain_minutes * 60
@@ -144,7 +150,7 @@ def main() -> int:
                 break
             time.sleep(2)
         drain_s = time.monotonic() - drained
-        return report(out, cluster, load_s, drain_s, args)
+        return report(out, cluster, load_s, drain_s, loads, args)
     finally:
         for proc in reversed(procs):
             h.stop_process(proc)
@@ -154,7 +160,8 @@ def main() -> int:
         shutil.rmtree(pg_dir, ignore_errors=True)
 
 
-def report(out: Path, cluster, load_s: float, drain_s: float, args) -> int:
+def report(out: Path, cluster, load_s: float, drain_s: float, loads: list[float],
+           args) -> int:
     with open(out / "locust_stats.csv") as f:
         rows = list(csv.DictReader(f))
     statuses = {}
@@ -164,11 +171,13 @@ def report(out: Path, cluster, load_s: float, drain_s: float, args) -> int:
             key, count = line.rsplit("\t", 1)
             statuses[key] = int(count)
     print(f"\n{args.users} users{' behind one address' if args.shared_address else ''}, "
-          f"{args.minutes:g} min, {args.workers} Celery workers")
+          f"{args.minutes:g} min, {args.workers} Celery workers; {os.cpu_count()} cores, "
+          f"1-minute load average during the load {min(loads, default=0):.1f} to "
+          f"{max(loads, default=0):.1f} (mean {sum(loads) / max(len(loads), 1):.1f})")
     print(f"{'endpoint':40} {'requests':>8} {'failures':>8} {'req/s':>7} {'p50 ms':>7} "
           f"{'p95 ms':>7}")
     for row in rows:
-        print(f"{(row['Type'] + ' ' + row['Name'])[:40]:40} {row['Request Count']:>8} "
+        print(f"{row['Name'][:40]:40} {row['Request Count']:>8} "
               f"{row['Failure Count']:>8} {float(row['Requests/s']):7.1f} {row['50%']:>7} "
               f"{row['95%']:>7}")
     five = sum(n for key, n in statuses.items() if key.rsplit(" ", 1)[1].startswith("5"))

@@ -169,11 +169,20 @@ def experiment_page(request, public_id):
     shown = counts if point is None else selectors.status_counts(experiment, point)
     done = experiment.runs.filter(status=Status.DONE)
     done = done if point is None else done.filter(point=point)
-    done_runs = list(done.order_by("point", "id").only("public_id", "policy", "trial", "point")
-                     [:RUN_CHOICES])
+    done_runs = list(selectors.only(done.order_by("point", "id"),
+                                    ("public_id", "policy", "trial", "point"))[:RUN_CHOICES])
     whole_sweep = bool(experiment.axes) and point is None
     baseline = request.GET.get("baseline", "")
     baseline = baseline if baseline in experiment.policies else ""
+
+    def tables():
+        # Every finished run's summary, read once for the tables and the published checks.
+        finished = selectors.sweep_runs(experiment) if counts[Status.DONE] else []
+        return (presenters.summary_table(ui, experiment, point or 0, finished),
+                presenters.point_tables(ui, experiment, finished) if whole_sweep else [],
+                presenters.published(experiment, finished))
+
+    table, point_tables, published = figures.kept(experiment, f"tables:{point}", tables)
     figs, paired = [], []
     if counts[Status.DONE]:
         figs = (figures.sweep_figures(experiment) if whole_sweep
@@ -183,15 +192,16 @@ def experiment_page(request, public_id):
         "experiment": experiment, "ui": ui, "runs": runs, "paging": paging, "counts": counts,
         "shown": {**shown, "total": sum(shown.values())}, "done_runs": done_runs,
         "point_count": selectors.point_count(experiment),
-        "failed_runs": experiment.runs.filter(status=Status.FAILED).order_by("id").only(
-            "policy", "trial", "error")[:RUN_CHOICES],
-        "figures": figs + paired, "table": presenters.summary_table(ui, experiment, point or 0),
+        "failed_runs": selectors.only(experiment.runs.filter(status=Status.FAILED).order_by(
+            "id"), ("policy", "trial", "error"))[:RUN_CHOICES],
+        "figures": figs + paired,
+        "table": table,
         "whole_sweep": whole_sweep, "point": point, "baseline": baseline,
-        "point_tables": presenters.point_tables(ui, experiment) if whole_sweep else [],
+        "point_tables": point_tables,
         "point_label": presenters.point_label(ui, experiment.runs.filter(point=point).values_list(
             "overrides", flat=True).first() or {}) if point is not None else "",
         "sweep_axes": presenters.sweep_axes(ui, experiment),
-        "published": presenters.published(experiment),
+        "published": published,
         "final": experiment.status in FINAL_STATUSES,
         "can_edit": permissions.can_edit(who, experiment),
         "visibility_choices": Visibility.choices,

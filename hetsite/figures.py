@@ -2,7 +2,9 @@
 
 A finished experiment's figures and a finished run's figures never change, so they are
 computed once and kept in Django's cache (keyed on the experiment and its finish time, or the
-run, and the code version): a result page then skips loading every run's chart data.
+run, and the code version): a result page then skips loading every run's chart data. A
+running experiment's are kept a few seconds once it has many finished runs (:func:`kept`,
+which keeps the page's tables too).
 """
 
 from __future__ import annotations
@@ -53,35 +55,33 @@ def experiment_figures(experiment: Experiment, policies: list[str] | None = None
                        side_by_side: bool = False, groups: dict | None = None,
                        point: int | None = None) -> list[dict]:
     """The kind's experiment charts; of one sweep point when ``point`` is given."""
-    key, seconds = (_cache_key(experiment, policies, side_by_side, point) if groups is None
-                    else (None, 0))
-    if key is not None:
-        found = cache.get(key)
-        if found is not None:
-            return found
-    groups = groups if groups is not None else selectors.run_groups(experiment, policies,
-                                                                    point=point)
-    figures = figures_for(experiment.kind, groups, side_by_side)
-    if key is not None:
-        cache.set(key, figures, seconds)
-    return figures
-
-
-def _cache_key(experiment: Experiment, policies, side_by_side: bool,
-               point: int | None = None) -> tuple[str, float]:
-    """The cache key and lifetime of an experiment's figures. A running experiment's are kept
-    for HETSITE_LIVE_FIGURES_SECONDS: its page is fetched again whenever a run finishes, and
-    drawing thousands of runs on every fetch would cost more the bigger the experiment."""
+    if groups is not None:
+        return figures_for(experiment.kind, groups, side_by_side)
     chosen = ",".join(policies) if policies else "*"
-    view = f"{_code()}:{side_by_side}:{chosen}:{point}"
+    return kept(experiment, f"figures:{side_by_side}:{chosen}:{point}", lambda: figures_for(
+        experiment.kind, selectors.run_groups(experiment, policies, point=point), side_by_side))
+
+
+def kept(experiment: Experiment, view: str, build):
+    """``build()``, what an experiment's page shows of its finished runs (charts, tables),
+    kept in the cache. A finished experiment's never changes: kept a day. A running one's page
+    is fetched again whenever a run finishes, and rebuilding from thousands of runs on every
+    fetch would cost more the bigger the experiment: up to LIVE_EXACT finished runs it is
+    rebuilt as each finishes, beyond that at most every HETSITE_LIVE_FIGURES_SECONDS."""
+    view = f"{_code()}:{view}"
     if experiment.status not in FINAL_STATUSES or experiment.finished is None:
         done = sum(row["runs"] for row in experiment.summary)
-        # Up to LIVE_EXACT finished runs, drawing is cheap: every finished run shows at once.
         fresh = f":{done}" if done <= LIVE_EXACT else ""
-        return (f"figures-live:{experiment.public_id}:{view}{fresh}",
-                settings.HETSITE_LIVE_FIGURES_SECONDS)
-    return (f"figures:{experiment.public_id}:{experiment.finished.timestamp()}:{view}",
+        key = f"live:{experiment.public_id}:{view}{fresh}"
+        seconds = settings.HETSITE_LIVE_FIGURES_SECONDS
+    else:
+        key, seconds = f"final:{experiment.public_id}:{experiment.finished.timestamp()}:{view}", (
             CACHE_SECONDS)
+    found = cache.get(key)
+    if found is None:
+        found = build()
+        cache.set(key, found, seconds)
+    return found
 
 
 @functools.cache

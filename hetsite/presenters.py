@@ -8,6 +8,7 @@ API agree to the digit.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -353,7 +354,14 @@ def swept_values(experiment: Experiment) -> dict[str, list]:
 
 
 def _described(ui: kinds.LabKind | None) -> dict[str, dict]:
-    return {d["name"]: d for d in describe(ui.environment.config_cls)} if ui else {}
+    return _declarations(ui.environment.config_cls) if ui else {}
+
+
+@functools.cache
+def _declarations(config_cls) -> dict[str, dict]:
+    """A config's parameters by name (read-only). Kept: reflecting a config takes a few ms,
+    and a sweep's page labels every point with it."""
+    return {d["name"]: d for d in describe(config_cls)}
 
 
 def param_title(ui: kinds.LabKind | None, name: str, with_unit: bool = True) -> str:
@@ -398,13 +406,18 @@ class PointTable:
         return f"summary-table-{self.point}"
 
 
-def point_tables(ui: kinds.LabKind | None, experiment: Experiment) -> list[PointTable]:
-    """One summary table per sweep point, in point order."""
+def point_tables(ui: kinds.LabKind | None, experiment: Experiment,
+                 runs: list | None = None) -> list[PointTable]:
+    """One summary table per sweep point, in point order; ``runs``: the finished runs as
+    SweepRuns, if already loaded."""
     from . import selectors
 
     settings = {row["point"]: row["setting"] for row in experiment.summary}
-    runs = selectors.sweep_runs(experiment)
-    return [PointTable(p, point_label(ui, settings[p]), summary_table(ui, experiment, p, runs))
+    by_point: dict[int, list] = {}
+    for run in selectors.sweep_runs(experiment) if runs is None else runs:
+        by_point.setdefault(run.point, []).append(run)
+    return [PointTable(p, point_label(ui, settings[p]),
+                       summary_table(ui, experiment, p, by_point.get(p, [])))
             for p in sorted(settings)]
 
 
@@ -429,13 +442,14 @@ def metric_bars(groups: dict, metric: kinds.Metric, title: str) -> dict:
                               scale=column.factor)
 
 
-def published(experiment: Experiment) -> dict | None:
+def published(experiment: Experiment, runs: list | None = None) -> dict | None:
     """For an experiment made from a figure preset: the figure, the published claim and, from
-    the finished runs, each claim's verdict (the rule and record of hetsite.scoreboard)."""
+    the finished runs (SweepRuns, if already loaded), each claim's verdict (the rule and record
+    of hetsite.scoreboard)."""
     from . import scoreboard, selectors
 
     figure = kinds.get_figure(experiment.figure) if experiment.figure else None
     if figure is None:
         return None
-    runs = selectors.sweep_runs(experiment)
+    runs = selectors.sweep_runs(experiment) if runs is None else runs
     return {"figure": figure, "checks": scoreboard.live(figure, runs) if runs else []}

@@ -156,7 +156,14 @@ def ordered_runs(experiment: Experiment, fields: tuple[str, ...] | None = None):
     """The runs in the order of :func:`runs_of` as a queryset, without their heavy columns
     (only ``fields`` when given)."""
     qs = experiment.runs.order_by(_policy_order(experiment), "trial", "point", "id")
-    return qs.only(*fields) if fields else qs.defer(*HEAVY, "series", "dist")
+    return only(qs, fields) if fields else qs.defer(*HEAVY, "series", "dist")
+
+
+def only(runs: QuerySet[Run], fields) -> QuerySet[Run]:
+    """``runs.only(*fields)`` that keeps the experiment's id: rows of a related manager
+    (``experiment.runs``) link back to their experiment, and without the id each row would
+    load it in a query of its own."""
+    return runs.only(*fields, "experiment")
 
 
 def runs_page(experiment: Experiment, page=1, size: int = RUNS_PAGE,
@@ -232,13 +239,11 @@ def sweep_runs(experiment: Experiment, point: int | None = None, timing: bool = 
     the input of per-point tables, paired differences and the claims' verdicts."""
     from simcore.sweep import SweepRun
 
-    runs = experiment.runs.filter(status=Status.DONE)
+    runs = Run.objects.filter(experiment_id=experiment.pk, status=Status.DONE)
     if point is not None:
         runs = runs.filter(point=point)
-    fields = ["point", "overrides", "policy", "seed", "summary"] + (["timing"] if timing else [])
-    return [SweepRun(r.point, r.overrides, r.policy, r.seed, r.summary,
-                     r.timing if timing else {})
-            for r in runs.only(*fields).order_by("point", "id")]
+    fields = ("point", "overrides", "policy", "seed", "summary") + (("timing",) if timing else ())
+    return [SweepRun(*row) for row in runs.order_by("point", "id").values_list(*fields)]
 
 
 def point_count(experiment: Experiment) -> int:

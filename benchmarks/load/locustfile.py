@@ -3,10 +3,13 @@
 
 Every user is an anonymous client with its own cookie jar and its own loopback address
 (127.0.0.2 to 127.0.0.251, so the site sees many clients, as behind no proxy; all of them
-127.0.0.2 with HETSITE_LOAD_SHARED_ADDRESS=1): it creates
-small experiments, polls their progress, and reads pages, lists, results and charts.
+127.0.0.2 with HETSITE_LOAD_SHARED_ADDRESS=1): it creates small experiments, renames some of
+them, polls their progress, and reads pages, lists, results and charts. Like a browser it
+keeps the owner cookie the site gives it, so its writes carry the CSRF token: it opens a form
+first (the ``csrftoken`` cookie) and sends the cookie's value in ``X-CSRFToken``.
 Expected refusals (400 over budget, 429 throttled or over the queue cap) count as successes
-and are tallied by status; anything else, 5xx above all, is a failure.
+and are tallied by status; anything else (a 403 for a missing token, 5xx above all) is a
+failure.
 """
 
 from __future__ import annotations
@@ -60,6 +63,10 @@ class Anonymous(HttpUser):
         adapter = SourceAddress("127.0.0.2" if shared else f"127.0.0.{2 + n % 250}")
         self.client.mount("http://", adapter)
         self.mine: list[str] = []
+        self._get("/new/uav/", "GET lists and forms")  # the form sets the csrftoken cookie
+
+    def _token(self) -> dict:
+        return {"X-CSRFToken": self.client.cookies.get("csrftoken", "")}
 
     def _get(self, url: str, name: str):
         with self.client.get(url, name=name, catch_response=True) as response:
@@ -72,13 +79,26 @@ class Anonymous(HttpUser):
     def create(self):
         body = dict(random.choice(EXPERIMENTS), base_seed=random.randrange(10_000))
         with self.client.post("/api/experiments/", json=body, name="POST /api/experiments/",
-                              catch_response=True) as response:
+                              headers=self._token(), catch_response=True) as response:
             tally("POST /api/experiments/", response.status_code)
             if response.status_code == 202:
                 self.mine.append(response.json()["id"])
             elif response.status_code in (400, 429):
                 response.success()  # budget, queue cap or throttle: the site said no, cleanly
             else:
+                response.failure(f"status {response.status_code}: {response.text[:200]}")
+
+    @task(1)
+    def rename(self):
+        if not self.mine:
+            return
+        name = "PATCH /api/experiments/[id]/"
+        with self.client.patch(f"/api/experiments/{random.choice(self.mine)}/",
+                               json={"name": f"load {random.randrange(1000)}"},
+                               headers=self._token(), name=name,
+                               catch_response=True) as response:
+            tally(name, response.status_code)
+            if response.status_code != 200:
                 response.failure(f"status {response.status_code}: {response.text[:200]}")
 
     @task(5)

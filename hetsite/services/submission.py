@@ -525,7 +525,9 @@ def _start(experiment: Experiment) -> None:
 
 def cancel_experiment(experiment: Experiment) -> Experiment:
     """Queued runs are cancelled in one update and the few whose message waits in the broker
-    are revoked; running ones stop at their next mapping event."""
+    are revoked; running ones stop at their next mapping event. The revoked messages' room in
+    the broker goes to other experiments' runs at once (a worker discards a revoked message
+    without running it, so no run's end would start that pass)."""
     from ..celery import app
 
     with transaction.atomic():
@@ -539,6 +541,7 @@ def cancel_experiment(experiment: Experiment) -> Experiment:
             app.control.revoke(ids)
         except Exception as exc:  # the run rows are already cancelled; revoke is an optimization
             log.warning("could not revoke %d tasks: %s", len(ids), exc)
+        dispatcher.top_up()
     return refresh_experiment(experiment.pk)
 
 

@@ -153,3 +153,38 @@ def test_every_scaled_figure_preset_stays_open_to_anonymous_callers():
             f"/api/figures/{figure.name}/run/", body, format="json")
         assert response.status_code == 202, (figure.name, body, response.content)
     assert at_size >= 30 and at_size + fewer >= 50
+
+
+@pytest.mark.parametrize("proxies", [0, 1])
+def test_a_rotating_x_forwarded_for_does_not_escape_the_budget_or_the_queue_cap(proxies,
+                                                                              settings):
+    """An anonymous account is the client address as the trusted-proxy rule reads it (the
+    throttle's): a client writing a new X-Forwarded-For into every post, in front of the
+    proxy's own entry when one proxy is trusted, stays one account with one budget and one
+    queue cap. The throttle is raised out of the way: the refusals here are admission's."""
+    settings.HETSITE_SUBMIT_RATE = "1000/min"
+    settings.HETSITE_TRUSTED_PROXIES = proxies
+    proxy_saw = ", 198.51.100.7" if proxies else ""
+
+    def post(i: int, client_hop: str = ""):
+        headers = {"HTTP_X_FORWARDED_FOR": client_hop or f"203.0.113.{i}{proxy_saw}"}
+        return client().post("/api/experiments/", UAV, format="json", **headers)
+
+    one = submission.validate_submission(**UAV).estimate_s
+    settings.HETSITE_BUDGET_ANONYMOUS_S = one * 2.5  # two experiments fit, a third does not
+    codes = [post(i).status_code for i in range(5)]
+    assert codes == [202, 202, 400, 400, 400]
+    assert Experiment.objects.values("account").distinct().count() == 1
+
+    Run.objects.update(status=Status.DONE)  # the budget is free again; now the queue cap
+    settings.HETSITE_BUDGET_ANONYMOUS_S = one * 1000
+    settings.HETSITE_QUEUE_CAP_ANONYMOUS = 5  # two experiments of two runs fit, a third not
+    codes = [post(10 + i).status_code for i in range(5)]
+    assert codes == [202, 202, 429, 429, 429]
+    assert Experiment.objects.count() == 4
+    # Another client is another account: behind the proxy, a different address it saw;
+    # without one, a different peer.
+    other = (post(0, client_hop="198.51.100.8") if proxies else APIClient(
+        REMOTE_ADDR="10.9.8.7").post("/api/experiments/", UAV, format="json"))
+    assert other.status_code == 202, other.content
+    assert Experiment.objects.values("account").distinct().count() == 2

@@ -2,13 +2,17 @@
 
 * one account's big experiment does not starve another's small one (fair dispatch);
 * queued runs whose messages a Redis restart lost are sent again and finish;
-* deleting a running experiment stops its run without an error in the worker.
+* deleting a running experiment stops its run without an error in the worker;
+* deleting an experiment whose runs wait in the database queue takes its upload along, and
+  the messages already sent for it end without running.
 """
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, Run, Status
+from hetsite.models import Experiment, ExperimentUpload, Run, Status, TraceUpload, UploadOwner
 from hetsite.permissions import STAFF, Account
 from hetsite.services import submission
 
@@ -96,3 +100,56 @@ def test_deleting_a_running_experiment_stops_its_run_without_an_error(
     assert "succeeded" in line and "'superseded'" in line, line
     log = log_path.read_text()
     assert "DoesNotExist" not in log and "Traceback" not in log, log[-3000:]
+
+
+def test_deleting_an_experiment_whose_runs_wait_in_the_database_queue_removes_its_upload(
+        live_celery, start_worker, wait_for, settings, tmp_path):
+    """An uploaded trace replayed by 12 runs, 2 sent to the broker and 10 waiting in the
+    database; another client's experiment waits behind them. The owner deletes the experiment
+    before any worker is up: its runs and its upload go at once; the two messages already in
+    the broker end without running (and without a worker fetching the deleted upload), and
+    the other client's runs are sent and finish."""
+    settings.HETSITE_DISPATCH_AHEAD = 2
+    settings.HETSITE_TRACE_CACHE_DIR = tmp_path / "web-cache"
+    owner = Client()
+    response = owner.post("/new/swf-replay/", {
+        "p.trace": "lublin_256_small", "policies": ["fcfs", "easy", "conservative"],
+        "trials": 4, "base_seed": 0, "p.cores_per_node": 1, "p.estimate_scale": 1.0,
+        "p.use_requested_time": "on", "p.job_limit": 0, "p.bsld_tau": 10.0,
+        "p.series_points": 3000, "trace_file": SimpleUploadedFile("mine.swf", (
+            b"; MaxProcs: 4\n" + b"".join(f"{i} {i} -1 100 2 -1 -1 2 120 -1 1 1 1 1 1 -1 -1 -1\n"
+                                            .encode() for i in range(1, 30))))})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    mine = Experiment.objects.get()
+    sha = mine.scenario.params["trace"].removeprefix("upload:")
+    assert TraceUpload.objects.filter(sha256=sha).exists()
+    sent = list(mine.runs.filter(celery_id__gt="").values_list("celery_id", flat=True))
+    assert len(sent) == 2 and mine.runs.filter(status=Status.QUEUED, celery_id="").count() == 10
+    response = APIClient(REMOTE_ADDR="10.9.8.7").post("/api/experiments/", {
+        "kind": "uav", "preset": "small-baseline", "policies": ["random", "rbs"], "trials": 2},
+        format="json")
+    assert response.status_code == 202, response.content
+    theirs = Experiment.objects.get(public_id=response.json()["id"])
+    assert not theirs.runs.filter(celery_id__gt="").exists()  # the lookahead is full
+
+    assert owner.delete(f"/api/experiments/{mine.public_id}/").status_code == 204
+    assert not Run.objects.filter(experiment_id=mine.pk).exists()
+    assert not TraceUpload.objects.filter(sha256=sha).exists()
+    assert not UploadOwner.objects.filter(sha256=sha).exists()
+    assert not ExperimentUpload.objects.filter(sha256=sha).exists()
+
+    worker_cache = tmp_path / "worker-cache"
+    start_worker(concurrency=1, name="deleted", HETSITE_DISPATCH_AHEAD=2,
+                 HETSITE_TRACE_CACHE_DIR=worker_cache)
+    wait_for(lambda: Experiment.objects.filter(pk=theirs.pk, status=Status.DONE).exists(), 120,
+             "the other client's experiment to finish")
+    assert {(r.status, r.attempts) for r in theirs.runs.all()} == {(Status.DONE, 1)}
+    log_path = tmp_path / "worker-deleted.log"
+    for task_id in sent:
+        line = wait_for(lambda task_id=task_id: next(
+            (ln for ln in log_path.read_text().splitlines()
+             if task_id in ln and ("succeeded" in ln or "raised" in ln)), None), 60,
+            "the deleted experiment's message to be taken")
+        assert "succeeded" in line and "'skipped'" in line, line
+    assert "Traceback" not in log_path.read_text()
+    assert not worker_cache.exists() or not any(worker_cache.iterdir())

@@ -4,6 +4,7 @@ wait in the database; pages, the API and /progress/ list one page of runs; cance
 plus revoking the few messages in the broker."""
 
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -102,6 +103,54 @@ def test_pages_progress_and_run_lists_are_bounded(settings):
         assert client.get(f"/e/{experiment.public_id}/?runs_page={bad}").status_code == 200
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_running_figure_sweeps_page_and_progress_read_its_runs_in_a_fixed_number_of_queries(
+        settings):
+    """The page of a figure sweep (a table per point ranked by paired trials, the published
+    checks, the charts) and its /progress/ are fetched every second or two while it runs. Each
+    read every finished run's summary one query per run (a related manager's rows wanting
+    their experiment id, which only() had left out), three times a page: 16 s for the page of
+    a 21,600-run figure. The same figure at 10 and at 100 trials must cost the same queries."""
+    settings.HETSITE_LIVE_FIGURES_SECONDS = 0  # charts redrawn on every fetch, as below 200
+    lab, result = one_result()
+    data = result.to_dict()
+    compact = lab.compact(Result.from_dict(data))
+    client, queries = Client(), {}
+    for trials in (10, 100):
+        sub = submission.figure_submission("ch5-fig-47", trials)  # 4 points x 5 policies
+        experiment = submission.create_experiment(sub, dispatch=False)
+        runs = list(experiment.runs.order_by("id").values_list("pk", flat=True))
+        Run.objects.filter(pk__in=runs[:-3]).update(  # three still queued: running
+            status=Status.DONE, summary=data["summary"], series=compact["series"],
+            dist=compact["dist"], progress=100.0)
+        for point in range(4):
+            for policy in sub.policies:
+                execution.refresh_cell(lab, experiment.pk, point, policy)
+        execution.refresh_experiment(experiment.pk)
+        counted = []
+        for url in (f"/e/{experiment.public_id}/",
+                    f"/api/experiments/{experiment.public_id}/progress/"):
+            with CaptureQueriesContext(connection) as captured:
+                assert client.get(url).status_code == 200
+            counted.append(len(captured.captured_queries))
+        queries[trials] = counted
+    assert queries[10] == queries[100], queries
+    assert queries[100][1] < 20, queries  # /progress/: counts and one page, not a query a run
+    # Beyond 200 finished runs a running experiment's tables and charts are rebuilt at most
+    # every HETSITE_LIVE_FIGURES_SECONDS: a second fetch within it reads the summaries of the
+    # page's 100 rows only, not every finished run's.
+    settings.HETSITE_LIVE_FIGURES_SECONDS = 60
+    url = f"/e/{experiment.public_id}/"
+    first = client.get(url)
+    with CaptureQueriesContext(connection) as captured:
+        again = client.get(url)
+    # the same page but for the clock (elapsed and time left move between two fetches)
+    clock = re.compile(r'id="(elapsed|eta)">[^<]*<')
+    assert clock.sub("", again.content.decode()) == clock.sub("", first.content.decode())
+    reads = [q["sql"] for q in captured.captured_queries if '"hetsite_run"."summary"' in q["sql"]]
+    assert reads and all(sql.endswith("LIMIT 100") for sql in reads), reads
+
+
 @pytest.mark.realstack
 @pytest.mark.django_db(transaction=True)
 def test_creation_sends_a_bounded_batch_and_cancel_revokes_only_that(live_celery, settings,
@@ -126,6 +175,29 @@ def test_creation_sends_a_bounded_batch_and_cancel_revokes_only_that(live_celery
     assert len(queries.captured_queries) < 20
     assert not experiment.runs.exclude(status=Status.CANCELLED).exists()
     json.dumps(cancelled.summary)  # still a plain table
+
+
+@pytest.mark.realstack
+@pytest.mark.django_db(transaction=True)
+def test_cancelling_gives_the_revoked_messages_room_to_other_accounts_at_once(live_celery,
+                                                                             settings):
+    """A user's experiment fills the broker's lookahead, an anonymous client's runs wait in
+    the database. Cancelling the first revokes its messages, and workers drop revoked messages
+    without running anything, so no run's end starts a pass: the cancel does, and the other
+    client's runs are in the broker straight away, not after the next reaper pass."""
+    from hetsite.permissions import ANONYMOUS, USER, Account
+
+    settings.HETSITE_DISPATCH_AHEAD = 3
+    first = submission.create_experiment(submission.validate_submission(**UAV, trials=4),
+                                         account=Account("user:1", USER))
+    waiting = submission.create_experiment(
+        submission.validate_submission(**UAV, trials=1), account=Account("anon:x", ANONYMOUS))
+    assert first.runs.exclude(celery_id="").count() == 3
+    assert not waiting.runs.exclude(celery_id="").exists()
+    submission.cancel_experiment(first)
+    sent = list(waiting.runs.exclude(celery_id="").values_list("celery_id", flat=True))
+    assert len(sent) == 3 and set(sent) <= held_task_ids()
+    submission.cancel_experiment(waiting)
 
 
 @pytest.mark.django_db

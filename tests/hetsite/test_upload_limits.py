@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, Scenario, TraceUpload
+from hetsite.models import Experiment, ExperimentUpload, Scenario, TraceUpload, UploadOwner
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -132,6 +132,36 @@ def test_a_valid_upload_in_a_rejected_form_is_not_stored(kind):
         assert response.status_code == 400 and "greater than or equal to 1" in (
             response.content.decode())
     assert TraceUpload.objects.count() == 0 and Experiment.objects.count() == 0
+
+
+@pytest.mark.parametrize("store", ["database", "folder"])
+@pytest.mark.parametrize("refusal", ["budget", "queue"])
+def test_an_upload_in_a_submission_admission_refuses_is_not_stored(store, refusal, settings,
+                                                                    tmp_path):
+    """The file is checked and staged before the caller's budget and queue cap are: when
+    admission then says no, the staged file is released, not left stored with no owner and
+    no experiment. The same bytes already kept for someone else's experiment stay."""
+    settings.HETSITE_TRACE_STORE = store
+    settings.HETSITE_TRACE_UPLOAD_DIR = tmp_path / "uploads"
+    kept = b"; MaxProcs: 4\n" + LINE * 3
+    assert post_replay(SimpleUploadedFile("kept.swf", kept)).status_code == 302
+    stored_before = sorted(p.name for p in (tmp_path / "uploads").glob("*")) if (
+        store == "folder") else list(TraceUpload.objects.values_list("sha256", flat=True))
+    if refusal == "budget":
+        settings.HETSITE_BUDGET_ANONYMOUS_S = 1e-6
+    else:
+        settings.HETSITE_QUEUE_CAP_ANONYMOUS = 0
+    for payload in (b"; MaxProcs: 4\n" + LINE * 20, kept):
+        response = post_replay(SimpleUploadedFile("new.swf", payload))
+        assert response.status_code == (400 if refusal == "budget" else 429)
+        html = response.content.decode()
+        assert ("HETSITE_BUDGET_ANONYMOUS_S" if refusal == "budget"
+                else "HETSITE_QUEUE_CAP_ANONYMOUS") in html
+    stored_after = sorted(p.name for p in (tmp_path / "uploads").glob("*")) if (
+        store == "folder") else list(TraceUpload.objects.values_list("sha256", flat=True))
+    assert len(stored_before) == 1 and stored_after == stored_before
+    assert Experiment.objects.count() == 1
+    assert ExperimentUpload.objects.count() == 1 and UploadOwner.objects.count() == 1
 
 
 def test_an_uploaded_run_time_list_counts_against_the_task_limit(settings):
