@@ -125,10 +125,10 @@ class UtilityParams:
                                            label="Non-critical step window")
     decay_length_min: float = param(200.0, min=0.0, max=100000, unit="min", advanced=True,
                                     help="Length of the decaying class's decay interval "
-                                         "(spec ch4 §5.3).", label="Decay length (decay family)")
+                                         "(spec ch4 §5.3).", label="Decay-family decay length")
     urgency: float = param(0.3, min=0.0, max=100, advanced=True,
                            help="Urgency of the decaying class (spec ch4 §5.3).",
-                           label="Urgency (decay family)")
+                           label="Decay-family urgency")
     urgency_time_unit_min: float = param(
         10.0, min=0.0, max=10000, min_exclusive=True, unit="min", advanced=True,
         help="Time unit of the urgency: decay rate = urgency / this per minute (spec ch4 A7; "
