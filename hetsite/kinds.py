@@ -219,6 +219,10 @@ def register(lab: LabKind) -> LabKind:
     if lab.kind in _KINDS:
         raise RuntimeError(f"lab kind {lab.kind!r} registered twice")
     lab.environment  # noqa: B018  (fails loudly when the engine does not know the kind)
+    for chart in lab.experiment_charts:
+        bind = getattr(chart.build, "bind", None)
+        if bind is not None:
+            bind(lab)  # a chart of one declared metric takes the kind's own declaration
     _KINDS[lab.kind] = lab
     return lab
 

@@ -428,6 +428,23 @@ def metric_bars(groups: dict, metric: kinds.Metric, title: str) -> dict:
                               scale=column.factor)
 
 
+@dataclass
+class MetricBars:
+    """A chart of one headline metric as bars (``metric_bars``). Registering the kind binds it
+    to the kind's own declaration of ``key`` (unit, scale, the range its CI is kept in), never
+    to another kind's metric of the same name."""
+
+    key: str
+    title: str
+    metric: kinds.Metric | None = None
+
+    def bind(self, lab: kinds.LabKind) -> None:
+        self.metric = {m.key: m for m in lab.metrics}[self.key]
+
+    def __call__(self, groups: dict) -> dict:
+        return metric_bars(groups, self.metric, self.title)
+
+
 def published(experiment: Experiment) -> dict | None:
     """For an experiment made from a figure preset: the figure, the published claim and, from
     the finished runs, whether each published ranking holds here."""

@@ -8,7 +8,6 @@ import json
 from django import forms
 
 import scheduling.engine as engine
-from hetsite import presenters
 from hetsite.compact import downsample, quantiles
 from hetsite.kinds import (
     PARAM_PREFIX,
@@ -20,6 +19,7 @@ from hetsite.kinds import (
     Metric,
     register,
 )
+from hetsite.presenters import MetricBars
 from simcore import charts as shared
 from simcore import traces
 from simcore.bounds import Bounds
@@ -43,12 +43,6 @@ def compact_with_waits(result) -> dict:
     return {"series": downsample(result.series), "dist": {"wait_min": waits}}
 
 
-def _bars(key, title):
-    """Bars of a headline metric of the kind being registered (the Metric declared under the
-    same key gives the unit and the bounds its CI is kept in)."""
-    return lambda groups: presenters.metric_bars(groups, _METRICS[key], title)
-
-
 NON_NEGATIVE = Bounds(0.0)
 # Dropping a task that can no longer earn anything is part of the resource manager (ch. 2, 3
 # and 4): a count that explains the others, with no better side.
@@ -58,15 +52,7 @@ SHARE = Bounds(0.0, 1.0)
 PERCENT = Bounds(0.0, 100.0)
 
 
-_METRICS: dict[str, Metric] = {}
-
-
-def _register(lab: LabKind) -> LabKind:
-    _METRICS.update({m.key: m for m in lab.metrics})
-    return register(lab)
-
-
-_register(LabKind(
+register(LabKind(
     kind="parallel-energy",
     # reference run (benchmarks/cost_estimates.py): small / easy: 0.31 s
     seconds_per_cost=5.2e-6,
@@ -88,7 +74,7 @@ _register(LabKind(
     compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
-                  _bars("pct_max_utility", "% of maximum utility"), facetable=False),
+                  MetricBars("pct_max_utility", "% of maximum utility"), facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
                   lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
                                                "utility", bounds=NON_NEGATIVE)),
@@ -198,7 +184,7 @@ class TraceChoice:
             data[PARAM_PREFIX + "trace"] = staged.ref
 
 
-_register(LabKind(
+register(LabKind(
     kind="swf-replay",
     # reference run (benchmarks/cost_estimates.py): swf-small / fcfs: 0.002 s
     seconds_per_cost=4.7e-6,
@@ -218,7 +204,7 @@ _register(LabKind(
     primary_metric="bsld_mean",
     compact=compact_replay,
     experiment_charts=[
-        ChartSpec("wait-mean", "Mean wait", _bars("wait_mean_s", "Mean wait"),
+        ChartSpec("wait-mean", "Mean wait", MetricBars("wait_mean_s", "Mean wait"),
                   facetable=False),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_h", "Wait time (ECDF)", "wait (h)",
@@ -266,7 +252,7 @@ def _class_charts() -> list[ChartSpec]:
                   applies=pbb.has_class(cls)))]
 
 
-_register(LabKind(
+register(LabKind(
     kind="swf-preemptive",
     # reference run (benchmarks/cost_estimates.py): pbb-small / first-fit: 0.007 s
     seconds_per_cost=1.4e-5,
@@ -302,7 +288,7 @@ _register(LabKind(
         *_class_charts(),
         ChartSpec("kills", "Preemptions over time", pbb.kills_over_time),
         ChartSpec("wasted", "Node-hours wasted by kills",
-                  _bars("node_hours_wasted", "Node-hours wasted by kills"),
+                  MetricBars("node_hours_wasted", "Node-hours wasted by kills"),
                   facetable=False),
         ChartSpec("queue-time", "Queue time distribution",
                   lambda g: shared.ecdf(g, "queue_h", "Queue time (ECDF)", "queue time (h)")),
@@ -338,7 +324,7 @@ def _trace_jobs(trace: str, job_limit: int) -> int:
     return job_limit or len(traces.TraceLibrary().load(trace).columns["job_id"])
 
 
-_register(LabKind(
+register(LabKind(
     kind="serial-preemption",
     # reference run (benchmarks/cost_estimates.py): ch4-small / fcfs: 0.18 s
     seconds_per_cost=5.9e-5,
@@ -363,9 +349,9 @@ _register(LabKind(
     compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
-                  _bars("pct_max_utility", "% of maximum utility"), facetable=False),
+                  MetricBars("pct_max_utility", "% of maximum utility"), facetable=False),
         ChartSpec("critical", "Critical tasks completed",
-                  _bars("pct_critical_completed", "Critical tasks completed"),
+                  MetricBars("pct_critical_completed", "Critical tasks completed"),
                   facetable=False),
         ChartSpec("utility-over-time", "Cumulative utility",
                   lambda g: shared.mean_series(g, "utility_cum", "Cumulative utility earned",
@@ -416,7 +402,7 @@ def _vos_tasks_per_day(p: dict) -> float:
     return a["rate_per_core_h"] * cores * 24.0
 
 
-_register(LabKind(
+register(LabKind(
     kind="value-of-service",
     # reference run (benchmarks/cost_estimates.py): vos-small / simple: 0.042 s
     seconds_per_cost=2.2e-5,
@@ -443,7 +429,7 @@ _register(LabKind(
     compact=compact_with_waits,
     experiment_charts=[
         ChartSpec("pct-max-vos", "% of maximum VoS",
-                  _bars("pct_max_vos", "% of maximum VoS"), facetable=False),
+                  MetricBars("pct_max_vos", "% of maximum VoS"), facetable=False),
         ChartSpec("value-split", "Performance vs energy value", vos.value_split,
                   facetable=False),
         ChartSpec("resources", "Cores and memory in use", vos.resources_over_time),
@@ -477,7 +463,7 @@ _register(LabKind(
 ))
 
 
-_register(LabKind(
+register(LabKind(
     kind="grid",
     # reference run (benchmarks/cost_estimates.py): grid-small / fcfs: 0.020 s
     seconds_per_cost=3.9e-5,
@@ -501,7 +487,7 @@ _register(LabKind(
     compact=lambda result: grid.compact(result, downsample, quantiles),
     experiment_charts=[
         ChartSpec("median-wait", "Median wait",
-                  _bars("wait_median_s", "Median wait at the run node"), facetable=False),
+                  MetricBars("wait_median_s", "Median wait at the run node"), facetable=False),
         ChartSpec("wait-curve", "Jobs completed vs wait (Fig. 5)", grid.wait_curve),
         ChartSpec("wait-tail", "Longest waits (Fig. 6)", grid.wait_tail),
         ChartSpec("alpha", "Aging: alpha compared (Fig. 4)", grid.alpha_comparison,
@@ -515,7 +501,7 @@ _register(LabKind(
                   lambda g: shared.mean_series(g, "queued", "Queued jobs", "jobs",
                                                bounds=NON_NEGATIVE)),
         ChartSpec("preemptions", "Preemptions per run",
-                  _bars("preemptions", "Preemptions per run"), facetable=False),
+                  MetricBars("preemptions", "Preemptions per run"), facetable=False),
         ChartSpec("migrations-over-time", "Migrations over time",
                   lambda g: shared.mean_series(g, "migrations", "Migrations per sample interval",
                                                "migrations", bounds=NON_NEGATIVE)),
@@ -631,7 +617,7 @@ def _many_task_work(p: dict) -> int:
     return _many_tasks(p) * (1 + grid)
 
 
-_register(LabKind(
+register(LabKind(
     kind="many-task",
     # reference run (benchmarks/cost_estimates.py): fig6-synth15k / random: 0.068 s
     seconds_per_cost=9.9e-8,
@@ -669,9 +655,9 @@ _register(LabKind(
                   facetable=False),
         ChartSpec("utilization-vs-r", "Utilization against r",
                   lambda g: manytask.versus_ratio(g, "utilization"), facetable=False),
-        ChartSpec("utilization", "Utilization", _bars("utilization", "Utilization"),
+        ChartSpec("utilization", "Utilization", MetricBars("utilization", "Utilization"),
                   facetable=False),
-        ChartSpec("tts", "Time to solution", _bars("tts_s", "Time to solution"),
+        ChartSpec("tts", "Time to solution", MetricBars("tts_s", "Time to solution"),
                   facetable=False),
         ChartSpec("workers", "Busy and allocated workers", manytask.workers_over_time),
         ChartSpec("histogram", "Run-time histogram", manytask.runtime_histogram,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import uav.engine as engine
-from hetsite import presenters
 from hetsite.compact import downsample
 from hetsite.kinds import UNITLESS, ChartSpec, Condition, LabKind, Limit, Metric, register
+from hetsite.presenters import MetricBars
 from simcore import charts as shared
 from simcore.bounds import Bounds
 
@@ -14,12 +14,6 @@ from . import charts
 
 def compact_uav(result) -> dict:
     return {"series": downsample(result.series), "dist": {}}
-
-
-def _bars(key, title):
-    """Bars of a UAV metric, the CI kept in the metric's declared range."""
-    return lambda groups: presenters.metric_bars(
-        groups, next(m for m in METRICS if m.key == key), title)
 
 
 METRICS = [
@@ -52,10 +46,10 @@ register(LabKind(
     primary_metric="value",
     compact=compact_uav,
     experiment_charts=[
-        ChartSpec("value", "Surveillance value", _bars("value", "Surveillance value"),
+        ChartSpec("value", "Surveillance value", MetricBars("value", "Surveillance value"),
                   facetable=False),
         ChartSpec("value-over-random", "Value over Random",
-                  _bars("value_pct_over_random", "Value over Random"), facetable=False),
+                  MetricBars("value_pct_over_random", "Value over Random"), facetable=False),
         ChartSpec("value-over-time", "Surveillance value over time",
                   lambda g: shared.mean_series(g, "value_cum", "Surveillance value earned",
                                                "value", bounds=Bounds(0.0))),

@@ -83,6 +83,20 @@ def test_every_metric_declares_its_unit_direction_and_range_once(lab):
             assert m.upper * m.scale == 100, f"{lab.kind}.{m.key}: a % that ends below 100%"
 
 
+def test_a_kind_s_metric_bars_are_drawn_from_its_own_declaration():
+    """Several kinds declare a metric of the same key (mean wait, utilization, preemptions):
+    each kind's bar chart of it takes that kind's declaration (unit, scale, range)."""
+    bound = {lab.kind: [c.build for c in lab.experiment_charts
+                        if isinstance(c.build, presenters.MetricBars)] for lab in LABS}
+    for lab in LABS:
+        for bars in bound[lab.kind]:
+            assert any(bars.metric is m for m in lab.metrics), (lab.kind, bars.key)
+    wait = bound["swf-replay"][0]
+    assert wait.key == "wait_mean_s" and wait.metric is kinds.get_kind("swf-replay").metrics[0]
+    assert wait.metric is not kinds.get_kind("grid").metrics[1]  # grid's mean wait
+    assert sum(map(len, bound.values())) >= 10
+
+
 def test_a_metric_cannot_leave_out_its_unit_or_its_direction():
     with pytest.raises(TypeError, match="higher_is_better"):
         Metric("wait", "mean wait", "s")
