@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django import forms
 
-from hetsite import labels
 from hetsite.kinds import PARAM_PREFIX as PREFIX
 from hetsite.kinds import LabKind
 from hetsite.models import Visibility
@@ -40,13 +39,12 @@ def _flatten(params: dict, prefix: str = "") -> dict:
     return out
 
 
-def param_field(d: dict, siblings=()) -> forms.Field:
-    """One Django field from one ``describe()`` entry, labelled in words (hetsite.labels)."""
+def param_field(d: dict) -> forms.Field:
+    """One Django field from one ``describe()`` entry, under its declared label and group."""
     help_bits = [d["help"]] if d["help"] else []
     if d["range"]:
         help_bits.append(f"allowed: {d['range']}")
-    label = labels.param_label(d["name"], d["label"], d["unit"], siblings)
-    common = {"label": label, "help_text": "; ".join(help_bits),
+    common = {"label": d["label"], "help_text": "; ".join(help_bits),
               "required": not d["optional"] and d["type"] not in ("bool", "json")}
     kind = d["type"]
     if kind == "bool":
@@ -66,7 +64,7 @@ def param_field(d: dict, siblings=()) -> forms.Field:
     field.unit = d["unit"]
     field.advanced = d["advanced"]
     field.param = d["name"]
-    field.group = labels.group_title(d["name"])
+    field.group = d["group"]
     field.json_type = kind
     field.optional = d["optional"]
     field.widget.attrs["title"] = d["name"]  # the dotted name, for API and CLI users
@@ -117,27 +115,24 @@ class ExperimentForm(forms.Form):
         self.fields["policies"].choices = [(p.name, p.label) for p in policies]
         self.param_names = []
         described = describe(ui.environment.config_cls)
-        siblings = {d["name"] for d in described}
         for d in described:
             name = PREFIX + d["name"]
-            self.fields[name] = param_field(d, siblings)
+            self.fields[name] = param_field(d)
             cond = ui.condition_for(d["name"])
             if cond is not None:
                 self.fields[name].widget.attrs.update({
                     "data-show-when": PREFIX + cond.control,
                     "data-show-values": "|".join(_js_value(v) for v in cond.values)})
             self.param_names.append(name)
-        scalars = [("", "— none —")] + [
-            (d["name"], f"{labels.param_label(d['name'], d['label'], d['unit'], siblings)} "
-                        f"({d['name']})")
-            for d in described if d["type"] in ("int", "float", "bool", "str")]
-        names = {d["name"] for d in described if d["type"] in ("int", "float", "bool", "str")}
+        scalar = {d["name"]: d["label"] for d in described
+                  if d["type"] in ("int", "float", "bool", "str")}
+        scalars = [("", "— none —")] + [(n, f"{label} ({n})") for n, label in scalar.items()]
         for k, what in ((1, "parameter to vary"), (2, "second parameter (product)")):
             # A linked axis ``a+b`` (a figure preset's, or a clone of one) keeps its choice.
             linked = self.initial.get(f"sweep_param{k}") or (
                 self.data.get(f"sweep_param{k}") if self.is_bound else None)
-            extra = [(linked, " = ".join(labels.param_label(n) for n in linked.split("+")))] \
-                if linked and "+" in linked and set(linked.split("+")) <= names else []
+            extra = [(linked, " = ".join(scalar[n] for n in linked.split("+")))] \
+                if linked and "+" in linked and set(linked.split("+")) <= scalar.keys() else []
             self.fields[f"sweep_param{k}"] = forms.ChoiceField(
                 choices=scalars + extra, required=False, label=f"Sweep: {what}",
                 help_text="leave empty for a plain experiment" if k == 1 else

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -24,25 +24,44 @@ LAB_MODULES = ["scheduling.lab", "uav.lab"]
 PARAM_PREFIX = "p."
 
 
+class _Unitless(str):
+    """The unit of a count or a ratio: it reads as "" but says it was declared, not forgotten."""
+
+
+UNITLESS = _Unitless()
+
+
 @dataclass(frozen=True)
 class Metric:
-    """A headline metric. ``unit`` is the unit of the stored value; ``scale`` turns it into the
-    shown one (utilization 0-1 shown in %: ``scale=100, shown_unit="%"``); a unit of ``s``
-    is shown in minutes, hours or days as the values' size asks. ``lower``/``upper`` bound the
-    metric's range (stored units): every interval of it, in tables, bars, bands and hovers, is
-    clipped there (simcore.bounds), and says so. ``higher_is_better`` None: a quantity with no
-    better side (the energy of the tasks that completed grows with the work done), never
-    ranked."""
+    """A headline metric, declared once with everything every table, chart and export needs.
+
+    ``unit`` is the unit of the stored value, ``UNITLESS`` for a count or a ratio (never left
+    empty); ``scale`` turns it into the shown one (utilization 0-1 shown in %: ``scale=100,
+    shown_unit="%"``); a unit of ``s`` is shown in minutes, hours or days as the values' size
+    asks. ``higher_is_better`` is required: True or False where the kind's paper counts one side
+    better, None for a quantity with no better side (the energy of the tasks that completed
+    grows with the work done; a diagnostic count such as tasks dropped), never ranked.
+    ``lower``/``upper`` bound the metric's range (stored units): every interval of it, in
+    tables, bars, bands and hovers, is clipped there (simcore.bounds), and says so."""
 
     key: str
     label: str
-    unit: str = ""
-    higher_is_better: bool | None = True
+    unit: str
+    _: KW_ONLY
+    higher_is_better: bool | None
     digits: int = 2
     scale: float = 1.0
     shown_unit: str | None = None
     lower: float | None = None
     upper: float | None = None
+
+    def __post_init__(self):
+        if not (self.higher_is_better is None or isinstance(self.higher_is_better, bool)):
+            raise ValueError(f"metric {self.key!r}: higher_is_better must be True, False or "
+                             f"None, got {self.higher_is_better!r}")
+        if not self.unit and self.unit is not UNITLESS:
+            raise ValueError(f"metric {self.key!r}: declare its unit, or UNITLESS for a count "
+                             "or a ratio")
 
     @property
     def display_unit(self) -> str:
@@ -200,6 +219,10 @@ def register(lab: LabKind) -> LabKind:
     if lab.kind in _KINDS:
         raise RuntimeError(f"lab kind {lab.kind!r} registered twice")
     lab.environment  # noqa: B018  (fails loudly when the engine does not know the kind)
+    for chart in lab.experiment_charts:
+        bind = getattr(chart.build, "bind", None)
+        if bind is not None:
+            bind(lab)  # a chart of one declared metric takes the kind's own declaration
     _KINDS[lab.kind] = lab
     return lab
 

@@ -20,7 +20,7 @@ from simcore.errors import ScenarioError
 from simcore.params import describe
 from simcore.stats import paired_diff, verdict
 
-from . import kinds, labels
+from . import kinds
 from .models import FINAL_STATUSES, Experiment, Status
 
 # Durations are shown in the largest unit that keeps the column's values >= about 2.
@@ -276,7 +276,6 @@ def scenario_description(ui: kinds.LabKind | None, experiment: Experiment) -> di
     if ui is None:
         return out
     described = describe(ui.environment.config_cls)
-    names = {d["name"] for d in described}
     baseline = None
     if scenario.preset:
         from .services.submission import validate_scenario
@@ -293,8 +292,7 @@ def scenario_description(ui: kinds.LabKind | None, experiment: Experiment) -> di
     swept = swept_values(experiment)
     for d in described:
         name = d["name"]
-        row = {"name": name, "label": labels.param_label(name, d["label"], d["unit"], names),
-               "group": labels.group_title(name), "unit": d["unit"],
+        row = {"name": name, "label": d["label"], "group": d["group"], "unit": d["unit"],
                "preset": _show(baseline.get(name)), "value": _show(ours.get(name))}
         if name in swept:
             # A swept parameter took every value of its axis, not the scenario's one.
@@ -365,13 +363,14 @@ def _declarations(config_cls) -> dict[str, dict]:
 
 
 def param_title(ui: kinds.LabKind | None, name: str, with_unit: bool = True) -> str:
-    """A (dotted, or linked ``a+b``) parameter in words from its declaration, with its unit:
-    "Daily energy budget (GJ/day)"; axis titles, point labels and exports use it."""
+    """A (dotted, or linked ``a+b``) parameter by its declared label, with its unit: "Daily
+    energy budget (GJ/day)"; axis titles, point labels and exports use it. A name the kind does
+    not declare (an experiment stored before a parameter was renamed) stays as it is."""
     described = _described(ui)
     parts = []
     for part in name.split("+"):
         d = described.get(part, {})
-        text = labels.param_label(part, d.get("label", ""), d.get("unit", ""), described)
+        text = d.get("label", part)
         if with_unit and d.get("unit"):
             text += f" ({d['unit']})"
         parts.append(text)
@@ -440,6 +439,23 @@ def metric_bars(groups: dict, metric: kinds.Metric, title: str) -> dict:
     column = column_for(metric, means)
     return charts.metric_bars(groups, metric.key, title, column.unit, bounds=metric.bounds,
                               scale=column.factor)
+
+
+@dataclass
+class MetricBars:
+    """A chart of one headline metric as bars (``metric_bars``). Registering the kind binds it
+    to the kind's own declaration of ``key`` (unit, scale, the range its CI is kept in), never
+    to another kind's metric of the same name."""
+
+    key: str
+    title: str
+    metric: kinds.Metric | None = None
+
+    def bind(self, lab: kinds.LabKind) -> None:
+        self.metric = {m.key: m for m in lab.metrics}[self.key]
+
+    def __call__(self, groups: dict) -> dict:
+        return metric_bars(groups, self.metric, self.title)
 
 
 def published(experiment: Experiment, runs: list | None = None) -> dict | None:

@@ -209,28 +209,52 @@ def set_dotted(data: dict, dotted: str, value: Any) -> dict:
     return data
 
 
-def describe(cls, prefix: str = "") -> list[dict]:
-    """Every parameter of ``cls`` (flattened; groups as JSON fields) for forms, API and docs."""
+@dataclass(frozen=True)
+class Declared:
+    """One scalar or JSON parameter as its config declares it: its dotted name, its type (an
+    optional one unwrapped), its default and declaration, and the declaration of the group it
+    sits in (None at the top level)."""
+
+    name: str
+    type: Any
+    optional: bool
+    default: Any
+    info: ParamInfo
+    group: ParamInfo | None = None
+
+
+def parameters(cls, prefix: str = "", group: ParamInfo | None = None):
+    """Every parameter of ``cls``, nested groups flattened into dotted names, in field order."""
     hints = typing.get_type_hints(cls)
-    out = []
     for f in dataclasses.fields(cls):
         info = _info(f)
         tp, optional = _unwrap_optional(hints[f.name])
         name = f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(tp):
+            yield from parameters(tp, prefix=f"{name}.", group=info)
+            continue
         default = f.default if f.default is not MISSING else (
             f.default_factory() if f.default_factory is not MISSING else None)
-        if dataclasses.is_dataclass(tp):
-            out.extend(describe(tp, prefix=f"{name}."))
-            continue
+        yield Declared(name, tp, optional, default, info, group)
+
+
+def describe(cls) -> list[dict]:
+    """Every parameter of ``cls`` (flattened; groups as JSON fields) for forms, API and docs.
+
+    ``label`` is the declared label (the dotted name when none is declared) and ``group`` the
+    declared label of the group the parameter belongs to ("" at the top level)."""
+    out = []
+    for p in parameters(cls):
+        tp, info = p.type, p.info
         if typing.get_origin(tp) in (list, tuple) or tp is Any:
             kind = "json"
         else:
             kind = {bool: "bool", int: "int", float: "float", str: "str"}.get(tp, "json")
         out.append({
-            "name": name,
+            "name": p.name,
             "type": kind,
-            "optional": optional,
-            "default": to_dict(default),
+            "optional": p.optional,
+            "default": to_dict(p.default),
             "unit": info.unit,
             "min": info.min,
             "max": info.max,
@@ -238,7 +262,8 @@ def describe(cls, prefix: str = "") -> list[dict]:
             "range": _range_text(info),
             "min_exclusive": info.min_exclusive,
             "help": info.help,
-            "label": info.label or f.name.replace("_", " "),
+            "label": info.label or p.name,
+            "group": (p.group.label or p.name.rsplit(".", 1)[0]) if p.group else "",
             "advanced": info.advanced or kind == "json",
         })
     return out

@@ -8,7 +8,9 @@ pages, and for each cartesian subplot of it:
 * what is drawn (lines, bands, bars, error bars, markers: the SVG paths themselves, converted
   back to data with ``axis.p2l``) stays at or above 0, and at or below 100 on a percentage axis,
   except on axes that show a difference;
-* every policy keeps one colour on the whole page, the colour of its swatch in the table.
+* every policy keeps one colour on the whole page, the colour of its swatch in the table;
+* a chart's downloads: the SVG's lines start at their values against its tick labels, and the
+  PNG has the size asked for and each line's colour where the live chart's axes put its points.
 
 Runs execute eagerly (test settings) on the smallest presets with two trials, so each page
 draws bands.
@@ -155,9 +157,15 @@ def swatches(page):
         ".backgroundColor]))")
 
 
+def rgb_of(colour):
+    """(r, g, b) of a CSS colour: ``#rrggbb`` or ``rgb(r, g, b)``."""
+    if colour.startswith("#"):
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(v) for v in re.findall(r"\d+", colour)[:3])
+
+
 def hex_of(css):
-    r, g, b = (int(v) for v in re.findall(r"\d+", css)[:3])
-    return f"#{r:02x}{g:02x}{b:02x}"
+    return "#{:02x}{:02x}{:02x}".format(*rgb_of(css))
 
 
 def check_page(page, url, policies, colours, charts_drawn, bounds=True, where=""):
@@ -282,8 +290,52 @@ SVG_READ_BACK = r"""([svgText, id]) => {
 }"""
 
 
-def test_a_chart_s_svg_download_is_drawn_on_its_axes(live_server, page, charts_drawn):
-    """The SVG download redraws the figure off screen: the same fix must hold there."""
+# Runs in the page: where the live chart's axes put every point of each line (pixels from the
+# figure's top-left corner), the line's colour, and the size the download asks for.
+LINE_POINTS = r"""(id) => {
+  const gd = document.getElementById(id), fl = gd._fullLayout, lines = [];
+  const axis = (letter, ref) => fl[letter + "axis" + (ref || letter).slice(1)];
+  for (const t of gd._fullData) {
+    if (t.type !== "scatter" || t.visible !== true || !/lines/.test(t.mode || "")
+        || (t.fill && t.fill !== "none") || !t.line.width) continue;
+    const xa = axis("x", t.xaxis), ya = axis("y", t.yaxis), points = [];
+    (t.x || []).forEach((x, i) => {
+      const y = (t.y || [])[i];
+      if (y === null || y === undefined) return;
+      points.push([xa._offset + xa.l2p(xa.d2l(x)), ya._offset + ya.l2p(ya.d2l(y))]);
+    });
+    lines.push({name: t.name, colour: t.line.color, points: points});
+  }
+  return {width: gd.clientWidth, height: gd.clientHeight, lines: lines};
+}"""
+
+
+def line_misses(image, lines, reach=3, close=40):
+    """Points of each line with no pixel of the line's colour within ``reach`` px in the
+    image, and how many points were checked; a point another line passes within 5 px of is
+    skipped (the line drawn last covers it)."""
+    pixels, (width, height) = image.load(), image.size
+    misses, checked = [], 0
+    for line in lines:
+        want = rgb_of(line["colour"])
+        others = [q for other in lines if other is not line for q in other["points"]]
+        for x, y in line["points"]:
+            if any(abs(x - qx) < 5 and abs(y - qy) < 5 for qx, qy in others):
+                continue
+            x, y = round(x), round(y)
+            near = [pixels[i, j] for i in range(max(0, x - reach), min(width, x + reach + 1))
+                    for j in range(max(0, y - reach), min(height, y + reach + 1))]
+            checked += 1
+            if not any(max(abs(a - b) for a, b in zip(px[:3], want, strict=True)) <= close
+                       for px in near):
+                misses.append((line["name"], x, y))
+    return misses, checked
+
+
+def test_a_chart_s_downloads_are_drawn_on_its_axes(live_server, page, charts_drawn):
+    """The SVG and PNG downloads redraw the figure off screen: the same fix must hold there."""
+    from PIL import Image
+
     page.set_viewport_size({"width": 1400, "height": 1000})
     experiment = make("uav", "small-baseline", ("random", "max-vpe"))
     page.goto(f"{live_server.url}/e/{experiment.public_id}/")
@@ -299,3 +351,19 @@ def test_a_chart_s_svg_download_is_drawn_on_its_axes(live_server, page, charts_d
     for line in got["lines"]:
         # within two pixels of where the value belongs
         assert abs(line["drawn"] - line["data"]) * line["pixel"] <= 2.0, line
+    # The PNG: the size asked for, and each line's colour where the live chart's axes put
+    # its points (the bug put the data layer some 50 px above its axes).
+    expected = page.evaluate(f"(id) => ({LINE_POINTS})(id)", chart)
+    assert len(expected["lines"]) == 2
+    with page.expect_download() as info:
+        page.click(f"[data-export=png][data-target={chart}]")
+    with Image.open(info.value.path()) as png:
+        assert png.format == "PNG"
+        assert png.size == (expected["width"], expected["height"])
+        misses, checked = line_misses(png.convert("RGB"), expected["lines"])
+    assert checked >= 20 and not misses, (checked, misses[:5])
+    # The same check finds a line drawn a few pixels off (what it is there to catch).
+    shifted = [{**line, "points": [(x, y - 8) for x, y in line["points"]]}
+               for line in expected["lines"]]
+    with Image.open(info.value.path()) as png:
+        assert len(line_misses(png.convert("RGB"), shifted)[0]) > checked // 2

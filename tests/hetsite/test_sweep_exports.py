@@ -119,11 +119,21 @@ def test_a_point_page_numbers_points_from_1_and_counts_its_own_runs(sweep):
     assert "Point 1:" in whole and "Point 3:" in whole and "Point 0" not in whole
 
 
-@pytest.mark.parametrize("lab", kinds.all_kinds(), ids=lambda lab: lab.kind)
-def test_every_metric_is_declared_once_with_a_label_of_its_own(lab):
-    keys = [m.key for m in lab.metrics]
-    labels = [m.label for m in lab.metrics]
-    assert len(set(keys)) == len(keys) and len(set(labels)) == len(labels)
-    for m in lab.metrics:
-        assert m.higher_is_better in (True, False, None)
-        assert m.lower is not None, f"{lab.kind}.{m.key} declares no range"
+def test_what_was_run_and_the_sweep_axes_name_parameters_by_their_declared_labels(sweep):
+    from simcore.params import parameters
+
+    lab = kinds.get_kind("uav")
+    declared = {p.name: p for p in parameters(lab.environment.config_cls)}
+    page = Client().get(f"/e/{sweep.public_id}/")
+    shown = page.context["scenario"]
+    rows = shown["changed"] + shown["same"] + shown["inapplicable"]
+    assert {r["name"] for r in rows} == set(declared)
+    for row in rows:
+        p = declared[row["name"]]
+        assert row["label"] == p.info.label
+        assert row["group"] == (p.group.label if p.group else "")
+    html = page.content.decode()
+    assert "Mean number of UAVs λ_U" in html and "Dynamic-event rates (Table 11)" in html
+    titles = {f["id"]: f["figure"]["layout"]["xaxis"]["title"]["text"]
+              for f in page.context["figures"] if f["id"].startswith("sweep-")}
+    assert titles and set(titles.values()) == {"Mean number of UAVs λ_U"}

@@ -39,33 +39,33 @@ class EventRates:
     """Baseline rates in events per day (spec Table 11), before ``event_multiplier``."""
 
     add_uav: float = param(1.0, unit="1/day", min=0, max=1000, advanced=True,
-                           label="E1 add UAV (per day)", help="E1: add a UAV")
+                           label="E1: add a UAV", help="E1: add a UAV")
     remove_uav: float = param(1.0, unit="1/day", min=0, max=1000, advanced=True,
-                              label="E2 remove UAV (per day)", help="E2: remove a UAV")
+                              label="E2: remove a UAV", help="E2: remove a UAV")
     remove_sensor: float = param(0.5, unit="1/day", min=0, max=1000, advanced=True,
-                                 label="E3 remove sensor (per day)",
+                                 label="E3: remove a sensor",
                                  help="E3: remove a sensor from a UAV")
     modify_quality: float = param(0.5, unit="1/day", min=0, max=1000, advanced=True,
-                                  label="E4 modify qualities (per day)",
+                                  label="E4: redraw sensor qualities",
                                   help="E4: redraw the qualities of all sensors of a UAV")
     add_target: float = param(2.0, unit="1/day", min=0, max=1000, advanced=True,
-                              label="E5 add target (per day)", help="E5: add a target")
+                              label="E5: add a target", help="E5: add a target")
     remove_target: float = param(2.0, unit="1/day", min=0, max=1000, advanced=True,
-                                 label="E6 remove target (per day)", help="E6: remove a target")
+                                 label="E6: remove a target", help="E6: remove a target")
     change_priority: float = param(4.0, unit="1/day", min=0, max=1000, advanced=True,
-                                   label="E7 change priority (per day)",
+                                   label="E7: redraw a priority",
                                    help="E7: redraw a target's priority")
     change_surveil_time: float = param(6.0, unit="1/day", min=0, max=1000, advanced=True,
-                                       label="E8 change surveil time (per day)",
+                                       label="E8: redraw a surveil time",
                                        help="E8: redraw a target's surveillance time")
     add_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000, advanced=True,
-                                   label="E9 add sensor type (per day)",
+                                   label="E9: allow a sensor type",
                                    help="E9: allow one more sensor type for a target")
     remove_sensor_type: float = param(6.0, unit="1/day", min=0, max=1000, advanced=True,
-                                      label="E10 remove sensor type (per day)",
+                                      label="E10: disallow a sensor type",
                                       help="E10: disallow one sensor type of a target")
     modify_affinity: float = param(2.0, unit="1/day", min=0, max=1000, advanced=True,
-                                   label="E11 modify affinities (per day)",
+                                   label="E11: redraw affinities",
                                    help="E11: redraw all affinities of a target")
 
     def by_code(self) -> dict[str, float]:
@@ -128,128 +128,155 @@ class Geometry:
     """Optional positions, travel time and flight energy (beyond the dissertation; spec ch5
     §9.3)."""
 
-    enabled: bool = param(False, label="geometry model (positions, travel)",
+    enabled: bool = param(False, label="Geometry model",
                           help="model positions, travel time and flight energy")
     area_km: float = param(50.0, unit="km", advanced=True, min=0.1, max=10000,
-                           help="targets are placed uniformly in a square of this side")
+                           help="targets are placed uniformly in a square of this side",
+                           label="Side of the area")
     base_x_km: float = param(25.0, unit="km", advanced=True, min=0,
-                             help="base position; UAVs start here")
+                             help="base position; UAVs start here", label="Base x")
     base_y_km: float = param(25.0, unit="km", advanced=True, min=0,
-                             help="base position; UAVs start here")
+                             help="base position; UAVs start here", label="Base y")
     speed_kmh: float = param(100.0, unit="km/h", advanced=True, min=0, max=10000,
-                             min_exclusive=True, help="cruise speed between targets")
+                             min_exclusive=True, help="cruise speed between targets",
+                             label="Cruise speed")
     flight_energy_rate: float = param(0.02, unit="1/h", advanced=True, min=0, max=1,
                                       help="energy used per hour of flight, from the same "
-                                           "budget as the sensors")
+                                           "budget as the sensors", label="Flight energy rate")
 
 
 @dataclass(frozen=True)
 class UavConfig:
     # -- population (spec ch5 §6.4, §6.6, §6.7) --
-    uavs_mean: float = param(9.0, min=0, max=2000, label="mean #UAVs (λ_U)",
+    uavs_mean: float = param(9.0, min=0, max=2000, label="Mean number of UAVs λ_U",
                              help="initial UAV count ~ Poisson(λ_U)")
-    targets_mean: float = param(14.0, min=0, max=5000, label="mean #targets (λ_T)",
+    targets_mean: float = param(14.0, min=0, max=5000, label="Mean number of targets λ_T",
                                 help="initial target count ~ Poisson(λ_T)")
     # -- UAVs (spec ch5 §6.2) --
     energy_total_mean: float = param(0.8, min=0, max=1, min_exclusive=True, advanced=True,
-                                     help="UAV energy capacity ~ Beta with this mean")
+                                     help="UAV energy capacity ~ Beta with this mean",
+                                     label="Mean UAV energy capacity")
     energy_total_cv: float = param(0.15, min=0, max=5, min_exclusive=True, advanced=True,
-                                   help="coefficient of variation of the UAV energy capacity")
+                                   help="coefficient of variation of the UAV energy capacity",
+                                   label="UAV energy capacity COV")
     energy_rate_mean: float = param(0.05, unit="1/h", min=0, max=1, min_exclusive=True,
-                                    label="mean sensor energy rate (μ_e)",
+                                    label="Mean sensor energy rate μ_e",
                                     help="sensor energy rate ~ Beta with this mean")
     energy_rate_cv: float = param(0.5, min=0, max=5, min_exclusive=True, advanced=True,
                                   help="coefficient of variation of the sensor energy rate "
-                                       "(kept at 0.5 in the μ_e sweep, spec ch5 A24)")
+                                       "(kept at 0.5 in the μ_e sweep, spec ch5 A24)",
+                                  label="Sensor energy rate COV")
     sensor_count_scale: float = param(2.0, min=0, max=100, min_exclusive=True, advanced=True,
-                                      help="#sensors per UAV ~ Rayleigh(scale), clamped to 1..4")
+                                      help="#sensors per UAV ~ Rayleigh(scale), clamped to 1..4",
+                                      label="Sensors per UAV: Rayleigh scale")
     sensor_count_rounding: str = param("floor", choices=("floor", "round"), advanced=True,
                                        help="how the Rayleigh draw becomes an integer "
-                                            "(spec ch5 A1)")
+                                            "(spec ch5 A1)", label="Sensors per UAV: rounding")
     sensor_type_weights: list[float] = param([0.5, 0.2, 0.2, 0.1], min=0, min_items=4,
                                              max_items=4, advanced=True,
                                              help="weights of VIS, SAR, IR, LIDAR when drawing "
-                                                  "a UAV's sensor types without replacement")
+                                                  "a UAV's sensor types without replacement",
+                                             label="Sensor type weights")
     quality_mean: float = param(0.6, min=0, max=1, min_exclusive=True, advanced=True,
-                                help="sensor quality = integerize(10 x Beta(mean, cv))")
+                                help="sensor quality = integerize(10 x Beta(mean, cv))",
+                                label="Mean sensor quality")
     quality_cv: float = param(0.4, min=0, max=5, min_exclusive=True, advanced=True,
-                              help="coefficient of variation of the quality Beta")
+                              help="coefficient of variation of the quality Beta",
+                              label="Sensor quality COV")
     integerize: str = param("floor", choices=("floor", "ceil"), advanced=True,
                             help="how a Beta x 10 or Gamma draw becomes an integer 1..10 "
-                                 "(spec ch5 A2, A3)")
+                                 "(spec ch5 A2, A3)", label="Integer rounding")
     # -- targets (spec ch5 §6.3) --
     priority_mean: float = param(4.0, min=0, max=100, min_exclusive=True, advanced=True,
-                                 help="priority = integerize(Gamma(mean, cv))")
+                                 help="priority = integerize(Gamma(mean, cv))",
+                                 label="Mean target priority")
     priority_cv: float = param(0.6, min=0, max=10, min_exclusive=True,
-                               label="priority coefficient of variation",
+                               label="Target priority COV",
                                help="spread of target priorities")
     affinity_mean: float = param(0.7, min=0, max=1, min_exclusive=True, advanced=True,
-                                 help="sensor affinity = integerize(10 x Beta(mean, cv))")
+                                 help="sensor affinity = integerize(10 x Beta(mean, cv))",
+                                 label="Mean sensor affinity")
     affinity_cv: float = param(0.3, min=0, max=5, min_exclusive=True, advanced=True,
-                               help="coefficient of variation of the affinity Beta")
+                               help="coefficient of variation of the affinity Beta",
+                               label="Sensor affinity COV")
     allowed_types_p: float = param(0.5, min=0, max=1, advanced=True,
-                                   help="#allowed types per target = 1 + Binomial(3, p)")
+                                   help="#allowed types per target = 1 + Binomial(3, p)",
+                                   label="Allowed sensor types: probability p")
     surveil_time_min: float = param(1.0, unit="h", min=0, max=24, min_exclusive=True,
-                                    advanced=True, help="surveil time ~ Uniform(min, max)")
+                                    advanced=True, help="surveil time ~ Uniform(min, max)",
+                                    label="Shortest surveil time")
     surveil_time_max: float = param(3.0, unit="h", min=0, max=24, min_exclusive=True,
-                                    advanced=True, help="surveil time ~ Uniform(min, max)")
+                                    advanced=True, help="surveil time ~ Uniform(min, max)",
+                                    label="Longest surveil time")
     window_gap_mean: float = param(1.0, unit="h", min=0, max=24, min_exclusive=True,
                                    advanced=True,
-                                   help="gap before each window ~ Exponential(mean)")
+                                   help="gap before each window ~ Exponential(mean)",
+                                   label="Mean gap before a window")
     window_duration_mean: float = param(3.0, unit="h", min=0, max=24, min_exclusive=True,
-                                        advanced=True, help="window length ~ Gamma(mean, cv)")
+                                        advanced=True, help="window length ~ Gamma(mean, cv)",
+                                        label="Mean window length")
     window_duration_cv: float = param(0.2, min=0, max=10, min_exclusive=True, advanced=True,
-                                      help="coefficient of variation of the window length")
+                                      help="coefficient of variation of the window length",
+                                      label="Window length COV")
     added_target_windows: str = param("from-add", choices=("from-add", "from-zero"),
                                       advanced=True,
                                       help="windows of targets added mid-day are generated "
                                            "from the add time, or from 0 and clipped "
-                                           "(spec ch5 A8)")
+                                           "(spec ch5 A8)", label="Windows of added targets")
     # -- dynamic events (spec ch5 §1.7, §6.5) --
-    event_multiplier: float = param(1.0, min=0, max=1000, label="dynamic-event rate multiplier",
+    event_multiplier: float = param(1.0, min=0, max=1000, label="Dynamic-event rate multiplier",
                                     help="scales every Table 11 rate; 0 = no dynamic events")
     event_rates: EventRates = group(EventRates, advanced=True,
-                                    help="Table 11 rates in events per day")
+                                    help="Table 11 rates in events per day",
+                                    label="Dynamic-event rates (Table 11)")
     # -- simulation and policies --
     mapping_interval_min: float = param(5.0, unit="min", min=0, max=1440, min_exclusive=True,
-                                        label="mapping interval Δ",
+                                        label="Mapping interval Δ",
                                         help="a mapping event every Δ minutes from t = 0")
     horizon_h: float = param(24.0, unit="h", min=0, max=24, min_exclusive=True, advanced=True,
-                             help="length of the mission day (the spec uses 24 h)")
+                             help="length of the mission day (the spec uses 24 h)",
+                             label="Mission day")
     one_surveil_per_window: bool = param(True, advanced=True,
                                          help="a window is worth one complete surveil; "
                                               "after it completes the target waits for its "
                                               "next window (off: unlimited repeats; "
-                                              "spec ch5 A4)")
+                                              "spec ch5 A4)", label="One surveil per window")
     after_partial: str = param("continue", choices=("continue", "fresh"), advanced=True,
                                help="a surveil after a partial one in the same window "
                                     "continues the window's progress (needs only the rest of "
                                     "T_s), or is a fresh full-length one and the window is "
                                     "credited with its best surveil; either way a window "
-                                    "earns at most one surveil's worth (spec ch5 A5)")
+                                    "earns at most one surveil's worth (spec ch5 A5)",
+                               label="Surveil after a partial one")
     pacing_clock: str = param("day", choices=("day", "since-join"), advanced=True,
                               help="δ = t/24 for every UAV, or the fraction of the UAV's "
-                                   "own remaining day since it joined (spec ch5 A16)")
+                                   "own remaining day since it joined (spec ch5 A16)",
+                              label="Pacing clock δ")
     filter_base: str = param("mean-vpe", choices=("mean-vpe", "value-per-energy"),
                              advanced=True,
                              help="filtering τ = mean VPE of the UAV's started surveils, "
-                                  "or its value earned / energy used so far (spec ch5 A17)")
+                                  "or its value earned / energy used so far (spec ch5 A17)",
+                             label="Filtering threshold τ")
     preemption_basis: str = param("full", choices=("full", "remaining"), advanced=True,
                                   help="compare a challenger with the running surveil's "
                                        "full-surveil score, or with its remaining value "
-                                       "(spec ch5 A18)")
+                                       "(spec ch5 A18)", label="Preemption basis")
     tie_break: str = param("first", choices=("first", "random"), advanced=True,
                            help="ties in an argmax go to the lowest (UAV, target, sensor), "
-                                "or are broken at random (spec ch5 A20)")
+                                "or are broken at random (spec ch5 A20)", label="Ties")
     compare_random: bool = param(True, advanced=True,
-                                 help="also run Random on the same mission for value_vs_random")
+                                 help="also run Random on the same mission for value_vs_random",
+                                 label="Also run Random")
     # -- fixed missions (hand-made examples such as spec Tables 9/10) --
     fixed_uavs: tuple[FixedUav, ...] = group(tuple, advanced=True,
-                                             help="if given, the initial fleet (replaces λ_U)")
+                                             help="if given, the initial fleet (replaces λ_U)",
+                                             label="Fixed fleet")
     fixed_targets: tuple[FixedTarget, ...] = group(tuple, advanced=True,
                                                    help="if given, the initial targets with "
-                                                        "their windows (replaces λ_T)")
-    geometry: Geometry = group(Geometry, help="optional positions and travel (off by default)")
+                                                        "their windows (replaces λ_T)",
+                                                   label="Fixed targets")
+    geometry: Geometry = group(Geometry, help="optional positions and travel (off by default)",
+                               label="Geometry")
 
     def validate(self) -> None:
         _check_beta("energy_total_cv", self.energy_total_mean, self.energy_total_cv)

@@ -17,114 +17,139 @@ KIND = "grid"
 MAX_TABLE = 16
 
 
-def _values(default, *, unit, help, integer=False, low=0.0, high=1e6):
+def _values(default, *, unit, help, label, integer=False, low=0.0, high=1e6):
     return param(default, unit=unit, min=low, max=high, min_exclusive=not integer,
-                 min_items=1, max_items=MAX_TABLE, help=help)
+                 min_items=1, max_items=MAX_TABLE, help=help, label=label)
 
 
-def _probs(default, what):
-    return param(default, min=0.0, max=1.0, min_items=1, max_items=MAX_TABLE,
+def _probs(default, what, *, label):
+    return param(default, min=0.0, max=1.0, min_items=1, max_items=MAX_TABLE, label=label,
                  help=f"Probability of each {what} value (same order; they sum to 1).")
 
 
 @dataclass(frozen=True)
 class NodeParams:
     n_nodes: int = param(1000, min=1, max=50_000, unit="nodes",
-                         help="Multi-core grid nodes, each with its own queue (spec §2).")
+                         help="Multi-core grid nodes, each with its own queue (spec §2).",
+                         label="Nodes")
     cores: tuple[int, ...] = _values([1, 2, 4, 8], unit="cores", integer=True, low=1,
                                      high=1024, help="Core counts of the nodes (spec §3 "
-                                                     "capability table).")
-    cores_p: tuple[float, ...] = _probs([0.30, 0.30, 0.25, 0.15], "core count")
+                                                     "capability table).", label="Core counts")
+    cores_p: tuple[float, ...] = _probs([0.30, 0.30, 0.25, 0.15], "core count",
+                                        label="Core count probabilities")
     speed: tuple[float, ...] = _values([0.5, 1.0, 1.5, 2.0], unit="x canonical",
                                        help="CPU speeds relative to the canonical node; a job "
-                                            "of estimate E runs E / speed (spec §2, §3).")
-    speed_p: tuple[float, ...] = _probs([0.2, 0.4, 0.25, 0.15], "speed")
+                                            "of estimate E runs E / speed (spec §2, §3).",
+                                       label="CPU speeds")
+    speed_p: tuple[float, ...] = _probs([0.2, 0.4, 0.25, 0.15], "speed",
+                                        label="Speed probabilities")
     memory_gb: tuple[float, ...] = _values([1, 2, 4, 8], unit="GB",
-                                           help="Memory sizes (spec §3; whole MiB).")
-    memory_p: tuple[float, ...] = _probs([0.3, 0.3, 0.25, 0.15], "memory")
+                                           help="Memory sizes (spec §3; whole MiB).",
+                                           label="Memory sizes")
+    memory_p: tuple[float, ...] = _probs([0.3, 0.3, 0.25, 0.15], "memory",
+                                         label="Memory probabilities")
     disk_gb: tuple[float, ...] = _values([20, 50, 100, 200], unit="GB",
-                                         help="Disk sizes (spec §3; whole MiB).")
-    disk_p: tuple[float, ...] = _probs([0.3, 0.3, 0.25, 0.15], "disk")
+                                         help="Disk sizes (spec §3; whole MiB).",
+                                         label="Disk sizes")
+    disk_p: tuple[float, ...] = _probs([0.3, 0.3, 0.25, 0.15], "disk", label="Disk probabilities")
 
 
 @dataclass(frozen=True)
 class JobParams:
     n_jobs: int = param(5000, min=1, max=1_000_000, unit="jobs",
-                        help="Jobs submitted (spec §3).")
+                        help="Jobs submitted (spec §3).", label="Jobs")
     iat_s: float = param(2.0, min=0.0, max=1e6, min_exclusive=True, unit="s",
                          help="Mean inter-arrival time of the Poisson arrivals: the load knob "
-                              "(spec §3; the paper shows 1.5, 2.0, 2.5 and 4.0 s).")
+                              "(spec §3; the paper shows 1.5, 2.0, 2.5 and 4.0 s).",
+                         label="Mean inter-arrival time")
     run_mean_s: float = param(3600.0, min=0.0, max=1e7, min_exclusive=True, unit="s",
                               help="T: estimated run times ~ Uniform(0.5 T, 1.5 T) on the "
-                                   "canonical node of speed 1 (spec §3).")
+                                   "canonical node of speed 1 (spec §3).", label="Mean run time T")
     run_spread: float = param(0.5, min=0.0, max=0.99, advanced=True,
                               help="Half-width of the run-time range as a fraction of T "
-                                   "(0.5 gives 0.5 T .. 1.5 T).")
+                                   "(0.5 gives 0.5 T .. 1.5 T).", label="Run-time spread")
     cores: tuple[int, ...] = _values([1, 2, 4, 8], unit="cores", integer=True, low=1,
                                      high=1024,
-                                     help="Cores a job needs (spec §3 requirement table).")
-    cores_p: tuple[float, ...] = _probs([0.70, 0.15, 0.10, 0.05], "core requirement")
+                                     help="Cores a job needs (spec §3 requirement table).",
+                                     label="Cores needed")
+    cores_p: tuple[float, ...] = _probs([0.70, 0.15, 0.10, 0.05], "core requirement",
+                                        label="Cores needed probabilities")
     min_speed: tuple[float, ...] = param([0.0, 1.0, 1.5], unit="x canonical", min=0.0, max=1e6,
                                          min_items=1, max_items=MAX_TABLE,
                                          help="Minimum node speed a job needs; 0 = none "
-                                              "(spec §3, §10 #15).")
-    min_speed_p: tuple[float, ...] = _probs([0.80, 0.15, 0.05], "minimum speed")
+                                              "(spec §3, §10 #15).", label="Minimum speed needed")
+    min_speed_p: tuple[float, ...] = _probs([0.80, 0.15, 0.05], "minimum speed",
+                                            label="Minimum speed probabilities")
     memory_gb: tuple[float, ...] = _values([0.5, 1, 2, 4], unit="GB",
-                                           help="Memory a job needs (spec §3; whole MiB).")
-    memory_p: tuple[float, ...] = _probs([0.5, 0.3, 0.15, 0.05], "memory requirement")
+                                           help="Memory a job needs (spec §3; whole MiB).",
+                                           label="Memory needed")
+    memory_p: tuple[float, ...] = _probs([0.5, 0.3, 0.15, 0.05], "memory requirement",
+                                         label="Memory needed probabilities")
     disk_gb: tuple[float, ...] = _values([5, 10, 20, 50], unit="GB",
-                                         help="Disk a job needs (spec §3; whole MiB).")
-    disk_p: tuple[float, ...] = _probs([0.5, 0.3, 0.15, 0.05], "disk requirement")
+                                         help="Disk a job needs (spec §3; whole MiB).",
+                                         label="Disk needed")
+    disk_p: tuple[float, ...] = _probs([0.5, 0.3, 0.15, 0.05], "disk requirement",
+                                       label="Disk needed probabilities")
 
 
 @dataclass(frozen=True)
 class MatchParams:
     sample: int = param(8, min=1, max=1000, unit="nodes",
                         help="The owner node samples up to this many random eligible nodes and "
-                             "picks the one with the lowest normalized load L_i (spec §3).")
+                             "picks the one with the lowest normalized load L_i (spec §3).",
+                        label="Nodes sampled")
     load: str = param("queued", choices=("queued", "queued+running"), advanced=True,
                       help="L_i = max over resources of the queued demand / capacity "
-                           "(queued, spec §6.4), or of queued plus running demand.")
+                           "(queued, spec §6.4), or of queued plus running demand.",
+                      label="Load L_i")
 
 
 @dataclass(frozen=True)
 class SchedulerParams:
     alpha: float = param(0.0, min=0.0, max=1000.0,
                          help="Weight of the wait W in the priority alpha W - beta T_rem "
-                              "(spec §4; 0 = preemptive shortest remaining time, 0.5 = aging).")
+                              "(spec §4; 0 = preemptive shortest remaining time, 0.5 = aging).",
+                         label="Wait weight α")
     beta: float = param(1.0, min=0.0, max=1000.0,
-                        help="Weight of the remaining time T_rem in the priority (spec §4).")
+                        help="Weight of the remaining time T_rem in the priority (spec §4).",
+                        label="Remaining-time weight β")
     delta_s: float = param(5.0, min=0.5, max=86400.0, unit="s",
                            help="Scheduling interval: local scheduling, then PUSH, then PULL "
-                                "on every node (spec §5.1, §6; 2.5 s is also tested).")
+                                "on every node (spec §5.1, §6; 2.5 s is also tested).",
+                           label="Scheduling interval δ")
     victims: str = param("exact", choices=("exact", "greedy"),
                          help="Victim choice when a queued job preempts: exact search for the "
                               "subset freeing just enough (spec §5.3 default) or greedy "
-                              "lowest-priority-first accumulation (the option of §5.3).")
+                              "lowest-priority-first accumulation (the option of §5.3).",
+                         label="Victim choice")
     pull_recent: int = param(3, min=0, max=1000, unit="intervals", advanced=True,
                              help="A PULL skips a neighbour it contacted within this many "
-                                  "intervals (spec §6.3, §10 #14).")
+                                  "intervals (spec §6.3, §10 #14).", label="PULL skip window")
     migrated_start: str = param(
         "now", choices=("now", "next-tick"),
         help="When a PUSHed or PULLed job starts on its new node: at once (spec §6.2, 'target "
              "starts h'), or when the receiver's scheduler next runs, at the next tick or an "
-             "earlier event there (the job waits in its queue meanwhile).")
+             "earlier event there (the job waits in its queue meanwhile).",
+        label="Migrated job start")
     migrate_suspended: bool = param(
         False, advanced=True,
         help="May a suspended job (waiting, with progress) migrate? The spec keeps preempted "
-             "jobs in their node's queue (§2); on true they move like any waiting job.")
+             "jobs in their node's queue (§2); on true they move like any waiting job.",
+        label="Suspended jobs may migrate")
 
 
 @dataclass(frozen=True)
 class ReportParams:
     omit_lowest: int = param(2000, min=0, max=1_000_000, unit="jobs",
                              help="The cumulative wait curve omits this many lowest waits "
-                                  "(spec §8, Fig. 5).")
+                                  "(spec §8, Fig. 5).", label="Lowest waits omitted")
     tail_jobs: int = param(200, min=1, max=1_000_000, unit="jobs",
-                           help="The tail: this many highest waits (spec §8, Fig. 6).")
+                           help="The tail: this many highest waits (spec §8, Fig. 6).",
+                           label="Tail length")
     sample_s: float = param(60.0, min=1.0, max=86400.0, unit="s", advanced=True,
                             help="Node load is sampled every this many seconds for the "
-                                 "per-minute series and the load map.")
+                                 "per-minute series and the load map.",
+                            label="Load sample interval")
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hetsite.compact import downsample, quantiles
@@ -98,6 +98,7 @@ def test_energy_chart_has_goal_and_budget_lines():
     assert names == ["p", "goal energy", "budget"]
 
 
+@settings(deadline=None)  # what it checks is the values, not their speed
 @given(st.lists(st.lists(st.floats(0, 1), min_size=6, max_size=6), min_size=2, max_size=4))
 def test_the_energy_band_never_passes_the_budget_in_force(shares):
     """Energy used today is at most the budget of the moment (a warm-up budget, then the day's):
