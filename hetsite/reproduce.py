@@ -17,12 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from simcore import charts
+from simcore.bounds import UNBOUNDED, interval
+from simcore.charts import place_header
 from simcore.claims import evaluate
 from simcore.registry import Figure
 from simcore.sweep import SweepRun, axis_value, points, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
 
-from . import kinds, selectors
+from . import kinds, presenters, selectors
 from .models import FINAL_STATUSES, Experiment
 from .services import submission
 
@@ -85,52 +87,58 @@ def rows_of(figure: Figure, runs: list[SweepRun]) -> list[dict]:
 
 
 def figures_of(figure: Figure, rows: list[dict]) -> list[dict]:
-    """The figure's charts: each metric against the swept parameter (or per policy), and the
-    paired difference to the baseline when the figure names one."""
+    """The figure's charts as the lab draws a sweep's: each metric against the swept parameter
+    (or per policy), and the paired difference to the baseline when the figure names one;
+    policies by name in their colours, intervals kept inside the metric's range."""
     lab = kinds.get_kind(figure.kind)
-    units = {m.key: (m.label, m.unit) for m in lab.metrics} if lab else {}
-    labels = {p.name: p.label for p in lab.engine.ENGINE.list_policies(figure.kind)} \
-        if lab else {}
+    metrics = {m.key: m for m in lab.metrics} if lab else {}
     order = list(figure.policies)
     colour_of = lab.policy_color if lab else charts.policy_color
-
     axes = [{"param": p, "values": list(v)} for p, v in figure.axes]
+    titles = {p: presenters.param_title(lab, p) for p, _ in figure.axes}
     out = []
     for key in figure.metrics:
-        title, unit = units.get(key, (key, ""))
+        m = metrics.get(key)
+        title, unit = (m.label, m.unit) if m else (key, "")
+        bounds = m.bounds if m else UNBOUNDED
         if axes:
-            fig = sweep_lines(rows, axes, key, title, unit, order, colour_of, labels)
+            fig = sweep_lines(rows, axes, key, title, unit, order, colour_of, bounds=bounds,
+                              axis_titles=titles)
         else:
-            fig = point_bars(rows, key, title, unit, order, colour_of, labels)
-        out.append({"id": key, "title": title, "figure": fig})
+            fig = point_bars(rows, key, title, unit, order, colour_of, bounds=bounds)
+        out.append({"id": key, "title": title, "figure": place_header(fig)})
         if figure.baseline:
             shown = [p for p in order if p != figure.baseline]
-            versus = labels.get(figure.baseline, figure.baseline)
             if axes:
-                diff = sweep_lines(rows, axes, f"{key}:diff", f"{title}: difference to {versus}",
-                                   unit, shown, colour_of, labels)
+                diff = sweep_lines(rows, axes, f"{key}:diff",
+                                   f"{title}: difference to {figure.baseline}", unit, shown,
+                                   colour_of, bounds=bounds.difference(), axis_titles=titles)
             else:
                 diff = paired_bars(rows, key, figure.baseline, title, unit, order, colour_of,
-                                   labels)
+                                   bounds=bounds)
             out.append({"id": f"{key}-diff", "title": f"{title} vs {figure.baseline}",
-                        "figure": diff})
+                        "figure": place_header(diff)})
     return out
 
 
 def points_csv(figure: Figure, rows: list[dict]) -> str:
-    """One line per (point, policy): the setting, n, and mean/low/high of every metric."""
+    """One line per (point, policy): the setting, n, and mean/low/high of every metric (and
+    of its paired difference to the baseline), the interval kept inside the metric's range."""
     params = [p for p, _ in figure.axes]
-    keys = list(figure.metrics) + ([f"{m}:diff" for m in figure.metrics]
-                                   if figure.baseline else [])
+    lab = kinds.get_kind(figure.kind)
+    declared = {m.key: m.bounds for m in lab.metrics} if lab else {}
+    bounds = {k: declared.get(k, UNBOUNDED) for k in figure.metrics}
+    if figure.baseline:
+        bounds |= {f"{k}:diff": declared.get(k, UNBOUNDED).difference() for k in figure.metrics}
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["point", *params, "policy", "n",
-                     *[f"{k}_{part}" for k in keys for part in ("mean", "low", "high")]])
+                     *[f"{k}_{part}" for k in bounds for part in ("mean", "low", "high")]])
     for row in rows:
         cells = []
-        for k in keys:
-            ci = row.get(k) or {}
-            cells += [ci.get("mean"), ci.get("low"), ci.get("high")]
+        for k, b in bounds.items():
+            ci = interval(row.get(k), b)
+            cells += [ci.mean, ci.low, ci.high]
         writer.writerow([row["point"], *[axis_value(row["setting"], p) for p in params],
                          row["policy"], row["n"], *["" if c is None else c for c in cells]])
     return buf.getvalue()

@@ -4,6 +4,7 @@ and paired differences, figure presets run headless."""
 import csv
 import dataclasses
 import gzip
+import io
 import json
 import math
 
@@ -17,6 +18,7 @@ from hetsite.services import submission
 from simcore.claims import Claim
 from simcore.errors import ScenarioError
 from simcore.stats import mean_ci
+from simcore.sweep import SweepRun
 
 # Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -177,6 +179,31 @@ def test_reproduce_writes_checks_and_one_row_per_run_that_recompute_them(tmp_pat
             (ci["mean"], ci["low"], ci["high"]))
     assert "plotly" in (tmp_path / "ch4-quick.html").read_text()[:200000].lower()
     assert Run.objects.count() == 0  # in-process: nothing stored
+
+
+def test_reproduce_files_name_policies_and_keep_intervals_in_range():
+    """The figure files draw and write what the lab's sweep pages do: policies by name, every
+    interval (charts and points CSV) inside the metric's declared range; two trials far apart
+    give a t interval far wider than 0-100%."""
+    from hetsite import reproduce
+
+    figure = kinds.get_figure("ch3-quick")
+    runs = [SweepRun(0, {}, policy, seed, {"pct_max_utility": value})
+            for policy in figure.policies for seed, value in ((1000, 1.0), (1001, 99.0))]
+    rows = reproduce.rows_of(figure, runs)
+    assert rows[0]["pct_max_utility"]["low"] < 0  # the raw interval leaves the range
+    table = list(csv.DictReader(io.StringIO(reproduce.points_csv(figure, rows))))
+    for row in table:
+        assert 0 <= float(row["pct_max_utility_low"]) <= float(row["pct_max_utility_high"]) <= 100
+    charts_ = reproduce.figures_of(figure, rows)
+    for chart in charts_:
+        for trace in chart["figure"]["data"]:
+            assert trace.get("name") in (None, *figure.policies), trace.get("name")
+            high = [y for y in (trace.get("error_y") or {}).get("array") or [] if y is not None]
+            ys = [y for y in trace.get("y") or [] if isinstance(y, (int, float))]
+            if chart["id"] == "pct_max_utility":
+                assert all(0 <= y <= 100 for y in ys) and all(
+                    y + h <= 100 + 1e-9 for y, h in zip(ys, high, strict=False))
 
 
 def simulate_summary(figure, policy, seed):
