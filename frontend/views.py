@@ -16,6 +16,7 @@ from hetsite import (
     exports,
     figures,
     kinds,
+    notebook,
     permissions,
     presenters,
     scoreboard,
@@ -345,10 +346,12 @@ def delete_experiment(request, public_id):
     return redirect("frontend:home")
 
 
-def export_runs_csv(request, public_id):
+def export_runs(request, public_id, fmt: str):
+    """A row per run (``notebook.runs_table``) as CSV or Parquet, streamed."""
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
-    return exports.runs_csv(selectors.runs_of(experiment, charts=False),
-                            f"runs-{experiment.public_id}.csv", axes=experiment.axes)
+    table = notebook.runs_table(selectors.ordered_runs(experiment),
+                                f"runs-{experiment.public_id}", axes=experiment.axes)
+    return notebook.response(table, fmt)
 
 
 def export_summary(request, public_id, fmt: str):
@@ -365,12 +368,14 @@ def export_summary(request, public_id, fmt: str):
     return exports.summary_csv(experiment, table, point)
 
 
-def export_tasks_csv(request, public_id):
+def export_run_records(request, public_id, records: str, fmt: str):
+    """A finished run's tasks or series, a row each, as CSV or Parquet."""
     run = selectors.run_by_public_id(public_id, with_result=True,
                                      who=permissions.viewer(request))
     if run.status != Status.DONE:
         raise Http404("the run has no result yet")
-    return exports.tasks_csv(run)
+    table = notebook.tasks_table(run) if records == "tasks" else notebook.series_table(run)
+    return notebook.response(table, fmt)
 
 
 def run_result_json(request, public_id):

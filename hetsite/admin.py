@@ -3,8 +3,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from . import permissions
-from .exports import runs_csv
 from .models import Experiment, Run, Scenario
+from .notebook import csv_response, runs_table
 from .services import submission
 
 
@@ -86,7 +86,7 @@ class ExperimentAdmin(admin.ModelAdmin):
     def export_csv(self, request, queryset):
         runs = Run.objects.filter(experiment__in=queryset).defer("result_gz").select_related(
             "experiment")
-        return runs_csv(runs, "experiments.csv")
+        return csv_response(runs_table(runs, "experiments"))
 
 
 @admin.register(Run)
@@ -110,4 +110,4 @@ class RunAdmin(admin.ModelAdmin):
 
     @admin.action(description="Export as CSV")
     def export_csv(self, request, queryset):
-        return runs_csv(queryset.select_related("experiment"), "runs.csv")
+        return csv_response(runs_table(queryset, "runs"))

@@ -7,7 +7,6 @@ columns come in natural order (priority_1, priority_2, ..., priority_10).
 from __future__ import annotations
 
 import csv
-import json
 import re
 
 from django.http import HttpResponse
@@ -51,41 +50,13 @@ def _csv_response(filename: str):
     return response, csv.writer(response)
 
 
-def _metric_units(kind: str) -> dict[str, str]:
-    lab = kinds.get_kind(kind)
-    return {m.key: m.unit for m in lab.metrics} if lab else {}
-
-
-def _swept(axes) -> list[str]:
+def swept(axes) -> list[str]:
     """The dotted parameters a sweep sets (each part of a linked ``a+b`` axis)."""
     return [name for axis in axes or [] for name in axis["param"].split("+")]
 
 
 def _setting_cells(setting: dict, params: list[str]) -> list:
     return ["" if setting.get(p) is None else setting.get(p) for p in params]
-
-
-def runs_csv(runs, filename: str, axes=None) -> HttpResponse:
-    """One row per run: kind, ids, the sweep point and the swept parameters' values (a sweep),
-    policy, trial, seed, status, error and every scalar metric, the metrics in natural order
-    with their units in the header."""
-    runs = list(runs)
-    params = _swept(axes)
-    keys = sorted({k for r in runs for k, v in r.summary.items()
-                   if isinstance(v, (int, float, str)) or v is None}, key=natural_key)
-    units: dict[str, str] = {}
-    for kind in sorted({r.experiment.kind for r in runs}):
-        units.update(_metric_units(kind))
-    response, writer = _csv_response(filename)
-    where = ["point", *params] if axes else []
-    writer.writerow(["kind", "experiment", "run", *where, "policy", "trial", "seed", "status",
-                     "error", *[header(k, units) for k in keys]])
-    for r in runs:
-        at = [r.point, *_setting_cells(r.overrides, params)] if axes else []
-        writer.writerow([r.experiment.kind, r.experiment.public_id, r.public_id, *at, r.policy,
-                         r.trial, r.seed, r.status, r.error,
-                         *[r.summary.get(k, "") for k in keys]])
-    return response
 
 
 def _point_setting(experiment, point: int) -> dict:
@@ -103,7 +74,7 @@ def summary_csv(experiment, table, point: int = 0) -> HttpResponse:
     metric's range) and the cell's rank; a sweep's rows carry the point and the swept
     parameters' values."""
     response, writer = _csv_response(_summary_name(experiment, point, "csv"))
-    params = _swept(experiment.axes)
+    params = swept(experiment.axes)
     setting = _point_setting(experiment, point)
     head = ["point", *params] if experiment.axes else []
     head += ["policy", "policy label", "runs"]
@@ -164,30 +135,6 @@ def summary_latex(experiment, table, point: int = 0) -> HttpResponse:
     response = HttpResponse("\n".join(lines) + "\n", content_type="text/x-tex; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="{_summary_name(experiment, point, "tex")}"')
-    return response
-
-
-def tasks_csv(run) -> HttpResponse:
-    """The per-task (or per-surveil) records of a finished run; lists joined by spaces, status
-    codes written as words, units in the header."""
-    result = json.loads(selectors.result_json(run))
-    tasks = result.get("tasks", {})
-    codes = (result.get("extra") or {}).get("status_codes") or {}
-    lab = kinds.get_kind(run.experiment.kind)
-    units = lab.task_units if lab else {}
-    columns = list(tasks)
-    response, writer = _csv_response(f"tasks-{run.public_id}.csv")
-    params = _swept(run.experiment.axes)
-    where = [run.point, *_setting_cells(run.overrides, params)] if params else []
-    writer.writerow([*(["point", *params] if params else []),
-                     *[header(c, units) for c in columns]])
-    status_at = columns.index("status") if "status" in columns and codes else -1
-    for row in zip(*(tasks[c] for c in columns), strict=False):
-        out = [" ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else v)
-               for v in row]
-        if status_at >= 0:
-            out[status_at] = codes.get(str(row[status_at]), row[status_at])
-        writer.writerow([*where, *out])
     return response
 
 

@@ -121,7 +121,7 @@ def test_admin_lists_filters_and_exports(experiment):
     assert listing.status_code == 200 and "meta+pf" in listing.content.decode()
     response = client.post("/admin/hetsite/experiment/", {
         "action": "export_csv", "_selected_action": [experiment.pk]})
-    rows = response.content.decode().splitlines()
+    rows = response.getvalue().decode().splitlines()
     assert rows[0].startswith("kind,experiment,run,policy") and len(rows) == 3
     response = client.post("/admin/hetsite/experiment/", {
         "action": "rerun", "_selected_action": [experiment.pk]}, follow=True)

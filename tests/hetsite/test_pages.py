@@ -131,12 +131,12 @@ def test_exports(client, small):
     experiment = submission.create_experiment(submission.validate_submission(
         kind=small["kind"], preset=small["preset"], policies=small["policies"], trials=1))
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/e/{experiment.public_id}/runs.csv").content.decode())))
+        client.get(f"/e/{experiment.public_id}/runs.csv").getvalue().decode())))
     assert rows[0][:7] == ["kind", "experiment", "run", "policy", "trial", "seed", "status"]
     assert len(rows) == 1 + len(small["policies"])
     run = experiment.runs.first()
     tasks = list(csv.reader(io.StringIO(
-        client.get(f"/r/{run.public_id}/tasks.csv").content.decode())))
+        client.get(f"/r/{run.public_id}/tasks.csv").getvalue().decode())))
     assert len(tasks) > 1
     full = json.loads(client.get(f"/r/{run.public_id}/result.json").content)
     assert full["summary"] == run.summary

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from hetsite import exports, kinds, permissions, presenters, selectors
+from hetsite import kinds, notebook, permissions, presenters, selectors
 from hetsite.models import Experiment, Run, Scenario, Visibility
 from hetsite.services import submission
 from simcore.sweep import SweepRun
@@ -62,6 +62,10 @@ def test_best_value_per_column_and_intervals_clipped_to_the_range():
                                              ui.policy_color("max-util")]
 
 
+def read_csv(response) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(response.getvalue().decode())))
+
+
 @pytest.mark.django_db
 def test_exports_name_units_order_columns_naturally_and_write_status_words():
     scenario = Scenario.objects.create(kind="serial-preemption", name="s", params={})
@@ -73,11 +77,12 @@ def test_exports_name_units_order_columns_naturally_and_write_status_words():
                              summary={"value_priority_10": 1, "value_priority_2": 2,
                                       "wait_mean_s": 3.0, "pct_max_utility": 50.0},
                              result_gz=gzip.compress(json.dumps(result).encode()))
-    rows = list(csv.reader(io.StringIO(exports.tasks_csv(run).content.decode())))
-    assert rows[0] == ["id", "arrival (s)", "status"]
-    assert [r[2] for r in rows[1:]] == ["done", "dropped"]
-    rows = list(csv.reader(io.StringIO(
-        exports.runs_csv([run], "runs.csv").content.decode())))
+    rows = read_csv(notebook.csv_response(notebook.tasks_table(run)))
+    assert rows[0] == ["run", "policy", "trial", "seed", "id", "arrival (s)", "status"]
+    assert [r[6] for r in rows[1:]] == ["done", "dropped"]
+    assert {r[0] for r in rows[1:]} == {str(run.public_id)}
+    rows = read_csv(notebook.csv_response(
+        notebook.runs_table(Run.objects.filter(pk=run.pk), "runs")))
     head = rows[0]
     assert head[0] == "kind" and rows[1][0] == "serial-preemption"
     assert head.index("value_priority_2") < head.index("value_priority_10")

@@ -29,7 +29,7 @@ def sweep():
 
 
 def rows_of(response):
-    return list(csv.DictReader(io.StringIO(response.content.decode())))
+    return list(csv.DictReader(io.StringIO(response.getvalue().decode())))
 
 
 def posted_form(page) -> dict:

@@ -1,0 +1,247 @@
+"""Long-format tables for notebooks: a row per run (or per task, per sample of a series), every
+column named with its unit, written as CSV or Parquet a chunk of rows at a time.
+
+An experiment may hold tens of thousands of runs, so its table is never built whole: runs are
+read from the database in chunks (``values_list(...).iterator``), the CSV is streamed, and the
+Parquet file is written one row group per chunk to a temporary file that is then streamed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from django.http import FileResponse, StreamingHttpResponse
+
+from simcore.sweep import axis_value
+
+from . import kinds, selectors
+from .exports import header, natural_key, swept
+
+CHUNK = 2000  # rows read from the database, and written as one Parquet row group, at a time
+
+# A column's type, as Parquet stores it and pandas reads it back.
+INT, FLOAT, TEXT = "int64", "float64", "string"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str  # with its unit: "wait_mean_s (s)"
+    type: str  # INT, FLOAT or TEXT
+
+
+@dataclass(frozen=True)
+class Table:
+    """A long table: its columns, and its rows a chunk (a list of lists) at a time."""
+
+    columns: list[Column]
+    chunks: Iterable[list[list]]
+    name: str  # the file's name without its extension
+
+
+def value_type(values: Iterable) -> str:
+    """The narrowest of INT, FLOAT and TEXT that holds every value (None aside)."""
+    seen = INT
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return TEXT
+        if isinstance(v, float):
+            seen = FLOAT
+    return seen
+
+
+def _swept_types(axes) -> dict[str, str]:
+    return {name: value_type(axis["values"]) for axis in axes or []
+            for name in axis["param"].split("+")}
+
+
+def _where(axes) -> list[Column]:
+    """The columns that say which sweep point a row belongs to (none without a sweep)."""
+    if not axes:
+        return []
+    types = _swept_types(axes)
+    return [Column("point", INT), *[Column(p, types[p]) for p in swept(axes)]]
+
+
+def _where_cells(point: int, overrides: dict, axes) -> list:
+    return [point, *[axis_value(overrides, p) for p in swept(axes)]] if axes else []
+
+
+def _metric_units(kind_names) -> dict[str, str]:
+    units: dict[str, str] = {}
+    for kind in sorted(kind_names):
+        lab = kinds.get_kind(kind)
+        units.update({m.key: m.unit for m in lab.metrics} if lab else {})
+    return units
+
+
+def _metric_keys(summaries: Iterable[dict]) -> dict[str, str]:
+    """Every scalar key of the summaries with its type (one pass; only the keys are kept)."""
+    types: dict[str, str] = {}
+    for summary in summaries:
+        for key, v in summary.items():
+            if not isinstance(v, (list, dict)):
+                types[key] = _merge(types.get(key, INT), value_type([v]))
+    return {k: types[k] for k in sorted(types, key=natural_key)}
+
+
+def _merge(a: str, b: str) -> str:
+    order = (INT, FLOAT, TEXT)
+    return order[max(order.index(a), order.index(b))]
+
+
+RUN_FIELDS = ("experiment__kind", "experiment__public_id", "public_id", "point", "overrides",
+              "policy", "trial", "seed", "status", "error", "summary")
+
+
+def runs_table(runs, name: str, axes=None) -> Table:
+    """A row per run of ``runs`` (an ordered queryset): kind, experiment, run, the sweep point
+    and each swept parameter's value (a sweep), policy, trial, seed, status, error and every
+    scalar metric of the runs' summaries, in natural order with its unit in the header.
+
+    Two passes over the summaries, both in chunks: one for the metric columns, one for the rows.
+    """
+    keys = _metric_keys(runs.values_list("summary", flat=True).iterator(chunk_size=CHUNK))
+    units = _metric_units(runs.order_by().values_list("experiment__kind", flat=True).distinct())
+    columns = [Column("kind", TEXT), Column("experiment", TEXT), Column("run", TEXT),
+               *_where(axes), Column("policy", TEXT), Column("trial", INT),
+               Column("seed", INT), Column("status", TEXT), Column("error", TEXT),
+               *[Column(header(k, units), t) for k, t in keys.items()]]
+
+    def rows():
+        for kind, experiment, run, point, overrides, policy, trial, seed, status, error, \
+                summary in runs.values_list(*RUN_FIELDS).iterator(chunk_size=CHUNK):
+            yield [kind, str(experiment), str(run), *_where_cells(point, overrides, axes),
+                   policy, trial, seed, status, error, *[summary.get(k) for k in keys]]
+
+    return Table(columns, _chunked(rows()), name)
+
+
+def _run_cells(run) -> tuple[list[Column], list]:
+    """The columns that tie a task's or a sample's row to its run."""
+    axes = run.experiment.axes
+    columns = [Column("run", TEXT), *_where(axes), Column("policy", TEXT),
+               Column("trial", INT), Column("seed", INT)]
+    return columns, [str(run.public_id), *_where_cells(run.point, run.overrides, axes),
+                     run.policy, run.trial, run.seed]
+
+
+def records_table(run, records: dict[str, list], units: dict[str, str], name: str,
+                  words: dict[str, dict] | None = None) -> Table:
+    """A row per record of a column-wise table (a run's tasks, or its series' samples): the
+    run's id, sweep point, policy, trial and seed, then each column with its unit. Columns
+    shorter than the longest are left empty below their end; a list inside a cell is written
+    as its items joined by spaces; ``words`` maps a column's codes to words."""
+    words = words or {}
+    names = [c for c, v in records.items() if isinstance(v, list)]
+    length = max((len(records[c]) for c in names), default=0)
+
+    def cell(column: str, i: int):
+        values = records[column]
+        v = values[i] if i < len(values) else None
+        if isinstance(v, list):
+            return " ".join(map(str, v))
+        return words[column].get(str(v), v) if column in words and v is not None else v
+
+    def column_type(column: str) -> str:
+        values = records[column]
+        if column in words or any(isinstance(v, list) for v in values):
+            return TEXT
+        return value_type(values)
+
+    head, ids = _run_cells(run)
+    columns = [*head, *[Column(header(c, units), column_type(c)) for c in names]]
+    rows = ([*ids, *[cell(c, i) for c in names]] for i in range(length))
+    return Table(columns, _chunked(rows), name)
+
+
+def _chunked(rows: Iterator[list]) -> Iterator[list[list]]:
+    chunk = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+class _Echo:
+    """A file-like object whose ``write`` hands back what it was given (csv.writer into a
+    stream of strings)."""
+
+    def write(self, value):
+        return value
+
+
+def csv_response(table: Table) -> StreamingHttpResponse:
+    writer = csv.writer(_Echo())
+
+    def lines():
+        yield writer.writerow([c.name for c in table.columns])
+        for chunk in table.chunks:
+            yield "".join(writer.writerow(["" if v is None else v for v in row])
+                          for row in chunk)
+
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{table.name}.csv"'
+    return response
+
+
+def parquet_response(table: Table) -> FileResponse:
+    """The table as a Parquet file: a row group per chunk, written to a temporary file (on
+    disk past a few MB) that the response streams and then closes, which removes it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrow = {INT: pa.int64(), FLOAT: pa.float64(), TEXT: pa.string()}
+    schema = pa.schema([(c.name, arrow[c.type]) for c in table.columns])
+    # Not a context manager: the response closes (and so removes) it once it has been sent.
+    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115
+    with pq.ParquetWriter(spool, schema) as writer:
+        for chunk in table.chunks:
+            columns = [_arrow_values(col, [row[i] for row in chunk])
+                       for i, col in enumerate(table.columns)]
+            writer.write_table(pa.Table.from_arrays(
+                [pa.array(values, type=arrow[col.type])
+                 for values, col in zip(columns, table.columns, strict=True)], schema=schema))
+    spool.seek(0)
+    return FileResponse(spool, as_attachment=True, filename=f"{table.name}.parquet",
+                        content_type="application/vnd.apache.parquet")
+
+
+def _arrow_values(column: Column, values: list) -> list:
+    if column.type == TEXT:
+        return [None if v is None else str(v) for v in values]
+    if column.type == FLOAT:
+        return [None if v is None else float(v) for v in values]
+    return values
+
+
+def response(table: Table, fmt: str):
+    return parquet_response(table) if fmt == "parquet" else csv_response(table)
+
+
+def _result(run) -> dict:
+    return json.loads(selectors.result_json(run) or b"{}")
+
+
+def tasks_table(run) -> Table:
+    """The per-task (or per-surveil) records of a finished run, a row per task; status codes
+    written as words, units in the header."""
+    result = _result(run)
+    lab = kinds.get_kind(run.experiment.kind)
+    codes = (result.get("extra") or {}).get("status_codes") or {}
+    return records_table(run, result.get("tasks") or {}, lab.task_units if lab else {},
+                         f"tasks-{run.public_id}", {"status": codes} if codes else None)
+
+
+def series_table(run) -> Table:
+    """The time series of a finished run as stored in its full result (per minute: ``t_min``
+    is the time axis), a row per sample."""
+    return records_table(run, _result(run).get("series") or {}, {}, f"series-{run.public_id}")
