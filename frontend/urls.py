@@ -30,4 +30,5 @@ urlpatterns = [
     path("figures/", views.figures_index, name="figures"),
     path("figures/<str:name>/run/", views.run_figure, name="run-figure"),
     path("compare/", views.compare_runs, name="compare-runs"),
+    path("compare/experiments/", views.compare_experiments, name="compare-experiments"),
 ]

@@ -13,6 +13,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
 from hetsite import (
+    comparing,
     exports,
     figures,
     kinds,
@@ -295,6 +296,35 @@ def compare_runs(request):
     return render(request, "frontend/compare.html", {
         "runs": runs, "figures": figures.compare_runs_figures(runs),
         "picker_url": reverse("frontend:compare-runs")})
+
+
+def compare_experiments(request):
+    """Experiments (or sweep points) of one kind side by side, ``?e=<id>&e=<id>[:point]``: the
+    policies' means with their intervals per metric and what differs between the scenarios;
+    with fewer than two, the picker (of the kind of the one given)."""
+    who = permissions.viewer(request)
+    context, status = {"max_sides": comparing.MAX_SIDES, "sides": [], "figures": []}, 200
+    try:
+        sides = comparing.read_sides(request.GET.getlist("e"), who)
+    except comparing.Refused as err:
+        sides, status = [], 400
+        context["error"] = str(err)
+    context["sides"] = sides
+    if len(sides) >= 2:
+        lab = kinds.get_kind(sides[0].experiment.kind)
+        tables = comparing.tables(lab, sides)
+        context.update(tables=tables, differences=comparing.differences(lab, sides), figures=[
+            {"id": f"compare-{t.column.metric.key}", "title": t.column.header,
+             "figure": comparing.figure(t, sides)} for t in tables])
+    kind = sides[0].experiment.kind if sides else request.GET.get("kind", "")
+    pages = Paginator(selectors.browse_experiments(who, selectors.Browse(kind=kind[:40])).filter(
+        status=Status.DONE).exclude(pk__in=[s.experiment.pk for s in sides]), 10)
+    page = pages.get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context.update(kind=kind, page=page, query=query.urlencode(), choices=[
+        (e, comparing.point_choices(kinds.get_kind(e.kind), e)) for e in page.object_list])
+    return render(request, "frontend/compare_experiments.html", context, status=status)
 
 
 def _run_picker(request, who):

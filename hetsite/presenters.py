@@ -355,6 +355,10 @@ def _described(ui: kinds.LabKind | None) -> dict[str, dict]:
     return _declarations(ui.environment.config_cls) if ui else {}
 
 
+# The same cells, values and parameters as the result page, for hetsite.comparing.
+metric_cell, differs, flat, shown, declared = _cell, _differs, _flat, _show, _described
+
+
 @functools.cache
 def _declarations(config_cls) -> dict[str, dict]:
     """A config's parameters by name (read-only). Kept: reflecting a config takes a few ms,
