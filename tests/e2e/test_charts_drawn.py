@@ -1,7 +1,7 @@
 """What the lab draws is what the results say (issue 26), read back from headless Chromium.
 
-For every chart of every kind on the experiment, run, side-by-side, sweep, paired and figure
-pages, and for each cartesian subplot of it:
+For every chart of every kind on the experiment, run, side-by-side, sweep, paired, figure and
+compared-experiments pages, and for each cartesian subplot of it:
 
 * the data layer sits on its axes: a tick value, converted by the axis (``axis.l2p``) from the
   data layer's origin (the ``.overplot`` group's screen matrix), lands on its tick label;
@@ -235,7 +235,11 @@ def test_sweep_point_and_paired_pages_are_drawn_on_their_axes_in_bounds(live_ser
     for query, where in (("", "sweep"), ("?point=1", "point"), ("?baseline=easy", "paired sweep"),
                          ("?point=1&baseline=easy", "paired point")):
         read += check_page(page, url + query, policies, colours, charts_drawn, where=where)
-    assert read >= 12
+    # Its two points compared as two experiments: a bar chart per metric.
+    both = f"e={experiment.public_id}:0&e={experiment.public_id}:1"
+    read += check_page(page, f"{live_server.url}/compare/experiments/?{both}", policies, colours,
+                       charts_drawn, where="experiments compared")
+    assert read >= 12 + 3
 
 
 def test_a_figure_page_and_a_run_comparison_are_drawn_on_their_axes_in_bounds(

@@ -9,6 +9,7 @@ Runs execute eagerly (test settings) on the small UAV preset, three trials each.
 
 import re
 
+import pandas as pd
 import pytest
 
 from hetsite import kinds
@@ -124,3 +125,22 @@ def test_a_researcher_compares_two_experiments_and_reads_means_intervals_and_the
                 want = expected(sides[letter], policy, metric)
                 assert error["low"] == pytest.approx(want.low, abs=tol), (metric.key, policy)
                 assert error["high"] == pytest.approx(want.high, abs=tol), (metric.key, policy)
+
+
+def test_the_runs_parquet_button_downloads_what_the_runs_stored(live_server, page, tmp_path):
+    experiment_id = run_form(page, live_server.url, 3, "to a notebook")
+    with page.expect_download() as download:
+        page.click("#runs-parquet")
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    assert path.name == f"runs-{experiment_id}.parquet"
+    frame = pd.read_parquet(path)
+    runs = {str(r.public_id): r for r in Experiment.objects.get(public_id=experiment_id).runs.all()}
+    assert sorted(frame["run"]) == sorted(runs) and len(runs) == 2 * 3
+    units = {m.key: m.unit for m in kinds.get_kind("uav").metrics}
+    for _, row in frame.iterrows():
+        run = runs[row["run"]]
+        assert (row["policy"], row["seed"], row["status"]) == (run.policy, run.seed, "done")
+        for key, value in run.summary.items():
+            header = f"{key} ({units[key]})" if units.get(key) else key
+            assert row[header] == pytest.approx(value, rel=1e-12, abs=0), header
