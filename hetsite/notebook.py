@@ -24,7 +24,7 @@ from .exports import header, natural_key, swept
 CHUNK = 2000  # rows read from the database, and written as one Parquet row group, at a time
 
 # A column's type, as Parquet stores it and pandas reads it back.
-INT, FLOAT, TEXT = "int64", "float64", "string"
+BOOL, INT, FLOAT, TEXT = "bool", "int64", "float64", "string"
 
 
 @dataclass(frozen=True)
@@ -43,16 +43,27 @@ class Table:
 
 
 def value_type(values: Iterable) -> str:
-    """The narrowest of INT, FLOAT and TEXT that holds every value (None aside)."""
-    seen = INT
+    """BOOL when every value is a truth value, else the narrowest of INT, FLOAT and TEXT that
+    holds every value (missing values aside; INT when all are missing)."""
+    seen = None
     for v in values:
-        if v is None:
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            return TEXT
-        if isinstance(v, float):
-            seen = FLOAT
-    return seen
+        seen = _merge(seen, _type_of(v))
+    return seen or INT
+
+
+def _type_of(v) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return BOOL
+    return INT if isinstance(v, int) else FLOAT if isinstance(v, float) else TEXT
+
+
+def _merge(a: str | None, b: str | None) -> str | None:
+    """The type that holds values of both (None: nothing seen yet)."""
+    if a is None or b is None or a == b:
+        return a or b
+    return FLOAT if {a, b} == {INT, FLOAT} else TEXT
 
 
 def _swept_types(axes) -> dict[str, str]:
@@ -82,17 +93,12 @@ def _metric_units(kind_names) -> dict[str, str]:
 
 def _metric_keys(summaries: Iterable[dict]) -> dict[str, str]:
     """Every scalar key of the summaries with its type (one pass; only the keys are kept)."""
-    types: dict[str, str] = {}
+    types: dict[str, str | None] = {}
     for summary in summaries:
         for key, v in summary.items():
             if not isinstance(v, (list, dict)):
-                types[key] = _merge(types.get(key, INT), value_type([v]))
-    return {k: types[k] for k in sorted(types, key=natural_key)}
-
-
-def _merge(a: str, b: str) -> str:
-    order = (INT, FLOAT, TEXT)
-    return order[max(order.index(a), order.index(b))]
+                types[key] = _merge(types.get(key), _type_of(v))
+    return {k: types[k] or INT for k in sorted(types, key=natural_key)}
 
 
 RUN_FIELDS = ("experiment__kind", "experiment__public_id", "public_id", "point", "overrides",
@@ -136,9 +142,14 @@ def records_table(run, records: dict[str, list], units: dict[str, str], name: st
     """A row per record of a column-wise table (a run's tasks, or its series' samples): the
     run's id, sweep point, policy, trial and seed, then each column with its unit. Columns
     shorter than the longest are left empty below their end; a list inside a cell is written
-    as its items joined by spaces; ``words`` maps a column's codes to words."""
+    as its items joined by spaces; a column of columns (``{"uav 1": [...], ...}``, one series
+    per UAV) gives a column each (``energy_remaining.1``); ``words`` maps a column's codes to
+    words."""
     words = words or {}
-    names = [c for c, v in records.items() if isinstance(v, list)]
+    records = {**{c: v for c, v in records.items() if isinstance(v, list)},
+               **{f"{c}.{k}": v for c, inner in records.items() if isinstance(inner, dict)
+                  for k, v in inner.items() if isinstance(v, list)}}
+    names = list(records)
     length = max((len(records[c]) for c in names), default=0)
 
     def cell(column: str, i: int):
@@ -199,7 +210,7 @@ def parquet_response(table: Table) -> FileResponse:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    arrow = {INT: pa.int64(), FLOAT: pa.float64(), TEXT: pa.string()}
+    arrow = {BOOL: pa.bool_(), INT: pa.int64(), FLOAT: pa.float64(), TEXT: pa.string()}
     schema = pa.schema([(c.name, arrow[c.type]) for c in table.columns])
     # Not a context manager: the response closes (and so removes) it once it has been sent.
     spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115

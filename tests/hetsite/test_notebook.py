@@ -116,8 +116,18 @@ def test_tasks_and_series_come_a_row_per_record_tied_to_their_run(sweep):
             numeric = next(c for c in columns if len(source[c]) == length
                            and all(isinstance(v, (int, float)) for v in source[c]))
             assert list(frame[metric_column(frame, numeric)]) == pytest.approx(source[numeric])
-    series = pd.read_csv(io.BytesIO(body(client.get(f"/r/{run.public_id}/series.csv"))))
+    series = pd.read_parquet(io.BytesIO(body(client.get(f"/r/{run.public_id}/series.parquet"))))
     assert "t_min (min)" in series.columns
+    # A series per UAV: a column each, its values as stored.
+    per_uav = result["series"]["energy_remaining"]
+    assert isinstance(per_uav, dict) and per_uav
+    for uav, values in per_uav.items():
+        stored_values = [float("nan") if v is None else v for v in values]
+        assert list(series[f"energy_remaining.{uav}"])[:len(values)] == pytest.approx(
+            stored_values, nan_ok=True)
+    tasks = pd.read_parquet(io.BytesIO(body(client.get(f"/r/{run.public_id}/tasks.parquet"))))
+    assert tasks["preempted"].dtype == "bool"
+    assert list(tasks["preempted"]) == result["tasks"]["preempted"]
 
 
 def test_exports_follow_the_experiment_s_visibility(sweep):
