@@ -101,3 +101,18 @@ def test_only_experiments_the_caller_may_read():
     assert owner.get(url).status_code == 200
     assert str(hidden.public_id) in owner.get(
         f"/compare/experiments/?e={mine.public_id}").content.decode()
+
+
+def test_an_experiment_without_finished_runs_shows_no_numbers_and_a_bad_id_is_a_404():
+    done = make()
+    waiting = submission.create_experiment(submission.validate_submission(
+        **UAV, params={"horizon_h": 3.0}, trials=2), dispatch=False)
+    page = Client().get(f"/compare/experiments/?e={done.public_id}&e={waiting.public_id}")
+    assert page.status_code == 200
+    for table in page.context["tables"]:
+        assert all(row.cells[1].mean is None and row.cells[1].text == "–" for row in table.rows)
+        assert all(row.cells[0].mean is not None for row in table.rows)
+    value = next(f["figure"] for f in page.context["figures"] if f["id"] == "compare-value")
+    assert all(trace["y"][1] is None for trace in value["data"])
+    assert Client().get(f"/compare/experiments/?e={done.public_id}&e=not-an-id"
+                        ).status_code == 404
