@@ -327,6 +327,15 @@
     return s + " s";
   }
 
+  // The words of hetsite.presenters.counts_text: a cancelled run never finished.
+  function countsText(c) {
+    var total = c.queued + c.running + c.done + c.failed + c.cancelled;
+    var text = (c.done + c.failed) + " of " + total + " run" + (total === 1 ? "" : "s") + " finished";
+    if (c.failed) text += " (" + c.failed + " failed)";
+    if (c.cancelled) text += ", " + c.cancelled + " cancelled";
+    return text;
+  }
+
   function announce(text) {
     var live = document.getElementById("live-status");
     if (live && live.textContent !== text) live.textContent = text;
@@ -367,7 +376,6 @@
           badge.className = "badge " + p.status;
           // Counts cover every run; the rows are those of the page shown.
           var done = p.counts.done;
-          var finished = p.counts.done + p.counts.failed + p.counts.cancelled;
           p.runs.forEach(function (run) {
             var row = document.querySelector('tr[data-run="' + run.id + '"]');
             if (!row) return;
@@ -380,14 +388,14 @@
           });
           var elapsed = (Date.now() - created) / 1000;
           document.getElementById("elapsed").textContent = duration(elapsed);
-          document.getElementById("runs-finished").textContent =
-            finished + " of " + p.runs_total + " runs finished";
+          var counted = countsText(p.counts);
+          document.getElementById("runs-finished").textContent = counted;
           var etaWrap = document.getElementById("eta-wrap");
           if (p.progress > 0 && p.progress < 100) {
             document.getElementById("eta").textContent = duration(elapsed * (100 - p.progress) / p.progress);
             etaWrap.hidden = false;
           }
-          announce(finished + " of " + p.runs_total + " runs finished; " + p.status);
+          announce(counted + "; " + p.status);
           var final = ["done", "failed", "cancelled"].indexOf(p.status) >= 0;
           if (final) {
             window.location.reload();
