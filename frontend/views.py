@@ -16,6 +16,7 @@ from hetsite import (
     exports,
     figures,
     kinds,
+    listing,
     permissions,
     presenters,
     scoreboard,
@@ -44,8 +45,7 @@ def home(request):
     return render(request, "frontend/home.html", {
         "page": page, "browse": browse, "query": query.urlencode(),
         "choices": selectors.browse_choices(),
-        "kinds": kinds.all_kinds(),
-        "owned": {e.pk for e in page.object_list if permissions.is_owner(who, e)},
+        "kinds": kinds.all_kinds(), "rows": listing.list_rows(who, page.object_list),
     })
 
 
