@@ -49,6 +49,18 @@ def home(request):
     })
 
 
+def _say_what_the_cookie_means(request, who) -> None:
+    """Once, when an anonymous visitor's first experiment gave them an owner cookie."""
+    if who.new_token:
+        messages.info(request, OWNER_COOKIE_NOTICE)
+
+
+OWNER_COOKIE_NOTICE = (
+    "This experiment is yours on this browser: a cookie here lets you edit, cancel and delete "
+    "it, and nobody else can. Log in to keep it (and any others you make) in your account; "
+    "clearing this browser's cookies otherwise loses it.")
+
+
 def new_index(request):
     """Pick a scenario kind and a preset to start from."""
     return render(request, "frontend/new_index.html", {
@@ -93,6 +105,7 @@ def new_experiment(request, kind: str):
                 form.add_error(None, str(exc))
                 status = 503
             else:
+                _say_what_the_cookie_means(request, who)
                 return redirect("frontend:experiment", public_id=experiment.public_id)
         return render(request, "frontend/new.html", _form_context(ui, form), status=status)
 
@@ -249,6 +262,7 @@ def run_figure(request, name):
     except (admission.Refused, submission.BrokerUnavailable) as exc:
         messages.error(request, getattr(exc, "message", str(exc)))
         return redirect("frontend:figures")
+    _say_what_the_cookie_means(request, who)
     return redirect("frontend:experiment", public_id=experiment.public_id)
 
 
