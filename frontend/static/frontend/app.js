@@ -22,6 +22,22 @@
     return out;
   }
 
+  // Error bars without a colour of their own are drawn in Plotly's #444, which all but vanishes
+  // on the dark plot (contrast 1.6): in dark mode they take the text colour (contrast 13).
+  function themedData(data) {
+    if (!dark) return data;
+    return data.map(function (trace) {
+      var out = trace;
+      ["error_x", "error_y"].forEach(function (k) {
+        if (trace[k] && !trace[k].color) {
+          if (out === trace) out = Object.assign({}, trace);
+          out[k] = Object.assign({}, trace[k], {color: "#dfe4ec"});
+        }
+      });
+      return out;
+    });
+  }
+
   // The page loads plotly.js's cartesian bundle; a figure with another trace type makes the
   // full bundle load first (once).
   var CARTESIAN = ["scatter", "bar", "box", "heatmap", "histogram", "histogram2d",
@@ -55,7 +71,7 @@
     // The box keeps the figure's height, so a window resize never shrinks a tall figure.
     el.style.height = layout.height + "px";
     el.dataset.drawn = "0";
-    return Plotly.newPlot(el, figure.data || [], themed(layout), config).then(function () {
+    return Plotly.newPlot(el, themedData(figure.data || []), themed(layout), config).then(function () {
       el.dataset.drawn = "1";
       if (el.dataset.pointLink === "1") linkPoints(el);
       document.dispatchEvent(new CustomEvent("hetsite:drawn", {detail: el.id}));
