@@ -17,6 +17,7 @@ from hetsite import (
     exports,
     figures,
     kinds,
+    listing,
     notebook,
     permissions,
     presenters,
@@ -46,9 +47,20 @@ def home(request):
     return render(request, "frontend/home.html", {
         "page": page, "browse": browse, "query": query.urlencode(),
         "choices": selectors.browse_choices(),
-        "kinds": kinds.all_kinds(),
-        "owned": {e.pk for e in page.object_list if permissions.is_owner(who, e)},
+        "kinds": kinds.all_kinds(), "rows": listing.list_rows(who, page.object_list),
     })
+
+
+def _say_what_the_cookie_means(request, who) -> None:
+    """Once, when an anonymous visitor's first experiment gave them an owner cookie."""
+    if who.new_token:
+        messages.info(request, OWNER_COOKIE_NOTICE)
+
+
+OWNER_COOKIE_NOTICE = (
+    "This experiment is yours on this browser: a cookie here lets you edit, cancel and delete "
+    "it, and nobody else can. Log in to keep it (and any others you make) in your account; "
+    "clearing this browser's cookies otherwise loses it.")
 
 
 def new_index(request):
@@ -95,6 +107,7 @@ def new_experiment(request, kind: str):
                 form.add_error(None, str(exc))
                 status = 503
             else:
+                _say_what_the_cookie_means(request, who)
                 return redirect("frontend:experiment", public_id=experiment.public_id)
         return render(request, "frontend/new.html", _form_context(ui, form), status=status)
 
@@ -251,6 +264,7 @@ def run_figure(request, name):
     except (admission.Refused, submission.BrokerUnavailable) as exc:
         messages.error(request, getattr(exc, "message", str(exc)))
         return redirect("frontend:figures")
+    _say_what_the_cookie_means(request, who)
     return redirect("frontend:experiment", public_id=experiment.public_id)
 
 

@@ -1,3 +1,5 @@
+import hashlib
+
 from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
@@ -35,13 +37,14 @@ class RunInline(admin.TabularInline):
 
 @admin.register(Experiment)
 class ExperimentAdmin(admin.ModelAdmin):
-    list_display = ["name", "kind", "status", "visibility", "owner", "progress", "trials",
+    list_display = ["name", "kind", "status", "visibility", "owned_by", "progress", "trials",
                     "created", "share_link"]
+    list_select_related = ["owner"]
     list_filter = ["kind", "status", "visibility", ("created", admin.DateFieldListFilter)]
     search_fields = ["name", "notes", "tags", "public_id", "scenario__name"]
     readonly_fields = ["public_id", "kind", "scenario", "policies", "trials", "base_seed",
                        "status", "progress", "cancel_requested", "code_version", "summary",
-                       "account", "estimate_s", "created", "finished", "share_link"]
+                       "account", "estimate_s", "created", "finished", "share_link", "owned_by"]
     fields = ["name", "owner", "visibility", "notes", "tags", *readonly_fields]
     inlines = [RunInline]
     actions = ["rerun", "cancel", "export_csv"]
@@ -59,6 +62,17 @@ class ExperimentAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for experiment in queryset:
             submission.delete_experiment(experiment)
+
+    @admin.display(description="owner", ordering="owner__username")
+    def owned_by(self, obj):
+        """The user, or an anonymous owner by a short digest of their cookie: two experiments
+        of one browser read alike, and the cookie itself (which would let its reader act as
+        the owner) is never shown."""
+        if obj.owner_id is not None:
+            return obj.owner.get_username()
+        if obj.owner_token:
+            return f"cookie {hashlib.sha256(obj.owner_token.encode()).hexdigest()[:8]}"
+        return "none (site)"
 
     @admin.display(description="share link")
     def share_link(self, obj):

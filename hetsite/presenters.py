@@ -339,8 +339,22 @@ def timing(experiment: Experiment, counts: dict[str, int]) -> dict:
     if experiment.status not in FINAL_STATUSES and experiment.progress > 0:
         eta = elapsed * (100.0 - experiment.progress) / experiment.progress
     return {"elapsed": duration(elapsed), "eta": duration(eta) if eta is not None else "",
-            "finished_runs": sum(counts.get(s, 0) for s in FINAL_STATUSES),
-            "total_runs": sum(counts.values()), "done_runs": counts.get(Status.DONE, 0)}
+            "counts_text": counts_text(counts), "done_runs": counts.get(Status.DONE, 0)}
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """"3 of 400 runs finished, 397 cancelled": finished are the runs that ran to their end
+    (failed ones among them, said so); a cancelled run never finished. The page's poll writes
+    the same words (app.js ``countsText``)."""
+    total = sum(counts.values())
+    failed, cancelled = counts.get(Status.FAILED, 0), counts.get(Status.CANCELLED, 0)
+    finished = counts.get(Status.DONE, 0) + failed
+    text = f"{finished} of {total} run{'s' if total != 1 else ''} finished"
+    if failed:
+        text += f" ({failed} failed)"
+    if cancelled:
+        text += f", {cancelled} cancelled"
+    return text
 
 
 # --- sweeps and figure presets ---------------------------------------------------------------

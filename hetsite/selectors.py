@@ -57,18 +57,42 @@ def browse_experiments(who: permissions.Viewer, f: Browse = Browse()) -> QuerySe
         words = [w for w in f.q.split() if w][:8]
         for word in words:
             qs = qs.filter(Q(name__icontains=word) | Q(notes__icontains=word)
-                           | Q(tags__icontains=word))
+                           | Q(tags__icontains=word) | _running_a_policy_like(word))
     if f.kind:
         qs = qs.filter(kind=f.kind)
     if f.status:
         qs = qs.filter(status=f.status)
     if f.policy:
-        qs = qs.filter(Exists(Run.objects.filter(experiment=OuterRef("pk"), policy=f.policy)))
+        qs = qs.filter(_running_a_policy_like(f.policy))
     if f.owner:
         qs = qs.filter(owner__username=f.owner)
     if f.mine:
         qs = qs.filter(permissions.mine(who))
     return qs.order_by("-created", "-id")
+
+
+def policies_like(text: str) -> dict[str, list[str]]:
+    """``{kind: [policy names]}`` of the policies whose name or label contains ``text``
+    (ignoring case): "value per time" finds max-vpt, "VPT" finds max-vpt and max-vpt+p."""
+    text = text.casefold()
+    found = {}
+    for lab in kinds.all_kinds():
+        names = [p.name for p in lab.engine.list_policies(lab.kind)
+                 if text in p.name.casefold() or text in (p.label or "").casefold()]
+        if names:
+            found[lab.kind] = names
+    return found
+
+
+def _running_a_policy_like(text: str) -> Q:
+    """Experiments with a run of a policy named or labelled like ``text`` (in their own kind:
+    the same name may mean another policy in another kind). Matched through the indexed runs
+    (an experiment's policy list is JSON, which SQLite cannot search by element)."""
+    match = Q(pk__in=[])
+    for kind, names in policies_like(text).items():
+        match |= Q(kind=kind) & Exists(Run.objects.filter(experiment=OuterRef("pk"),
+                                                          policy__in=names))
+    return match
 
 
 def browse_choices() -> dict:

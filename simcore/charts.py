@@ -156,7 +156,66 @@ def place_header(figure: dict) -> dict:
         legend.update(yref="container", y=max(0.0, 1.0 - top / height), yanchor="top")
     margin = lay.setdefault("margin", {})
     margin["t"] = max(int(margin.get("t", 0)), top + 6)
+    fit_y_titles(figure, height - margin["t"] - legend_px(figure) - BOTTOM_PX)
     return figure
+
+
+# What Plotly needs under the plot (tick labels and the x title), the width of a character of an
+# axis title (14 px, generously) and of a legend entry's symbol, and the narrowest plot a
+# page draws (a phone): a legend wraps into the most rows there.
+BOTTOM_PX, AXIS_CHAR_PX, LEGEND_ITEM_PX, LEGEND_ROW_PX, NARROWEST_PX = 60, 7, 46, 20, 330
+
+
+def legend_px(figure: dict) -> int:
+    """The height a horizontal legend above the plot takes at the narrowest width a page draws
+    (its entries laid in rows of that width), or 0 without one."""
+    lay = figure.get("layout", {})
+    legend = lay.get("legend") or {}
+    if lay.get("showlegend") is False or legend.get("orientation") != "h":
+        return 0
+    names = [str(t.get("name", "")) for t in figure.get("data", [])
+             if t.get("showlegend", True) is not False and t.get("name")]
+    if not names:
+        return 0
+    rows, used = 1, 0
+    for name in names:
+        width = len(name) * AXIS_CHAR_PX + LEGEND_ITEM_PX
+        if used and used + width > NARROWEST_PX:
+            rows, used = rows + 1, 0
+        used += width
+    return rows * LEGEND_ROW_PX + HEADER_PAD
+
+
+def fit_y_titles(figure: dict, plot_px: float) -> None:
+    """Break a y axis title longer than its axis onto more lines (at spaces).
+
+    A vertical title is centred on its axis: one longer than the axis runs up into the title,
+    note and legend above the plot (the paired differences' "total execution time of completed
+    tasks minus simple (ks)" on a 240 px axis). ``plot_px`` is the height of the plot area; an
+    axis of a panel gets its share of it."""
+    for key, axis in figure.get("layout", {}).items():
+        if not (key.startswith("yaxis") and isinstance(axis, dict)):
+            continue
+        title = axis.get("title")
+        text = title.get("text") if isinstance(title, dict) else None
+        if not text or "<br>" in text:
+            continue
+        low, high = axis.get("domain", (0.0, 1.0))
+        room = max(int(plot_px * (high - low) // AXIS_CHAR_PX), 12)
+        if len(text) > room:
+            title["text"] = "<br>".join(wrap_words(text, room))
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word
+    keeps a line of its own)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def metric_bars(groups: dict, key: str, title: str, unit: str = "",
@@ -347,13 +406,16 @@ def facet(figure: dict, labels: Sequence[str], columns: int | None = None) -> di
     width = (1.0 - gap * (cols - 1)) / cols
     height = (1.0 - gap * 1.6 * (rows - 1)) / rows
     annotations = []
+    # One x title under the middle panel of the last row: one per panel ran into its
+    # neighbours' on a narrow page, and they all said the same.
+    titled = (rows - 1) * cols + (n - (rows - 1) * cols - 1) // 2
     for k, label in enumerate(labels):
         r, c = divmod(k, cols)
         suffix = "" if k == 0 else str(k + 1)
         x0 = c * (width + gap)
         y1 = 1.0 - r * (height + gap * 1.6)
         xaxis = {"domain": [x0, x0 + width], "anchor": f"y{suffix}",
-                 "title": x_title if r == rows - 1 else {}}
+                 "title": x_title if k == titled else {}}
         yaxis = {"domain": [y1 - height, y1], "anchor": f"x{suffix}",
                  "title": y_title if c == 0 else {}}
         if x_type:

@@ -362,6 +362,7 @@ def test_finished_runs_appear_while_running_and_a_cancelled_bar_is_not_full(
     url2 = run_form(page, kind="parallel-energy", preset="small",
                     policies=("easy", "max-upe-ph", "meta-event"), trials=3)
     page.wait_for_selector("#exp-status:text('running')", timeout=120_000)
+    page.once("dialog", lambda d: d.accept())  # Cancel asks first
     page.click("#cancel")
     page.wait_for_selector("#exp-status:text('cancelled')", timeout=120_000)
     text = page.locator("#overall-text").inner_text()

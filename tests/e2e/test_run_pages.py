@@ -21,11 +21,12 @@ def test_runs_come_a_page_at_a_time_and_the_page_shown_stays_live(live_server, p
                                                                   error="synthetic")
     execution.refresh_experiment(experiment.pk)
     page.goto(f"{live_server.url}/e/{experiment.public_id}/")
-    assert "Runs (250) · page 1 of 3" in page.inner_text("#progress-section summary")
+    assert "Runs (250) · page 1 of 3" in page.inner_text("#runs summary")
+    page.click("#runs summary")
     assert page.locator("#runs-table tbody tr").count() == 100
-    assert page.inner_text("#runs-finished") == "30 of 250 runs finished"
+    assert page.inner_text("#runs-finished") == "30 of 250 runs finished (30 failed)"
     page.click("#runs-next")
-    page.wait_for_url(re.compile(r"runs_page=2$"))
+    page.wait_for_url(re.compile(r"runs_page=2#runs$"))
     rows = page.locator("#runs-table tbody tr")
     assert rows.count() == 100
     assert rows.first.get_attribute("data-run") == str(runs[100].public_id)
@@ -40,4 +41,4 @@ def test_runs_come_a_page_at_a_time_and_the_page_shown_stays_live(live_server, p
     # Counts cover every run, not only the page's.
     Run.objects.filter(pk__in=[r.pk for r in runs[200:210]]).update(status=Status.CANCELLED)
     page.wait_for_function("() => document.getElementById('runs-finished').textContent"
-                           " === '40 of 250 runs finished'")
+                           " === '30 of 250 runs finished (30 failed), 10 cancelled'")

@@ -22,6 +22,22 @@
     return out;
   }
 
+  // Error bars without a colour of their own are drawn in Plotly's #444, which all but vanishes
+  // on the dark plot (contrast 1.6): in dark mode they take the text colour (contrast 13).
+  function themedData(data) {
+    if (!dark) return data;
+    return data.map(function (trace) {
+      var out = trace;
+      ["error_x", "error_y"].forEach(function (k) {
+        if (trace[k] && !trace[k].color) {
+          if (out === trace) out = Object.assign({}, trace);
+          out[k] = Object.assign({}, trace[k], {color: "#dfe4ec"});
+        }
+      });
+      return out;
+    });
+  }
+
   // The page loads plotly.js's cartesian bundle; a figure with another trace type makes the
   // full bundle load first (once).
   var CARTESIAN = ["scatter", "bar", "box", "heatmap", "histogram", "histogram2d",
@@ -55,7 +71,7 @@
     // The box keeps the figure's height, so a window resize never shrinks a tall figure.
     el.style.height = layout.height + "px";
     el.dataset.drawn = "0";
-    return Plotly.newPlot(el, figure.data || [], themed(layout), config).then(function () {
+    return Plotly.newPlot(el, themedData(figure.data || []), themed(layout), config).then(function () {
       el.dataset.drawn = "1";
       if (el.dataset.pointLink === "1") linkPoints(el);
       document.dispatchEvent(new CustomEvent("hetsite:drawn", {detail: el.id}));
@@ -327,6 +343,15 @@
     return s + " s";
   }
 
+  // The words of hetsite.presenters.counts_text: a cancelled run never finished.
+  function countsText(c) {
+    var total = c.queued + c.running + c.done + c.failed + c.cancelled;
+    var text = (c.done + c.failed) + " of " + total + " run" + (total === 1 ? "" : "s") + " finished";
+    if (c.failed) text += " (" + c.failed + " failed)";
+    if (c.cancelled) text += ", " + c.cancelled + " cancelled";
+    return text;
+  }
+
   function announce(text) {
     var live = document.getElementById("live-status");
     if (live && live.textContent !== text) live.textContent = text;
@@ -367,7 +392,6 @@
           badge.className = "badge " + p.status;
           // Counts cover every run; the rows are those of the page shown.
           var done = p.counts.done;
-          var finished = p.counts.done + p.counts.failed + p.counts.cancelled;
           p.runs.forEach(function (run) {
             var row = document.querySelector('tr[data-run="' + run.id + '"]');
             if (!row) return;
@@ -380,14 +404,14 @@
           });
           var elapsed = (Date.now() - created) / 1000;
           document.getElementById("elapsed").textContent = duration(elapsed);
-          document.getElementById("runs-finished").textContent =
-            finished + " of " + p.runs_total + " runs finished";
+          var counted = countsText(p.counts);
+          document.getElementById("runs-finished").textContent = counted;
           var etaWrap = document.getElementById("eta-wrap");
           if (p.progress > 0 && p.progress < 100) {
             document.getElementById("eta").textContent = duration(elapsed * (100 - p.progress) / p.progress);
             etaWrap.hidden = false;
           }
-          announce(finished + " of " + p.runs_total + " runs finished; " + p.status);
+          announce(counted + "; " + p.status);
           var final = ["done", "failed", "cancelled"].indexOf(p.status) >= 0;
           if (final) {
             window.location.reload();
