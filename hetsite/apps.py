@@ -8,7 +8,13 @@ class HetsiteConfig(AppConfig):
     def ready(self):
         from django.contrib.auth.signals import user_logged_in
 
+        from simcore.lab import use_uploads
+
+        from . import tasks  # noqa: F401  (registers the Celery tasks in every process)
         from .permissions import adopt, viewer
+        from .uploads import SiteUploads
+
+        use_uploads(SiteUploads())
 
         def adopt_on_login(sender, request, user, **kwargs):
             if request is not None:

@@ -5,25 +5,23 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django import forms
-
 import scheduling.engine as engine
-from hetsite.compact import downsample, quantiles
-from hetsite.kinds import (
-    PARAM_PREFIX,
+from simcore import charts as shared
+from simcore import lab, traces
+from simcore.bounds import Bounds
+from simcore.compact import downsample, quantiles
+from simcore.errors import ScenarioError
+from simcore.lab import (
     UNITLESS,
     ChartSpec,
     Condition,
+    FileInput,
     LabKind,
     Limit,
     Metric,
+    MetricBars,
     register,
 )
-from hetsite.presenters import MetricBars
-from simcore import charts as shared
-from simcore import traces
-from simcore.bounds import Bounds
-from simcore.errors import ScenarioError
 
 from .charts import gantt, grid, manytask, parallel, pbb, replay, serial, vos
 
@@ -125,13 +123,11 @@ def _size(n: int) -> str:
 
 def trace_facts(params: dict) -> list[tuple[str, str]]:
     """The replayed trace: its name (or upload digest), file size and job count."""
-    from hetsite.uploads import trace_library
-
     name = params.get("trace") or ""
     sha = traces.upload_sha(name)
     shown = f"uploaded file, SHA-256 {sha[:16]}…" if sha else name
     try:
-        library = trace_library()
+        library = traces.TraceLibrary(uploads=lab.uploads().store())
         path = library.resolve(name)
         loaded = library.load(name)
     except (ScenarioError, OSError) as err:
@@ -145,43 +141,15 @@ def trace_facts(params: dict) -> list[tuple[str, str]]:
     return facts
 
 
-class TraceChoice:
-    """swf-replay: pick a trace from the shipped library or upload an SWF file."""
+def _trace_choices() -> list[tuple[str, str]]:
+    return [(t["name"], f"{t['name']} — {t['description']}") for t in traces.list_traces()]
 
-    def customize(self, form) -> None:
-        name = PARAM_PREFIX + "trace"
-        old = form.fields[name]
-        choices = [(t["name"], f"{t['name']} — {t['description']}")
-                   for t in traces.list_traces()]
-        current = form.initial.get(name) or (form.data.get(name) if form.is_bound else None)
-        if current and traces.upload_sha(current):
-            choices.append((current, f"uploaded trace {current[7:19]}…"))
-        field = forms.ChoiceField(choices=choices, label=f"{old.label} (library)",
-                                  help_text="or upload your own file below", required=False)
-        for attr in ("unit", "advanced", "param", "json_type", "optional", "group"):
-            setattr(field, attr, getattr(old, attr))
-        form.fields[name] = field
-        form.fields["trace_file"] = forms.FileField(
-            required=False, label="Upload an SWF trace",
-            help_text="Standard Workload Format, plain or .gz; replaces the library choice")
-        form.fields["trace_file"].json_type = "file"
-        form.extra_names.append("trace_file")
 
-    def clean(self, form, data: dict) -> None:
-        upload = data.get("trace_file")
-        if not upload:
-            if not data.get(PARAM_PREFIX + "trace") and "trace_file" not in form.errors:
-                form.add_error(PARAM_PREFIX + "trace", "choose a library trace or upload one")
-            return
-        from hetsite.uploads import stage_trace_upload
-
-        try:
-            staged = stage_trace_upload(upload)
-        except ScenarioError as err:
-            form.add_error("trace_file", err.message)
-        else:
-            form.staged.append(staged)
-            data[PARAM_PREFIX + "trace"] = staged.ref
+TRACE = FileInput(
+    "trace", "swf", _trace_choices, upload_field="trace_file",
+    upload_label="Upload an SWF trace",
+    upload_help="Standard Workload Format, plain or .gz; replaces the library choice",
+    uploaded_label="uploaded trace", required="choose a library trace or upload one")
 
 
 register(LabKind(
@@ -221,7 +189,7 @@ register(LabKind(
     run_charts=[ChartSpec("gantt", "Job Gantt (processors over time)", gantt.job_gantt)],
     default_policies=["fcfs", "easy", "conservative"],
     default_preset="swf-small",
-    form_hook=TraceChoice(),
+    inputs=[TRACE],
     deterministic=True,
     describe_inputs=trace_facts,
     task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s",
@@ -301,7 +269,7 @@ register(LabKind(
     default_policies=["first-fit", "random", "duration-consumed", "duration-remaining",
                       "wcduration", "wcduration-percentresusage"],
     default_preset="pbb-small",
-    form_hook=TraceChoice(),
+    inputs=[TRACE],
     describe_inputs=trace_facts,
     task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s"},
     limits=[
@@ -317,9 +285,7 @@ def _trace_jobs(trace: str, job_limit: int) -> int:
     """Jobs the scenario replays: its job limit, else the trace's job lines (an upload's were
     counted when it was stored; naming an upload that does not exist is refused here)."""
     if traces.upload_sha(trace) is not None:
-        from hetsite.uploads import uploaded_trace_jobs
-
-        jobs = uploaded_trace_jobs(trace)
+        jobs = lab.uploads().count(trace)
         return job_limit or jobs
     return job_limit or len(traces.TraceLibrary().load(trace).columns["job_id"])
 
@@ -547,49 +513,15 @@ def compact_manytask(result) -> dict:
     return {"series": {k: shared.rounded(v, 5) for k, v in series.items()}, "dist": dist}
 
 
-class RuntimeChoice:
-    """many-task: run times from a library trace or an uploaded file (one run time per line,
-    or an SWF trace's run-time column); an upload switches the source to it."""
-
-    field = PARAM_PREFIX + "workload.runtimes"
-
-    def customize(self, form) -> None:
-        old = form.fields[self.field]
-        choices = [(t["name"], f"{t['name']} (run-time column) — {t['description']}")
-                   for t in traces.list_traces()]
-        current = form.initial.get(self.field) or (
-            form.data.get(self.field) if form.is_bound else None)
-        if current and traces.upload_sha(current):
-            choices.append((current, f"uploaded file {current[7:19]}…"))
-        field = forms.ChoiceField(choices=choices, label=f"{old.label} (library)",
-                                  help_text="used by the runtimes source; or upload your own "
-                                            "file below", required=False)
-        for attr in ("unit", "advanced", "param", "json_type", "optional", "group"):
-            setattr(field, attr, getattr(old, attr))
-        form.fields[self.field] = field
-        form.fields["runtimes_file"] = forms.FileField(
-            required=False, label="Upload task run times",
-            help_text="one run time (s) per line, or an SWF trace (its run-time column); plain "
-                      "or .gz; selects the runtimes source")
-        form.fields["runtimes_file"].json_type = "file"
-        form.extra_names.append("runtimes_file")
-
-    def clean(self, form, data: dict) -> None:
-        upload = data.get("runtimes_file")
-        if not upload:
-            if not data.get(self.field):
-                data[self.field] = "lublin_256"
-            return
-        from hetsite.uploads import stage_runtimes_upload
-
-        try:
-            staged = stage_runtimes_upload(upload)
-        except ScenarioError as err:
-            form.add_error("runtimes_file", err.message)
-        else:
-            form.staged.append(staged)
-            data[self.field] = staged.ref
-            data[PARAM_PREFIX + "workload.source"] = "runtimes"
+RUNTIMES = FileInput(
+    "workload.runtimes", "runtimes",
+    lambda: [(t["name"], f"{t['name']} (run-time column) — {t['description']}")
+             for t in traces.list_traces()],
+    upload_field="runtimes_file", upload_label="Upload task run times",
+    upload_help="one run time (s) per line, or an SWF trace (its run-time column); plain or "
+                ".gz; selects the runtimes source",
+    choice_help="used by the runtimes source; or upload your own file below",
+    default="lublin_256", on_upload=(("workload.source", "runtimes"),))
 
 
 def _many_tasks(p: dict) -> int:
@@ -603,9 +535,7 @@ def _many_tasks(p: dict) -> int:
         return len(w["values"])
     if w["source"] == "runtimes":
         if traces.upload_sha(w["runtimes"]) is not None:
-            from hetsite.uploads import uploaded_trace_jobs
-
-            count = uploaded_trace_jobs(w["runtimes"])  # 0: a store that does not count
+            count = lab.uploads().count(w["runtimes"])  # 0: a store that does not count
         else:
             count = len(traces.TraceLibrary().load_runtimes(w["runtimes"]))
         return min(count, w["tasks"] or count) if count else w["tasks"] or 0
@@ -669,7 +599,7 @@ register(LabKind(
     default_policies=["random", "random+chop", "sorted", "sorted+chop"],
     default_preset="fig6-synth15k",
     default_trials=100,
-    form_hook=RuntimeChoice(),
+    inputs=[RUNTIMES],
     limits=[
         Limit("many_tasks", "workload.tasks", _many_tasks, "the number of tasks"),
         Limit("many_task_work", "tradeoff.ratios", _many_task_work,

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import claims as C
 from . import params as P
+from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
 from .errors import ScenarioError
@@ -245,8 +246,6 @@ class Engine:
 
     @staticmethod
     def _check_claims(figure: Figure) -> None:
-        from .sweep import points  # the sweep runner imports this module
-
         settings = points(figure.axes)
         seen: set[str] = set()
         for c in figure.claims:

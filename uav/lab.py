@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import uav.engine as engine
-from hetsite.compact import downsample
-from hetsite.kinds import UNITLESS, ChartSpec, Condition, LabKind, Limit, Metric, register
-from hetsite.presenters import MetricBars
 from simcore import charts as shared
 from simcore.bounds import Bounds
+from simcore.compact import downsample
+from simcore.lab import UNITLESS, ChartSpec, Condition, LabKind, Limit, Metric, MetricBars, register
 
 from . import charts
 

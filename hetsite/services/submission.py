@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from simcore.errors import ScenarioError
-from simcore.params import describe, parse_value, set_dotted, to_dict
+from simcore.params import describe, merge, parse_value, to_dict, with_overrides
 from simcore.result import code_version
 from simcore.sweep import points as sweep_points
 
@@ -129,25 +129,6 @@ def check_size(field_name: str, value) -> None:
         raise ScenarioError(field_name, f"is {size:,} bytes as JSON; this site stores at most "
                                         f"{cap:,} (HETSITE_MAX_SCENARIO_BYTES); a long list "
                                         "of run times can be uploaded as a file instead")
-
-
-def merge(base: dict, overlay: dict) -> dict:
-    """``overlay`` on top of ``base``, recursing into nested parameter groups."""
-    out = dict(base)
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def with_overrides(params: dict, overrides: dict) -> dict:
-    """A copy of ``params`` with dotted ``overrides`` applied (a sweep point's parameters)."""
-    out = merge({}, params)
-    for key, value in overrides.items():
-        set_dotted(out, key, value)
-    return out
 
 
 def validate_submission(*, kind: str, params: dict | None = None, preset: str = "",

@@ -14,23 +14,10 @@ from simcore.result import Result
 from .. import ENGINE
 from . import cli, policies, presets
 from .config import KIND, PreemptiveConfig
+from .run import simulate_trace
 from .sim import Maui
-from .workload import build
 
 SPEC = "Preemption-based backfill (Snell, Clement, Jackson 2002)"
-
-
-def simulate_trace(trace, config: PreemptiveConfig, victims: type, seed: int = 0, clock=None,
-                   check: bool = False, fast: bool = True) -> Result:
-    """Replay a loaded trace with one victim policy class (``FirstFit`` for the baseline)."""
-    from simcore.clock import RunClock
-
-    from .result import build_result
-
-    clock = clock or RunClock()
-    workload = build(trace, config, seed)
-    sim = Maui(workload, victims, config, seed, clock, check=check, fast=fast).run()
-    return build_result(sim, trace, config, clock)
 
 
 @ENGINE.kind(KIND, title="Preemption-based backfill (SWF)",

@@ -15,6 +15,7 @@ from simcore.result import SCHEMA_VERSION, code_version
 
 from .. import ENGINE
 from .config import KIND, PreemptiveConfig
+from .run import simulate_trace
 
 
 def add_arguments(parser) -> None:
@@ -38,8 +39,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from . import simulate_trace
-
     preset = ENGINE.get_preset(args.preset)
     if preset.kind != KIND:
         from simcore.errors import ScenarioError

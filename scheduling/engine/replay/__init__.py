@@ -12,7 +12,7 @@ from .. import ENGINE
 from . import cli, presets
 from .config import KIND, ReplayConfig
 from .policies import Conservative, Easy, Fcfs
-from .sim import replay
+from .run import replay
 
 SPEC = "SWF replay (issue 4)"
 

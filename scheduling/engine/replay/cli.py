@@ -11,7 +11,7 @@ from simcore.result import SCHEMA_VERSION, code_version
 
 from .. import ENGINE
 from .config import KIND, ReplayConfig
-from .sim import replay
+from .run import replay
 
 POLICIES = ("fcfs", "easy", "conservative")
 

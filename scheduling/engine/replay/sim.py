@@ -18,11 +18,8 @@ import time
 from heapq import heapify, heappop, heappush
 
 from simcore.clock import RunClock
-from simcore.result import Result
-from simcore.traces import LoadedTrace
 
-from .config import ReplayConfig
-from .workload import Jobs, prepare
+from .workload import Jobs
 
 
 class InvariantError(AssertionError):
@@ -138,15 +135,3 @@ class Replay:
         if self.started != J:
             raise InvariantError(f"{self.name}: {J - self.started} jobs never started")
         return self
-
-
-def replay(trace: LoadedTrace, config: ReplayConfig, policy: type[Replay],
-           clock: RunClock | None = None, check: bool = False) -> Result:
-    """Replay a loaded trace with one policy (a ``Replay`` subclass); ``check`` verifies the
-    policy's guarantees as it goes."""
-    from .result import build_result
-
-    clock = clock or RunClock()
-    jobs = prepare(trace.header, trace.columns, config)
-    sim = policy(jobs, clock, check=check).run()
-    return build_result(sim, trace, config, clock)
