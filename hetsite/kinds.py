@@ -7,8 +7,11 @@ specific to one kind.
 
 from __future__ import annotations
 
-import importlib
+import os
 import threading
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from simcore.lab import (  # noqa: F401  (the names the web side reads kinds by)
     RUN_OVERHEAD_S,
@@ -21,12 +24,11 @@ from simcore.lab import (  # noqa: F401  (the names the web side reads kinds by)
     Limit,
     Metric,
     RunData,
+    discover,
     register,
     registered,
 )
 
-# Imported explicitly: a missing or broken lab module fails loudly at the first request.
-LAB_MODULES = ["scheduling.lab", "uav.lab"]
 # Scenario parameters appear in forms as fields named PARAM_PREFIX + dotted name.
 PARAM_PREFIX = "p."
 
@@ -35,15 +37,38 @@ _lock = threading.Lock()
 
 
 def _load():
-    """Import the apps' lab modules once; concurrent requests wait until they are in."""
+    """Discover the kinds once (simcore.lab.discover; concurrent requests wait until they are
+    in) and check their limits against this site's settings: a missing or broken kind, or a
+    limit without a setting, fails loudly at the first request."""
     global _loaded
     if _loaded:
         return
     with _lock:
         if not _loaded:
-            for module in LAB_MODULES:
-                importlib.import_module(module)
+            problems = limit_problems(discover())
+            if problems:
+                raise ImproperlyConfigured("; ".join(problems))
             _loaded = True
+
+
+LIMIT_ENV = "HETSITE_LIMIT_"
+
+
+def limit_problems(labs: list[LabKind], configured: dict | None = None,
+                   environ=None) -> list[str]:
+    """Every declared limit needs its setting (``HETSITE_LIMITS``, else it would go
+    unenforced), and every setting or ``HETSITE_LIMIT_<NAME>`` override a declared limit."""
+    configured = settings.HETSITE_LIMITS if configured is None else configured
+    environ = os.environ if environ is None else environ
+    declared = {limit.name: lab.kind for lab in labs for limit in lab.limits}
+    out = [f"kind {kind!r} declares limit {name!r}, which HETSITE_LIMITS does not set"
+           for name, kind in declared.items() if name not in configured]
+    out += [f"HETSITE_LIMITS sets {name!r}, a limit no kind declares"
+            for name in configured if name not in declared]
+    out += [f"{var} overrides no limit (the limits: {', '.join(sorted(declared))})"
+            for var in environ if var.startswith(LIMIT_ENV)
+            and var[len(LIMIT_ENV):].lower() not in declared]
+    return out
 
 
 def all_kinds() -> list[LabKind]:
@@ -64,3 +89,15 @@ def all_figures() -> list:
 def get_figure(name: str):
     """The figure preset called ``name``, or None."""
     return next((f for f in all_figures() if f.name == name), None)
+
+
+def check_kinds(app_configs=None, **kwargs) -> list:
+    """Django system check (``manage.py check``, ``runserver``, ``migrate``): the kinds load and
+    their limits match this site's settings."""
+    from django.core import checks
+
+    try:
+        problems = limit_problems(discover())
+    except Exception as err:  # a kind that does not load is the first thing to say
+        return [checks.Error(f"a scenario kind failed to load: {err}", id="hetsite.E001")]
+    return [checks.Error(p, id="hetsite.E002") for p in problems]

@@ -10,7 +10,10 @@ declarations and supplies what only a site has (its uploads) through :func:`use_
 
 from __future__ import annotations
 
+import importlib.metadata
+import logging
 import threading
+import tomllib
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
@@ -339,6 +342,58 @@ def register(lab: LabKind) -> LabKind:
 def registered() -> list[LabKind]:
     """The kinds registered so far, in registration order."""
     return list(_KINDS.values())
+
+
+# A kind is found by an entry point in this group naming its LabKind ("package.lab:LAB"): the
+# project's own in its pyproject.toml, anyone's in their package's.
+GROUP = "hetsite.kinds"
+PROJECT = "hetsite"
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+log = logging.getLogger(__name__)
+
+
+def _declared(pyproject: Path = PYPROJECT) -> list[importlib.metadata.EntryPoint]:
+    """The project's own kinds as its pyproject.toml lists them (none outside a checkout)."""
+    if not pyproject.is_file():
+        return []
+    with open(pyproject, "rb") as fh:
+        table = tomllib.load(fh).get("project", {}).get("entry-points", {}).get(GROUP, {})
+    return [importlib.metadata.EntryPoint(name, value, GROUP) for name, value in table.items()]
+
+
+def entry_points() -> list[importlib.metadata.EntryPoint]:
+    """Every kind's entry point: the installed ones, the project's own first in the order its
+    pyproject.toml lists them (the lab's order), then the others by name. A checkout that was
+    not installed (``pip install -e .``) has no installed entry points of its own: they are
+    read from its pyproject.toml instead, and a warning says so."""
+    found = {ep.name: ep for ep in importlib.metadata.entry_points(group=GROUP)}
+    declared = _declared()
+    try:
+        importlib.metadata.distribution(PROJECT)
+    except importlib.metadata.PackageNotFoundError:
+        if declared:
+            log.warning("%s is not installed (pip install -e .): its own kinds are read from "
+                        "%s", PROJECT, PYPROJECT)
+        found = {ep.name: ep for ep in declared} | found
+    order = {ep.name: i for i, ep in enumerate(declared)}
+    return sorted(found.values(), key=lambda ep: (order.get(ep.name, len(order)), ep.name))
+
+
+def discover() -> list[LabKind]:
+    """Load and register every kind's entry point not registered yet; an entry point that does
+    not name a LabKind, or names one of another kind, fails loudly."""
+    for ep in entry_points():
+        if ep.name in _KINDS:
+            continue
+        lab = ep.load()
+        if not isinstance(lab, LabKind):
+            raise TypeError(f"entry point {ep.name} = {ep.value!r} (group {GROUP}) must name a "
+                            f"LabKind, not {type(lab).__name__}")
+        if lab.kind != ep.name:
+            raise ValueError(f"entry point {ep.name} = {ep.value!r} names kind {lab.kind!r}: "
+                             "the entry point is named after its kind")
+        register(lab)
+    return registered()
 
 
 # -- what only a site has: its users' uploads -----------------------------------------------------

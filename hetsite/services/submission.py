@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
 
@@ -396,8 +397,11 @@ def check_site_limits(lab: kinds.LabKind, params: dict) -> None:
     configured = settings.HETSITE_LIMITS
     for limit in lab.limits:
         cap = configured.get(limit.name)
+        if cap is None:  # refused at start-up too (hetsite.kinds.limit_problems)
+            raise ImproperlyConfigured(f"kind {lab.kind!r} declares limit {limit.name!r}, "
+                                       "which HETSITE_LIMITS does not set")
         value = limit.measure(params)
-        if cap is not None and value > cap:
+        if value > cap:
             raise ScenarioError(limit.field, f"{limit.what} is {value:,.0f}, above this site's "
                                              f"limit {limit.name} = {cap:,} "
                                              f"(HETSITE_LIMIT_{limit.name.upper()})")

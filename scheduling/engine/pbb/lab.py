@@ -13,7 +13,6 @@ from simcore.lab import (
     LabKind,
     Metric,
     MetricBars,
-    register,
 )
 
 
@@ -34,7 +33,7 @@ def _class_charts() -> list[ChartSpec]:
                   applies=pbb.has_class(cls)))]
 
 
-register(LabKind(
+LAB = LabKind(
     kind="swf-preemptive",
     # reference run (benchmarks/cost_estimates.py): pbb-small / first-fit: 0.007 s
     seconds_per_cost=1.4e-5,
@@ -88,4 +87,4 @@ register(LabKind(
     task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s"},
     limits=TRACE_LIMITS,
     work=trace_work,
-))
+)

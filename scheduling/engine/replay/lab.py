@@ -13,7 +13,6 @@ from simcore.lab import (
     LabKind,
     Metric,
     MetricBars,
-    register,
 )
 
 
@@ -30,7 +29,7 @@ def _first_runs(groups):
             for label, runs in groups.items()]
 
 
-register(LabKind(
+LAB = LabKind(
     kind="swf-replay",
     # reference run (benchmarks/cost_estimates.py): swf-small / fcfs: 0.002 s
     seconds_per_cost=4.7e-6,
@@ -74,4 +73,4 @@ register(LabKind(
                 "reservation": "s", "procs": "processors", "nodes": "nodes"},
     limits=TRACE_LIMITS,
     work=trace_work,
-))
+)

@@ -14,10 +14,9 @@ from simcore.lab import (
     Limit,
     Metric,
     MetricBars,
-    register,
 )
 
-register(LabKind(
+LAB = LabKind(
     kind="serial-preemption",
     # reference run (benchmarks/cost_estimates.py): ch4-small / fcfs: 0.18 s
     seconds_per_cost=5.9e-5,
@@ -81,4 +80,4 @@ register(LabKind(
         Limit("sim_hours", "scheduler.duration_min",
               lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)"),
     ],
-))
+)

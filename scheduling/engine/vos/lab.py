@@ -13,7 +13,6 @@ from simcore.lab import (
     Limit,
     Metric,
     MetricBars,
-    register,
 )
 
 
@@ -28,7 +27,7 @@ def _vos_tasks_per_day(p: dict) -> float:
     return a["rate_per_core_h"] * cores * 24.0
 
 
-register(LabKind(
+LAB = LabKind(
     kind="value-of-service",
     # reference run (benchmarks/cost_estimates.py): vos-small / simple: 0.042 s
     seconds_per_cost=2.2e-5,
@@ -86,4 +85,4 @@ register(LabKind(
         Limit("sim_hours", "scheduler.duration_h", lambda p: p["scheduler"]["duration_h"],
               "the simulated time (h)"),
     ],
-))
+)
