@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scheduling.charts import parallel
+from scheduling.parallel_energy import charts as parallel
 from simcore import charts as common
 from simcore.bounds import Bounds
 from simcore.compact import downsample, quantiles

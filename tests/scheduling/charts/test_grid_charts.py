@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from scheduling.charts import grid
 from scheduling.engine import preset_scenario, simulate
+from scheduling.grid import charts as grid
 from simcore.compact import downsample, quantiles
 from simcore.lab import RunData
 

@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from scheduling.charts import manytask as charts
 from scheduling.engine import preset_scenario, simulate
+from scheduling.many_task import charts
 from simcore.lab import RunData
 from simcore.result import Result
 
