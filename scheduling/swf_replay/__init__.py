@@ -13,6 +13,7 @@ from . import cli, presets
 from .config import KIND, ReplayConfig
 from .policies import Conservative, Easy, Fcfs
 from .run import replay
+from .sim import Replay
 
 SPEC = "SWF replay (issue 4)"
 
@@ -21,7 +22,7 @@ SPEC = "SWF replay (issue 4)"
              description="Replay a Parallel Workloads Archive trace on a homogeneous machine "
                          "with FCFS, EASY or conservative backfilling.",
              config_cls=ReplayConfig, spec=SPEC,
-             headline=("wait_mean_s", "bsld_mean", "utilization"))
+             headline=("wait_mean_s", "bsld_mean", "utilization"), policy_type=Replay)
 def run(config: ReplayConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     # A replay is deterministic: the seed is accepted for the common contract and unused.
     return replay(ctx.traces.load(config.trace), config, policy.factory, ctx.clock)

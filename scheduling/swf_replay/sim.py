@@ -27,7 +27,8 @@ class InvariantError(AssertionError):
 
 
 class Replay:
-    """Replays ``jobs`` on ``jobs.machine_nodes`` nodes; subclasses implement a policy."""
+    """Replays ``jobs`` on ``jobs.machine_nodes`` nodes; a policy is a subclass (the kind's
+    policy type, checked at registration) that decides what starts in ``schedule``."""
 
     name = ""
 
