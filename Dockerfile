@@ -8,6 +8,8 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
+# The project itself, so its kinds are found by their entry points (pyproject.toml).
+RUN pip install --no-deps -e .
 ARG CODE_VERSION=unknown
 ENV HETSITE_CODE_VERSION=$CODE_VERSION
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput

@@ -8,12 +8,15 @@ PY     := $(VENV)/bin/python
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.runtime: requirements.txt | $(PY)
+# The project itself in editable mode: its kinds are found by their entry points (pyproject.toml).
+$(VENV)/.runtime: requirements.txt pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
+$(VENV)/.dev: requirements.txt requirements-dev.txt pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@ $(VENV)/.runtime
 
 run: $(VENV)/.runtime

@@ -22,8 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scheduling.charts import gantt  # noqa: E402
 from scheduling.engine import preset_scenario, simulate  # noqa: E402
+from scheduling.hpc import gantt  # noqa: E402
 from simcore.result import Result  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

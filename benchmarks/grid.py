@@ -27,9 +27,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from scheduling.engine import list_policies, preset_scenario, simulate  # noqa: E402
-from scheduling.engine.grid import neighbours, options  # noqa: E402
-from scheduling.engine.grid.sim import GridSim  # noqa: E402
-from scheduling.engine.grid.workload import generate  # noqa: E402
+from scheduling.grid import neighbours, options  # noqa: E402
+from scheduling.grid.sim import GridSim  # noqa: E402
+from scheduling.grid.workload import generate  # noqa: E402
 from simcore.params import parse_value  # noqa: E402
 
 KIND = "grid"

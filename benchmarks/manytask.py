@@ -41,8 +41,8 @@ import numpy as np  # noqa: E402
 from _measure import best  # noqa: E402
 
 from scheduling.engine import preset_scenario, scenario, simulate  # noqa: E402
-from scheduling.engine.manytask.sim import greedy_starts  # noqa: E402
-from scheduling.engine.manytask.workload import load  # noqa: E402
+from scheduling.many_task.sim import greedy_starts  # noqa: E402
+from scheduling.many_task.workload import load  # noqa: E402
 
 POLICIES = ("random", "sorted", "random+chop", "sorted+chop")
 
@@ -120,7 +120,7 @@ def main() -> None:
                   f"{cpu * 1000:7.0f} ms CPU | {res.extra['partitions_simulated']} partitions")
 
     print("\ngreedy list scheduling alone, 934,710 tasks")
-    from scheduling.engine.manytask.config import WorkloadParams
+    from scheduling.many_task.config import WorkloadParams
     from simcore.params import from_dict
 
     d = load(from_dict(WorkloadParams, {"source": "real935k"}), 0).runtimes

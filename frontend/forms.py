@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django import forms
 
+from hetsite import inputs
 from hetsite.kinds import PARAM_PREFIX as PREFIX
 from hetsite.kinds import LabKind
 from hetsite.models import Visibility
@@ -142,7 +143,7 @@ class ExperimentForm(forms.Form):
                 help_text="comma-separated (8, 10, 12), a range start:stop:step (8:16:2) or "
                           "start:stop:*factor (1:1000:*10)")
         self.extra_names: list[str] = []
-        self.hook = ui.form_hook
+        self.hook = inputs.form_hook(ui)
         if self.hook is not None:
             self.hook.customize(self)
         self.submission = None

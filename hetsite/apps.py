@@ -7,8 +7,17 @@ class HetsiteConfig(AppConfig):
 
     def ready(self):
         from django.contrib.auth.signals import user_logged_in
+        from django.core import checks
 
+        from simcore.lab import use_uploads
+
+        from . import tasks  # noqa: F401  (registers the Celery tasks in every process)
+        from .kinds import check_kinds
         from .permissions import adopt, viewer
+        from .uploads import SiteUploads
+
+        use_uploads(SiteUploads())
+        checks.register(check_kinds)
 
         def adopt_on_login(sender, request, user, **kwargs):
             if request is not None:

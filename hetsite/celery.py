@@ -1,10 +1,8 @@
 """The Celery application shared by the web process (to enqueue) and the workers."""
 
-import logging
 import os
-import threading
 
-from celery import Celery, signals
+from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hetsite.settings")
 
@@ -27,29 +25,3 @@ app.conf.update(
 
 
 app.autodiscover_tasks()
-_stop_reaper = threading.Event()
-
-
-@signals.worker_ready.connect
-def start_reaper(sender=None, **kwargs):
-    """Every worker requeues runs whose worker died (see services.execution.reap_stale_runs)."""
-    from django.conf import settings
-    from django.db import connections
-
-    def loop():
-        from hetsite.services.execution import reap_stale_runs
-
-        while not _stop_reaper.wait(settings.HETSITE_REAP_SECONDS):
-            try:
-                reap_stale_runs()
-            except Exception:  # keep reaping even if one pass hits a database hiccup
-                logging.getLogger(__name__).exception("reaper pass failed")
-            finally:
-                connections.close_all()
-
-    threading.Thread(target=loop, name="hetsite-reaper", daemon=True).start()
-
-
-@signals.worker_shutting_down.connect
-def stop_reaper(**kwargs):
-    _stop_reaper.set()

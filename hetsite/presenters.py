@@ -14,37 +14,15 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from simcore.bounds import Bounds, interval, trials_for, useful_half_width
+from simcore.bounds import interval, trials_for, useful_half_width
 from simcore.charts import policy_color
 from simcore.errors import ScenarioError
+from simcore.lab import Column, MetricBars, column_for, metric_bars  # noqa: F401
 from simcore.params import describe
 from simcore.stats import paired_diff, verdict
 
 from . import kinds
 from .models import FINAL_STATUSES, Experiment, Status
-
-# Durations are shown in the largest unit that keeps the column's values >= about 2.
-DURATION_UNITS = [("days", 86400.0, 3 * 86400.0), ("h", 3600.0, 2 * 3600.0),
-                  ("min", 60.0, 120.0), ("s", 1.0, 0.0)]
-TO_SECONDS = {"s": 1.0, "min": 60.0, "h": 3600.0}
-
-
-@dataclass
-class Column:
-    metric: kinds.Metric
-    unit: str  # shown unit
-    factor: float  # stored value x factor = shown value
-    digits: int
-
-    @property
-    def header(self) -> str:
-        return f"{self.metric.label} ({self.unit})" if self.unit else self.metric.label
-
-    @property
-    def bounds(self) -> Bounds:
-        """The metric's range in the shown unit."""
-        return self.metric.bounds.scaled(self.factor)
-
 
 # What a cell says about its place in the column.
 BEST, INDISTINGUISHABLE, NOT_RANKED = "best", "indistinguishable", "not ranked"
@@ -107,16 +85,6 @@ def number(value: float | None, digits: int) -> str:
     if abs(value - round(value)) < 1e-9 * max(1.0, abs(value)):
         return f"{round(value):,}"
     return f"{value:,.{digits}f}"
-
-
-def column_for(metric: kinds.Metric, means: list[float]) -> Column:
-    seconds = TO_SECONDS.get(metric.unit)
-    if seconds is not None and metric.shown_unit is None:
-        biggest = max((abs(m) * seconds for m in means), default=0.0)
-        for unit, size, threshold in DURATION_UNITS:
-            if biggest >= threshold:
-                return Column(metric, unit, seconds / size, 0 if unit == "s" else 1)
-    return Column(metric, metric.display_unit, metric.scale, metric.digits)
 
 
 def _cell(stats: dict | None, col: Column) -> Cell:
@@ -442,38 +410,6 @@ def sweep_axes(ui: kinds.LabKind | None, experiment: Experiment) -> str:
     """``Mean number of UAVs (3 values) × ...``."""
     return " × ".join(f"{param_title(ui, a['param'])} ({len(a['values'])} values)"
                       for a in experiment.axes)
-
-
-def metric_bars(groups: dict, metric: kinds.Metric, title: str) -> dict:
-    """Bars of a headline metric in the summary table's unit (hours or days rather than
-    seconds), each CI kept inside the metric's range."""
-    from simcore import charts
-    from simcore.stats import mean_ci
-
-    means = [m for runs in groups.values() for m in
-             [mean_ci([r.summary.get(metric.key) for r in runs
-                       if isinstance(r.summary.get(metric.key), (int, float))])["mean"]]
-             if m is not None]
-    column = column_for(metric, means)
-    return charts.metric_bars(groups, metric.key, title, column.unit, bounds=metric.bounds,
-                              scale=column.factor)
-
-
-@dataclass
-class MetricBars:
-    """A chart of one headline metric as bars (``metric_bars``). Registering the kind binds it
-    to the kind's own declaration of ``key`` (unit, scale, the range its CI is kept in), never
-    to another kind's metric of the same name."""
-
-    key: str
-    title: str
-    metric: kinds.Metric | None = None
-
-    def bind(self, lab: kinds.LabKind) -> None:
-        self.metric = {m.key: m for m in lab.metrics}[self.key]
-
-    def __call__(self, groups: dict) -> dict:
-        return metric_bars(groups, self.metric, self.title)
 
 
 def published(experiment: Experiment, runs: list | None = None) -> dict | None:

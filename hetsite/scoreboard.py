@@ -308,8 +308,6 @@ def _no_runs(figure: Figure) -> list:
 def live(figure: Figure, runs: list) -> list[dict]:
     """A figure experiment's claims judged on its finished runs, beside what the record holds
     for the same claim (the same verdict when the experiment ran the recorded seeds)."""
-    from . import reproduce
-
     recorded = {c["key"]: c for c in load()["figures"].get(figure.name, {}).get("checks", [])}
     return [display(figure, c, recorded=recorded.get(c["key"]))
-            for c in reproduce.checks_of(figure, runs)]
+            for c in C.evaluate(figure.claims, runs)]

@@ -289,8 +289,10 @@ HETSITE_MAX_TRACE_RATIO = env.int("HETSITE_MAX_TRACE_RATIO", default=30)
 HETSITE_UPLOAD_CHECK_SECONDS = env.float("HETSITE_UPLOAD_CHECK_SECONDS", default=10.0)
 # Uploads stream to a temporary file while they are hashed and counted (hetsite.uploads).
 FILE_UPLOAD_HANDLERS = ["hetsite.uploads.CappedUploadHandler"]
-# Site limits on scenario size, per kind (see each kind's `limits` in <app>/lab.py); a scenario
-# above one is refused with a 400 naming the limit. Override with HETSITE_LIMIT_<NAME>.
+# Site limits on scenario size, per kind (see each kind's `limits` in its lab.py); a scenario
+# above one is refused with a 400 naming the limit. Override with HETSITE_LIMIT_<NAME>. Every
+# limit a kind declares needs its entry here, and every entry (and override) a declared limit:
+# checked at start-up (hetsite.kinds.limit_problems).
 HETSITE_LIMITS = {
     name: env.int(f"HETSITE_LIMIT_{name.upper()}", default=default)
     for name, default in {

@@ -1,8 +1,10 @@
 """Celery tasks: thin wrappers that hand an id to a service."""
 
+import logging
 import socket
+import threading
 
-from celery import shared_task
+from celery import shared_task, signals
 
 
 @shared_task(name="hetsite.ping")
@@ -19,7 +21,7 @@ def ping(payload=None):
             "database": {"ok": ok, "detail": detail}}
 
 
-@shared_task(name="hetsite.run_simulation", ignore_result=True)
+@shared_task(name="hetsite.run_simulation", ignore_result=True)  # dispatch.RUN_TASK
 def run_simulation(run_id: int) -> str:
     """Execute one run (idempotent: the service claims it with a conditional update).
 
@@ -32,3 +34,32 @@ def run_simulation(run_id: int) -> str:
     status = execute_run(run_id)
     top_up()
     return status
+
+
+_stop_reaper = threading.Event()
+
+
+@signals.worker_ready.connect
+def start_reaper(sender=None, **kwargs):
+    """Every worker requeues runs whose worker died (see services.execution.reap_stale_runs);
+    connected here rather than beside the app, which the services import."""
+    from django.conf import settings
+    from django.db import connections
+
+    def loop():
+        from hetsite.services.execution import reap_stale_runs
+
+        while not _stop_reaper.wait(settings.HETSITE_REAP_SECONDS):
+            try:
+                reap_stale_runs()
+            except Exception:  # keep reaping even if one pass hits a database hiccup
+                logging.getLogger(__name__).exception("reaper pass failed")
+            finally:
+                connections.close_all()
+
+    threading.Thread(target=loop, name="hetsite-reaper", daemon=True).start()
+
+
+@signals.worker_shutting_down.connect
+def stop_reaper(**kwargs):
+    _stop_reaper.set()

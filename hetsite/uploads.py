@@ -417,6 +417,16 @@ def uploaded_trace_jobs(trace: str) -> int:
     return found.jobs or 0
 
 
+class SiteUploads:
+    """This site's uploads as the kinds' lab faces read them (``simcore.lab.Uploads``)."""
+
+    def store(self) -> TraceStore:
+        return trace_store()
+
+    def count(self, ref: str) -> int:
+        return uploaded_trace_jobs(ref)
+
+
 # --- keeping and removing ------------------------------------------------------------------------
 
 def keep(staged: Iterable[StagedUpload]) -> None:

@@ -9,7 +9,6 @@
 | ``clock`` | ``RunClock``: progress throttling, per-event timing, the timing summary |
 | ``sampling`` | named random streams (``rng``) and the samplers the workloads share |
 | ``value`` | piecewise-exponential utility functions; the VoS soft/hard-threshold value |
-| ``speedup`` | Downey's speedup model |
 | ``accounting`` | window overlap, pro-rated credit, per-minute cumulative series |
 | ``stats`` | means with Student-t 95% CIs (no scipy) |
 | ``claims`` | a figure's published claims and the verdict of their paired intervals |
@@ -17,4 +16,7 @@
 | ``sweep`` | ``sweep(engine, scenario, axes, policies, seeds)`` on every core |
 | ``cli`` | ``presets``, ``policies``, ``run``, ``sweep`` and the kinds' commands |
 | ``charts`` | chart helpers every kind shares (pure: data in, Plotly dict out) |
+| ``lab`` | a kind's lab face (``LabKind``: metrics, charts, limits, inputs); kinds by entry point |
+| ``compact`` | chart-sized copies of results (downsampled series, quantiles) |
+| ``axes`` | a sweep's axes as the points they span |
 """

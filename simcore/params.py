@@ -267,3 +267,22 @@ def describe(cls) -> list[dict]:
             "advanced": info.advanced or kind == "json",
         })
     return out
+
+
+def merge(base: dict, overlay: dict) -> dict:
+    """``overlay`` on top of ``base``, recursing into nested parameter groups."""
+    out = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def with_overrides(params: dict, overrides: dict) -> dict:
+    """A copy of ``params`` with dotted ``overrides`` applied (a sweep point's parameters)."""
+    out = merge({}, params)
+    for key, value in overrides.items():
+        set_dotted(out, key, value)
+    return out

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import claims as C
 from . import params as P
+from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
 from .errors import ScenarioError
@@ -44,6 +45,9 @@ class Kind:
     # Optional relative cost of one run, ``cost(config, policy_name) -> float``; sweeps start
     # the costliest runs first so they do not end on one straggler.
     cost: Callable[[Any, str], float] | None = None
+    # The kind's policy type: every policy registered for it must be a subclass (checked at
+    # registration, naming the policy); None where the kind declares none yet.
+    policy_type: type | None = None
 
 
 @dataclass(frozen=True)
@@ -194,15 +198,26 @@ class Engine:
         self.sweep_shorthand: tuple | None = None
 
     # -- registration (called by the kind modules at import time) ---------------------------------
-    def kind(self, name, *, title, description, config_cls, spec="", headline=(), cost=None):
+    def kind(self, name, *, title, description, config_cls, spec="", headline=(), cost=None,
+             policy_type=None):
         def decorate(run):
             self._check_owner(name)
             if name in self.kinds:
                 raise RuntimeError(f"kind {name!r} registered twice")
             self.kinds[name] = Kind(name, title, description, config_cls, run, spec,
-                                    tuple(headline), cost)
+                                    tuple(headline), cost, policy_type)
+            for (kind, _), info in self.policies.items():
+                if kind == name:
+                    self._check_policy_type(info.name, kind, info.factory)
             return run
         return decorate
+
+    def _check_policy_type(self, name: str, kind: str, factory) -> None:
+        spec = self.kinds.get(kind)
+        wanted = spec.policy_type if spec else None
+        if wanted is not None and not (isinstance(factory, type) and issubclass(factory, wanted)):
+            raise TypeError(f"policy {name!r} of kind {kind!r} must be a subclass of "
+                            f"{wanted.__module__}.{wanted.__qualname__}, got {factory!r}")
 
     def policy(self, kind, name, *, label, description, spec, family="", **options):
         def decorate(factory):
@@ -210,6 +225,7 @@ class Engine:
             key = (kind, name)
             if key in self.policies:
                 raise RuntimeError(f"policy {name!r} registered twice for {kind!r}")
+            self._check_policy_type(name, kind, factory)
             self.policies[key] = PolicyInfo(name, kind, label, description, spec, factory, family,
                                             options)
             return factory
@@ -245,8 +261,6 @@ class Engine:
 
     @staticmethod
     def _check_claims(figure: Figure) -> None:
-        from .sweep import points  # the sweep runner imports this module
-
         settings = points(figure.axes)
         seen: set[str] = set()
         for c in figure.claims:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import copy
 import importlib
-import itertools
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from .axes import axis_value, points  # noqa: F401  (part of the sweep API)
 from .errors import ScenarioError
 from .params import set_dotted, to_dict
 from .registry import Engine, ScenarioSpec
@@ -38,24 +38,6 @@ class SweepRun:
     seed: int
     summary: dict
     timing: dict = field(default_factory=dict)
-
-
-def points(axes: Sequence[tuple[str, Sequence]]) -> list[dict]:
-    """The product of the axes as dotted override dicts (``[{}]`` without axes).
-
-    An axis named ``"a+b"`` is one axis of linked parameters: each value sets both ``a`` and
-    ``b`` (e.g. the ch4 flag sweep, where both preemption flags share one probability).
-    """
-    if not axes:
-        return [{}]
-    return [{key: value for name, value in combo for key in name.split("+")}
-            for combo in itertools.product(
-                *[[(name, value) for value in values] for name, values in axes])]
-
-
-def axis_value(setting: dict, name: str):
-    """The value an axis took at a point's ``setting`` (for linked ``a+b``, the shared one)."""
-    return setting.get(name, setting.get(name.split("+")[0]))
 
 
 def _run_one(job: tuple) -> tuple[int, dict, dict]:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import uav.engine as engine
-from hetsite.compact import downsample
-from hetsite.kinds import UNITLESS, ChartSpec, Condition, LabKind, Limit, Metric, register
-from hetsite.presenters import MetricBars
 from simcore import charts as shared
 from simcore.bounds import Bounds
+from simcore.compact import downsample
+from simcore.lab import UNITLESS, ChartSpec, Condition, LabKind, Limit, Metric, MetricBars
 
 from . import charts
 
@@ -36,7 +35,7 @@ METRICS = [
            digits=3, lower=0),
 ]
 
-register(LabKind(
+LAB = LabKind(
     kind="uav",
     # reference run (benchmarks/cost_estimates.py): small-baseline / random: 0.018 s
     seconds_per_cost=1.4e-4,
@@ -68,4 +67,4 @@ register(LabKind(
         Limit("targets", "targets_mean", lambda p: p["targets_mean"],
               "the mean number of targets"),
     ],
-))
+)

@@ -31,6 +31,8 @@ from django.utils import timezone
 from ..models import Experiment, Run, Status
 
 log = logging.getLogger(__name__)
+# The task that executes one run (hetsite.tasks.run_simulation).
+RUN_TASK = "hetsite.run_simulation"
 _local = threading.local()
 
 
@@ -119,8 +121,10 @@ def _runs_of(experiment_ids: list[int], n: int) -> list[int]:
 
 def _send(run_ids: list[int]) -> int:
     from ..celery import app
-    from ..tasks import run_simulation
 
+    # By name: the task module imports this one (a run's end starts a dispatch pass); the app
+    # config registers it in every process (hetsite.apps).
+    run_simulation = app.tasks[RUN_TASK]
     sent = 0
     producer = (contextlib.nullcontext() if app.conf.task_always_eager
                 else app.producer_or_acquire())

@@ -23,6 +23,7 @@ from django.db.models import Count, Exists, F, OuterRef, Sum
 from django.utils import timezone
 
 from simcore.errors import RunCancelled, ScenarioError
+from simcore.params import with_overrides
 from simcore.result import Result
 from simcore.stats import mean_ci
 
@@ -162,8 +163,6 @@ def execute_run(run_id: int) -> str:
             raise ScenarioError("kind", f"scenario kind {experiment.kind!r} is not available")
         params = experiment.scenario.params
         if run.overrides:
-            from .submission import with_overrides
-
             params = with_overrides(params, run.overrides)
         with Heartbeat(run):
             result = lab.engine.simulate({"kind": experiment.kind, "params": params},

@@ -18,11 +18,12 @@ import math
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
 
 from simcore.errors import ScenarioError
-from simcore.params import describe, parse_value, set_dotted, to_dict
+from simcore.params import describe, merge, parse_value, to_dict, with_overrides
 from simcore.result import code_version
 from simcore.sweep import points as sweep_points
 
@@ -129,25 +130,6 @@ def check_size(field_name: str, value) -> None:
         raise ScenarioError(field_name, f"is {size:,} bytes as JSON; this site stores at most "
                                         f"{cap:,} (HETSITE_MAX_SCENARIO_BYTES); a long list "
                                         "of run times can be uploaded as a file instead")
-
-
-def merge(base: dict, overlay: dict) -> dict:
-    """``overlay`` on top of ``base``, recursing into nested parameter groups."""
-    out = dict(base)
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def with_overrides(params: dict, overrides: dict) -> dict:
-    """A copy of ``params`` with dotted ``overrides`` applied (a sweep point's parameters)."""
-    out = merge({}, params)
-    for key, value in overrides.items():
-        set_dotted(out, key, value)
-    return out
 
 
 def validate_submission(*, kind: str, params: dict | None = None, preset: str = "",
@@ -415,8 +397,11 @@ def check_site_limits(lab: kinds.LabKind, params: dict) -> None:
     configured = settings.HETSITE_LIMITS
     for limit in lab.limits:
         cap = configured.get(limit.name)
+        if cap is None:  # refused at start-up too (hetsite.kinds.limit_problems)
+            raise ImproperlyConfigured(f"kind {lab.kind!r} declares limit {limit.name!r}, "
+                                       "which HETSITE_LIMITS does not set")
         value = limit.measure(params)
-        if cap is not None and value > cap:
+        if value > cap:
             raise ScenarioError(limit.field, f"{limit.what} is {value:,.0f}, above this site's "
                                              f"limit {limit.name} = {cap:,} "
                                              f"(HETSITE_LIMIT_{limit.name.upper()})")

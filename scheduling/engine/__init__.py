@@ -3,8 +3,10 @@
     from scheduling.engine import simulate, preset_scenario, list_policies
     result = simulate(preset_scenario("small"), policy="max-upe-ph", seed=7)
 
-Each scenario kind is a package below, registered on ``ENGINE`` when it is first used; see
-``simcore.registry`` for the contract and ``docs/engine.md`` for the list.
+Each scenario kind is a package of ``scheduling`` named after it (``scheduling.swf_replay``
+for ``swf-replay``), registered on ``ENGINE`` when it is first used; this package is the
+engine's facade (``python -m scheduling.engine ...``). See ``simcore.registry`` for the
+contract and ``docs/engine.md`` for the list.
 """
 
 from simcore.errors import RunCancelled, ScenarioError
@@ -14,13 +16,13 @@ from simcore.result import Result
 ENGINE = Engine(
     "scheduling", "scheduling.engine",
     kinds={
-        "parallel-energy": "scheduling.engine.parallel",  # ch. 3: utility, P-states, energy
-        "swf-replay": "scheduling.engine.replay",  # SWF traces: FCFS, EASY, conservative
-        "serial-preemption": "scheduling.engine.serial",  # ch. 4: preemptive serial tasks
-        "swf-preemptive": "scheduling.engine.pbb",  # SWF traces: preemption-based backfill
-        "grid": "scheduling.engine.grid",  # decentralized preemptive grid (JSSPP 2013)
-        "many-task": "scheduling.engine.manytask",  # trailing tasks, tail-chopping
-        "value-of-service": "scheduling.engine.vos",  # ch. 2: VoS, VM configurations
+        "parallel-energy": "scheduling.parallel_energy",  # ch. 3: utility, P-states, energy
+        "swf-replay": "scheduling.swf_replay",  # SWF traces: FCFS, EASY, conservative
+        "serial-preemption": "scheduling.serial_preemption",  # ch. 4: preemptive serial tasks
+        "swf-preemptive": "scheduling.swf_preemptive",  # SWF traces: preemption-based backfill
+        "grid": "scheduling.grid",  # decentralized preemptive grid (JSSPP 2013)
+        "many-task": "scheduling.many_task",  # trailing tasks, tail-chopping
+        "value-of-service": "scheduling.value_of_service",  # ch. 2: VoS, VM configurations
     },
     commands={"replay": "swf-replay", "pbb": "swf-preemptive",
               "many-task-checks": "many-task"},

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hetsite.compact import downsample, quantiles
-from hetsite.kinds import RunData
 from simcore import charts
 from simcore.bounds import Bounds
+from simcore.compact import downsample, quantiles
+from simcore.lab import RunData
 
 
 def run(policy, trial, summary=None, series=None, dist=None, color=""):

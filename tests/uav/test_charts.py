@@ -5,8 +5,8 @@ import json
 import plotly.graph_objects as go
 import pytest
 
-from hetsite.kinds import RunData
 from simcore.charts import mean_series
+from simcore.lab import RunData
 from simcore.result import Result
 from uav.charts import PRIORITY_COLORS, energy_remaining, mission_timeline
 from uav.engine import preset_scenario, simulate

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetsite.compact import downsample, quantiles
-from hetsite.kinds import RunData
-from scheduling.charts import parallel
+from scheduling.parallel_energy import charts as parallel
 from simcore import charts as common
 from simcore.bounds import Bounds
+from simcore.compact import downsample, quantiles
+from simcore.lab import RunData
 from simcore.result import Result
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scheduling.charts import gantt
 from scheduling.engine import preset_scenario, simulate
+from scheduling.hpc import gantt
 from simcore.result import Result
 
 

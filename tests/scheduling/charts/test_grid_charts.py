@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from hetsite.compact import downsample, quantiles
-from hetsite.kinds import RunData
-from scheduling.charts import grid
 from scheduling.engine import preset_scenario, simulate
+from scheduling.grid import charts as grid
+from simcore.compact import downsample, quantiles
+from simcore.lab import RunData
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from hetsite.kinds import RunData
-from scheduling.charts import manytask as charts
 from scheduling.engine import preset_scenario, simulate
+from scheduling.many_task import charts
+from simcore.lab import RunData
 from simcore.result import Result
 
 

@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from hetsite.kinds import RunData
-from scheduling.charts import pbb
 from scheduling.engine import preset_scenario, simulate
+from scheduling.swf_preemptive import charts as pbb
+from simcore.lab import RunData
 from simcore.stats import mean_ci
 
 

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from scheduling.charts import replay as charts
 from scheduling.engine import preset_scenario, simulate
+from scheduling.swf_replay import charts
 
 
 @pytest.fixture(scope="module")

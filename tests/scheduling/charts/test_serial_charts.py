@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from hetsite.kinds import RunData
-from scheduling.charts.serial import preemption_timeline
 from scheduling.engine import preset_scenario, simulate
+from scheduling.serial_preemption.charts import preemption_timeline
 from simcore.charts import mean_series
+from simcore.lab import RunData
 from simcore.result import Result
 
 

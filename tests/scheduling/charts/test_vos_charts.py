@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from hetsite.compact import downsample
-from hetsite.kinds import RunData
-from scheduling.charts.vos import resources_over_time, value_split, vm_timeline
 from scheduling.engine import preset_scenario, simulate
+from scheduling.value_of_service.charts import resources_over_time, value_split, vm_timeline
 from simcore.charts import contiguous_blocks
+from simcore.compact import downsample
+from simcore.lab import RunData
 from simcore.result import Result
 
 

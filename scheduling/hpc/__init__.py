@@ -1,0 +1,1 @@
+"""What several HPC kinds share, beside the kinds and below them."""

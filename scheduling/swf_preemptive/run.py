@@ -1,0 +1,20 @@
+"""One preemption-based backfill replay from a loaded trace to its result."""
+
+from __future__ import annotations
+
+from simcore.clock import RunClock
+from simcore.result import Result
+
+from .config import PreemptiveConfig
+from .result import build_result
+from .sim import Maui
+from .workload import build
+
+
+def simulate_trace(trace, config: PreemptiveConfig, victims: type, seed: int = 0, clock=None,
+                   check: bool = False, fast: bool = True) -> Result:
+    """Replay a loaded trace with one victim policy class (``FirstFit`` for the baseline)."""
+    clock = clock or RunClock()
+    workload = build(trace, config, seed)
+    sim = Maui(workload, victims, config, seed, clock, check=check, fast=fast).run()
+    return build_result(sim, trace, config, clock)

@@ -1,0 +1,453 @@
+"""Maui-style scheduling with preemption-based backfill, on the replay's event loop.
+
+The event loop, the machine's free-node count, the per-job start times and the state log are
+the replay's (:class:`scheduling.swf_replay.sim.Replay`); this class is one more policy on it
+that may also *kill* running jobs (stop/restart: a killed job loses its work and waits again
+with its original submit time).
+
+**Priority order.** Class first (High, Medium, Low), then Maui's queue-time priority. Queue time
+grows at the same rate for every waiting job and a killed job keeps its submit time, so within a
+class the order is the submit order and never changes: the order is a fixed permutation of the
+jobs (``order``/``pos``), and class ``c`` holds the positions ``[lo[c], lo[c] + count[c])``.
+
+**One iteration** at ``t`` (spec section 9):
+
+1. start jobs in priority order while the first one fits;
+2. the first that does not fit, ``h``, may preempt (section 4.2): when
+   ``free < procs(h) <= free + pool(h)`` the victim policy orders ``pool(h)`` (the running jobs
+   ``h`` may preempt), victims are taken until ``h`` fits, a minimality pass drops the ones not
+   needed (latest picked first), the rest are killed and ``h`` starts; then back to 1;
+3. ``h`` gets the depth-1 reservation: the *shadow time* (walking running jobs by wall-clock
+   end, the first end at which ``h`` fits) and the *extra* processors free then beyond its need;
+4. First Fit backfill: in priority order, every waiting job that fits the free processors and
+   ends by the shadow time (``t + limit <= shadow``) or needs no more than the extra processors;
+5. preemptive backfill: in priority order, every waiting job that fits the free processors,
+   optionally only if its history-scaled limit ends by the shadow time; jobs started in 4 or 5
+   are flagged *backfilled*.
+
+Iterations run at every submit and completion, and every 60 s. The shadow time is computed
+from the limits of *every* running job, so a backfill past the reservation can move it later,
+which may let more jobs pass the time tests; the next iteration sees that. Otherwise a
+periodic iteration is a no-op: nothing else in an iteration depends on the clock but the time
+tests ``t + x <= shadow``, which only get harder as time passes. So the 60 s iterations run
+only after an iteration that backfilled past the reservation (with ``check=True`` all of them
+run, and the others are checked to do nothing).
+
+**Between events.** After an iteration that backfilled nothing past the reservation, every
+waiting job failed every test, and an arrival that queues behind ``h`` changes none of those
+outcomes (free processors only shrink; the running set, ``h`` and its shadow time are
+unchanged; First Fit keeps the shadow time by construction), so only the new jobs are
+examined. A completion, an arrival ahead of ``h``, or any event after a backfill past the
+reservation runs the whole iteration. ``fast=False`` runs it at every event (tests compare).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, insort
+
+import numpy as np
+
+from scheduling.hpc.backfill import shadow_time
+from scheduling.swf_replay.sim import InvariantError, Replay
+from simcore.clock import RunClock
+from simcore.sampling import rng
+
+from .config import KIND, PreemptiveConfig
+from .workload import HIGH, LOW, MEDIUM, Workload
+
+#: How a run started: in priority order, by First Fit backfill, or past the reservation.
+NORMAL, FIRST_FIT, PREEMPTIVE = 0, 1, 2
+
+
+def preemption_rights(config: PreemptiveConfig, enabled: bool = True
+                      ) -> list[list[tuple[bool, bool]]]:
+    """``rights[h][v] = (normal, backfilled)``: may a blocked job of class ``h`` preempt a
+    running job of class ``v`` that started normally / through backfill (spec section 4.4)."""
+    none = (False, False)
+    rights = [[none] * 3 for _ in range(3)]
+    if not (enabled and config.preemption):
+        return rights
+    if not config.prioritized:
+        rights[MEDIUM][MEDIUM] = (False, True)  # every backfilled job is preemptible
+        return rights
+    rights[HIGH][LOW] = (True, True)  # High always preempts Low
+    rights[HIGH][MEDIUM] = (False, True)  # High preempts Medium only when it was backfilled
+    if config.within_class:
+        for c in (HIGH, MEDIUM, LOW):
+            rights[c][c] = (False, True)
+    return rights
+
+
+class Maui(Replay):
+    name = "maui"
+
+    def __init__(self, workload: Workload, victims: type, config: PreemptiveConfig,
+                 seed: int = 0, clock: RunClock | None = None, check: bool = False,
+                 fast: bool = True):
+        super().__init__(workload.jobs, clock, check)
+        J = self.J
+        self.workload = workload
+        self.fast = fast
+        self.period = config.iteration_s
+        self.victims = victims(self)
+        self.preempt = bool(config.preemption and victims.preempts)
+        self.resusage_product = config.resusage == "procs-x-wallclock"
+        self.victim_rng = rng(seed, f"{KIND}/victims")
+
+        rank = workload.rank
+        order = np.lexsort((np.arange(J), rank))
+        pos = np.empty(J, dtype=np.int64)
+        pos[order] = np.arange(J)
+        self.order = order.tolist()
+        self.pos = pos.tolist()
+        self.rank = rank.tolist()
+        counts = np.bincount(rank, minlength=3).tolist()
+        self.lo = [0, counts[0], counts[0] + counts[1]]
+        self.narr = [0, 0, 0]  # arrived jobs per class: positions [lo, lo + narr)
+        self.hp = list(self.lo)  # per class, no waiting job before this position
+        self.present = [c for c in range(3) if counts[c]]
+        self.wq = np.zeros(J, dtype=bool)  # waiting, by position
+        self.n_pos = workload.jobs.nodes[order]
+        self.wc_pos = workload.jobs.estimate[order]
+        self.rank_pos = rank[order]
+        self.user_pos = workload.user[order]
+        self.user = workload.user.tolist()
+
+        rights = preemption_rights(config, self.preempt)
+        self.rights = rights
+        self.relaxed_ok = [np.array([rights[h][v][1] or config.relaxed_scope == "any"
+                                     for v in range(3)]) for h in range(3)]
+        self.queue_trigger = self.preempt and config.trigger == "queue"
+        # Classes that hold preemption rights over some class (candidates for the queue trigger).
+        self.may_queue = np.array([any(any(r) for r in rights[c]) for c in range(3)])
+        self.history = config.history_filter
+        self.rho_p80 = config.history_rho == "p80"
+        n_users = max(workload.n_users, 1)
+        self.rho = np.ones(n_users)
+        self.rho_l = [1.0] * n_users
+        self._hsum = [0.0] * n_users
+        self._hcount = [0] * n_users
+        self._hsorted: list[list[float]] = [[] for _ in range(n_users)]
+
+        self.running: list[tuple[float, int]] = []  # (wall-clock end, job), sorted
+        self.limit_end = [math.inf] * J
+        self.mode = [NORMAL] * J
+        # Which starts count as "backfilled" for the preemption rights (spec ambiguity 3).
+        self.bf = [False, config.preemptible == "backfilled", True]
+        self.busy_nm = [0, 0, 0]  # processors of running jobs by class: not backfilled
+        self.busy_bf = [0, 0, 0]  # ... and backfilled
+        self.holder = -1  # the job holding the reservation after the last iteration
+        # A preemptive backfill since the last full iteration: the shadow time may have moved
+        # (it is computed from every running job's limit), so the next event, or else the next
+        # periodic iteration, runs a full one.
+        self.dirty = False
+        self.shadow = math.inf
+        self.extra = 0
+        self.last_t = self.sub[0] if J else 0.0
+
+        self.kills = [0] * J
+        self.k_job: list[int] = []
+        self.k_start: list[float] = []
+        self.k_end: list[float] = []
+        self.k_by: list[int] = []
+        self.k_mode: list[int] = []
+        self.wasted = 0.0  # node-seconds of killed runs
+        self.starts = [0, 0, 0]  # by NORMAL, FIRST_FIT, PREEMPTIVE
+        self.triggers = 0
+        self.full_passes = 0
+
+    # -- machine -----------------------------------------------------------------------------
+    def start(self, j, t, mode=NORMAL):
+        super().start(j, t)
+        self.wq[self.pos[j]] = False
+        self.mode[j] = mode
+        end = t + self.est[j]
+        self.limit_end[j] = end
+        insort(self.running, (end, j))
+        if not self.bf[mode]:
+            self.busy_nm[self.rank[j]] += self.n[j]
+        else:
+            self.busy_bf[self.rank[j]] += self.n[j]
+        self.starts[mode] += 1
+
+    def _leave(self, j):
+        running = self.running
+        del running[bisect_left(running, (self.limit_end[j], j))]
+        if not self.bf[self.mode[j]]:
+            self.busy_nm[self.rank[j]] -= self.n[j]
+        else:
+            self.busy_bf[self.rank[j]] -= self.n[j]
+
+    def kill(self, j, t, by=-1):
+        self._leave(j)
+        start = self.start_t[j]
+        self.k_job.append(j)
+        self.k_start.append(start)
+        self.k_end.append(t)
+        self.k_by.append(by)
+        self.k_mode.append(self.mode[j])
+        self.wasted += self.n[j] * (t - start)
+        self.kills[j] += 1
+        super().kill(j, t)
+        p = self.pos[j]
+        self.wq[p] = True
+        c = self.rank[j]
+        if p < self.hp[c]:
+            self.hp[c] = p
+
+    def on_complete(self, j, t):
+        self._leave(j)
+        u = self.user[j]
+        ratio = self.run_l[j] / self.est[j]
+        if self.rho_p80:
+            hist = self._hsorted[u]
+            insort(hist, ratio)
+            rho = hist[math.ceil(0.8 * len(hist)) - 1]
+        else:
+            self._hsum[u] += ratio
+            self._hcount[u] += 1
+            rho = self._hsum[u] / self._hcount[u]
+        self.rho[u] = rho
+        self.rho_l[u] = rho
+
+    # -- the iteration -----------------------------------------------------------------------
+    def wakeup(self):
+        if self.done == self.J or not (self.dirty or self.check):
+            return math.inf
+        return (math.floor(self.last_t / self.period) + 1) * self.period
+
+    def schedule(self, t, completed, first_new):
+        a = self.arrived
+        pos, rank, wq, narr = self.pos, self.rank, self.wq, self.narr
+        ahead = False
+        holder_pos = self.pos[self.holder] if self.holder >= 0 else -1
+        for j in range(first_new, a):
+            p = pos[j]
+            wq[p] = True
+            narr[rank[j]] += 1
+            if p < holder_pos:
+                ahead = True
+        tick = not completed and first_new == a
+        self.last_t = t
+        if tick and not self.dirty:
+            if self.check:
+                self._tick(t)
+            return
+        if (completed or ahead or tick or self.dirty or self.holder < 0 or not self.fast
+                or self.queue_trigger):
+            self.dirty = False
+            self.iterate(t)
+        else:
+            self._backfill_new(t, first_new, a)
+        if self.check:
+            self._check(t)
+
+    def iterate(self, t):
+        """One full scheduling iteration at ``t`` (steps 1-5 of the module docstring)."""
+        self.full_passes += 1
+        n = self.n
+        order = self.order
+        while True:
+            hp = self._head()
+            if hp < 0:
+                self.holder = -1
+                return
+            h = order[hp]
+            if n[h] <= self.free:
+                self.start(h, t)
+                continue
+            if self.preempt and self._trigger(h, t):
+                continue
+            break
+        self._reserve(h)
+        if self.free or self.queue_trigger:
+            self._scan(t, h, hp)
+
+    def _head(self) -> int:
+        """Position of the first waiting job in priority order, or -1."""
+        wq = self.wq
+        for c in self.present:
+            lo = self.hp[c]
+            hi = self.lo[c] + self.narr[c]
+            if lo < hi:
+                k = lo + int(wq[lo:hi].argmax())
+                if wq[k]:
+                    self.hp[c] = k
+                    return k
+                self.hp[c] = hi
+        return -1
+
+    def _pool_size(self, ch: int) -> int:
+        rights = self.rights[ch]
+        size = 0
+        for v in self.present:
+            normal, backfilled = rights[v]
+            if normal:
+                size += self.busy_nm[v]
+            if backfilled:
+                size += self.busy_bf[v]
+        return size
+
+    def _trigger(self, h: int, t: float) -> bool:
+        """Preempt for ``h`` if that lets it start now (spec section 4.2); True if it started."""
+        if self.n[h] > self.free + self._pool_size(self.rank[h]):
+            return False
+        rights = self.rights[self.rank[h]]
+        rank, mode, bf = self.rank, self.mode, self.bf
+        pool = [j for _, j in self.running if rights[rank[j]][bf[mode[j]]]]
+        self._preempt_for(h, t, pool, NORMAL)
+        return True
+
+    def _queue_trigger(self, j: int, t: float) -> bool:
+        """``trigger = queue``: a waiting job behind the reservation holder that passed the First
+        Fit test but lacks processors preempts jobs it has rights over and that rank below it."""
+        if self.n[j] > self.free + self._pool_size(self.rank[j]):
+            return False  # not even every job it has rights over would do
+        rights = self.rights[self.rank[j]]
+        rank, mode, bf, pos, n = self.rank, self.mode, self.bf, self.pos, self.n
+        pj = pos[j]
+        pool = [v for _, v in self.running if rights[rank[v]][bf[mode[v]]] and pos[v] > pj]
+        if n[j] > self.free + sum(n[v] for v in pool):
+            return False
+        self._preempt_for(j, t, pool, FIRST_FIT)
+        self.dirty = True  # its victims were not First Fit candidates of this iteration
+        return True
+
+    def _preempt_for(self, h: int, t: float, pool: list[int], mode: int) -> None:
+        """Kill the policy's minimal victim set from ``pool`` and start ``h``."""
+        need = self.n[h]
+        free = self.free
+        n = self.n
+        chosen = []
+        freed = 0
+        for v in self.victims.order(pool, t):
+            chosen.append(v)
+            freed += n[v]
+            if free + freed >= need:
+                break
+        for v in reversed(chosen[:]):  # minimality: drop victims h does not need
+            if free + freed - n[v] >= need:
+                chosen.remove(v)
+                freed -= n[v]
+        for v in chosen:
+            self.kill(v, t, h)
+        self.triggers += 1
+        self.start(h, t, mode)
+
+    def _reserve(self, h: int) -> None:
+        end, self.extra = shadow_time(self.running, self.n, self.n[h] - self.free)
+        if end == math.inf:  # pragma: no cover - jobs larger than the machine are rejected
+            raise InvariantError(f"{self.name}: job index {h} can never start")
+        self.shadow = end
+        self.holder = h
+        if math.isnan(self.reservation[h]):
+            self.reservation[h] = end
+
+    def _ranges(self, hp: int):
+        """Position ranges of the waiting jobs behind position ``hp``, in priority order."""
+        out = []
+        for c in self.present:
+            hi = self.lo[c] + self.narr[c]
+            lo = max(self.hp[c], hp + 1)
+            if lo < hi:
+                out.append((lo, hi))
+        return out
+
+    def _scan(self, t: float, h: int, hp: int) -> None:
+        """Steps 4 and 5 over every waiting job behind ``h``."""
+        ranges = self._ranges(hp)
+        if not ranges:
+            return
+        n = self.n
+        est = self.est
+        order = self.order
+        queue = self.queue_trigger
+        free, shadow, extra = self.free, self.shadow, self.extra
+        cands = []  # the First Fit candidates, fixed before any start or kill
+        for lo, hi in ranges:
+            nn = self.n_pos[lo:hi]
+            if queue:
+                mask = self.wq[lo:hi] & ((nn <= free) | self.may_queue[self.rank_pos[lo:hi]])
+                mask &= (nn <= extra) | (self.wc_pos[lo:hi] + t <= shadow)
+            else:
+                mask = self.wq[lo:hi] & (nn <= free)
+                if extra < free:
+                    mask &= (nn <= extra) | (self.wc_pos[lo:hi] + t <= shadow)
+            cands.extend((mask.nonzero()[0] + lo).tolist())
+        for p in cands:  # First Fit backfill (with trigger = queue: also by preemption)
+            j = order[p]
+            nj = n[j]
+            late = t + est[j] > shadow
+            if late and nj > self.extra:
+                continue
+            if nj <= self.free:
+                if late:
+                    self.extra -= nj
+                self.start(j, t, FIRST_FIT)
+                if not (self.free or queue):
+                    return
+            elif queue and self._queue_trigger(j, t) and late:
+                self.extra -= nj
+        if not self.preempt:
+            return
+        ok = self.relaxed_ok[self.rank[h]]
+        for lo, hi in ranges:  # preemptive backfill
+            free = self.free
+            if not free:
+                return
+            nn = self.n_pos[lo:hi]
+            mask = self.wq[lo:hi] & (nn <= free) & ok[self.rank_pos[lo:hi]]
+            if self.history:
+                mask &= self.wc_pos[lo:hi] * self.rho[self.user_pos[lo:hi]] + t <= self.shadow
+            for c in mask.nonzero()[0].tolist():
+                j = order[lo + c]
+                if n[j] <= self.free:
+                    self.start(j, t, PREEMPTIVE)
+                    self.dirty = True
+                    if not self.free:
+                        return
+
+    def _backfill_new(self, t: float, first: int, a: int) -> None:
+        """Steps 4 and 5 for jobs that arrived at ``t`` behind the reservation holder."""
+        if not self.free:
+            return
+        n, est, pos = self.n, self.est, self.pos
+        new = sorted(range(first, a), key=pos.__getitem__) if a - first > 1 else [first]
+        for j in new:
+            nj = n[j]
+            if nj > self.free:
+                continue
+            if t + est[j] > self.shadow:
+                if nj > self.extra:
+                    continue
+                self.extra -= nj
+            self.start(j, t, FIRST_FIT)
+        if not self.preempt:
+            return
+        ok = self.relaxed_ok[self.rank[self.holder]]
+        hist = self.history
+        for j in new:
+            if (self.wq[pos[j]] and n[j] <= self.free and ok[self.rank[j]]
+                    and (not hist or t + est[j] * self.rho_l[self.user[j]] <= self.shadow)):
+                self.start(j, t, PREEMPTIVE)
+                self.dirty = True
+
+    # -- checks (tests only) -----------------------------------------------------------------
+    def _tick(self, t: float) -> None:
+        before = (self.started, len(self.k_job))
+        self.iterate(t)
+        if (self.started, len(self.k_job)) != before:
+            raise InvariantError(f"{self.name}: a periodic iteration at {t} started or killed "
+                                 "a job (the iterations between events are not no-ops)")
+
+    def _check(self, t: float) -> None:
+        if self.free < 0 or self.free != self.N - sum(self.busy_nm) - sum(self.busy_bf):
+            raise InvariantError(f"{self.name}: {self.free} free nodes at {t} do not add up")
+        h = self.holder
+        if h >= 0:
+            if self.n[h] <= self.free:
+                raise InvariantError(f"{self.name}: job index {h} fits but waits at {t}")
+            if self.preempt and self.n[h] <= self.free + self._pool_size(self.rank[h]):
+                raise InvariantError(f"{self.name}: job index {h} waits at {t} for jobs it "
+                                     "may preempt")

@@ -1,0 +1,22 @@
+"""One replay from a loaded trace to its result."""
+
+from __future__ import annotations
+
+from simcore.clock import RunClock
+from simcore.result import Result
+from simcore.traces import LoadedTrace
+
+from .config import ReplayConfig
+from .result import build_result
+from .sim import Replay
+from .workload import prepare
+
+
+def replay(trace: LoadedTrace, config: ReplayConfig, policy: type[Replay],
+           clock: RunClock | None = None, check: bool = False) -> Result:
+    """Replay a loaded trace with one policy (a ``Replay`` subclass); ``check`` verifies the
+    policy's guarantees as it goes."""
+    clock = clock or RunClock()
+    jobs = prepare(trace.header, trace.columns, config)
+    sim = policy(jobs, clock, check=check).run()
+    return build_result(sim, trace, config, clock)

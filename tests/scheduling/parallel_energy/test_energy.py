@@ -1,0 +1,90 @@
+"""Daily budgets, day accounting, goal energy and the energy filters (§4.3, §5.9, §5.10)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from scheduling.parallel_energy.config import EnergyConfig
+from scheduling.parallel_energy.energy import GJ, EnergyLedger, epr_mask, ept_mask
+
+H = 3600.0
+
+
+def ledger(**kw):
+    return EnergyLedger(EnergyConfig(**{"budget_gj": 12.0, **kw}), 4 * H, 60 * H)
+
+
+def test_days_and_prorated_warmup_budget():
+    led = ledger()
+    assert led.bounds[:3].tolist() == [0.0, 4 * H, 28 * H]
+    assert led.budget[0] == pytest.approx(12 * GJ * 4 / 24)
+    assert led.budget[1] == pytest.approx(12 * GJ)
+    assert ledger(warmup_budget="none").budget[0] == math.inf
+    assert EnergyLedger(EnergyConfig(budget_gj=None), 4 * H, 60 * H).fits(0, 1e9, 1e12)
+
+
+def test_energy_is_charged_to_the_day_it_is_consumed_in():
+    led = ledger()
+    parts = led.split(3 * H, 5 * H, 1000.0)
+    assert parts == [(0, 1000.0 * H), (1, 1000.0 * H)]
+    start_day = ledger(charge="start-day")
+    assert start_day.split(3 * H, 5 * H, 1000.0) == [(0, 2000.0 * H)]
+
+
+def test_fits_checks_every_day_touched_and_commit_updates_remaining():
+    led = ledger()
+    day0 = led.budget[0]
+    power = day0 / H  # uses all of day 0 in one hour
+    assert led.fits(3 * H, 4 * H, power)
+    assert not led.fits(2.5 * H, 4 * H, power)  # 1.5 h of it would fall in day 0
+    led.commit(3 * H, 4 * H, power)
+    assert led.remaining(0) == pytest.approx(0.0, abs=1e-3)
+    assert not led.fits(3.5 * H, 4.5 * H, 1.0)  # touches day 0, which has nothing left
+    assert led.fits(4 * H, 5 * H, 1.0)
+    vec = led.fits_many(np.array([3.5 * H, 4 * H, np.inf]), np.array([4.5 * H, 5 * H, np.inf]),
+                        np.array([1.0, 1.0, 1.0]))
+    assert vec.tolist() == [False, True, False]
+    led.commit(3 * H, 4 * H, power, -1.0)
+    assert led.remaining(0) == pytest.approx(day0)
+
+
+def test_goal_energy_is_linear_in_the_day():
+    led = ledger()
+    assert led.goal(2 * H) == pytest.approx(12 * GJ * 2 / 24)  # warm-up: E x t / 24 h
+    assert led.goal(4 * H) == pytest.approx(0.0)
+    assert led.goal(16 * H) == pytest.approx(6 * GJ)
+    assert ledger(budget_gj=None).goal(10 * H) == math.inf
+
+
+def test_epr_filter_is_power_per_core():
+    node_power = np.array([[[100.0, 50.0]], [[400.0, 200.0]]])  # (task, cluster, P-state)
+    cpn = np.array([32])
+    # Budget = L E_rem / R_rem = 2 * 1e6 / 1e6 = 2 W per core-second... per core.
+    mask = epr_mask(node_power, cpn, 2.0, 1e6, 1e6)
+    assert mask.tolist() == [[[False, True]], [[False, False]]]  # 100/32 > 2, 50/32 <= 2
+    assert epr_mask(node_power, cpn, 2.0, math.inf, 1e6).all()
+
+
+def test_ept_filter_uses_estimated_remaining_tasks():
+    energy = np.array([[[5.0, 3.0]], [[20.0, 9.0]]])
+    # est_tasks = R_rem / avg = 100 / 10 = 10; budget = 2 * 50 / 10 = 10 J
+    mask = ept_mask(energy, 10.0, 2.0, 50.0, 100.0)
+    assert mask.tolist() == [[[True, True]], [[False, True]]]
+    assert not ept_mask(energy, 10.0, 2.0, 0.0, 100.0).any()
+
+
+@pytest.mark.parametrize("pct", [100.0, 70.0])
+def test_budget_as_a_share_of_max_upr_unconstrained_energy_on_the_same_trial(pct):
+    """§3.6.3: the testbed's limits are shares of what Max UPR spends without one."""
+    from scheduling.engine import ENGINE
+
+    free = ENGINE.simulate(ENGINE.preset_scenario("ch3-testbed", {"energy.budget_gj": None}),
+                           "max-upr-ph", seed=3).summary["energy_gj"]
+    scenario = ENGINE.preset_scenario("ch3-testbed", {"energy.budget_pct_of_max_upr": pct})
+    for policy in ("max-upr-ph", "max-upe-ph"):
+        summary = ENGINE.simulate(scenario, policy, seed=3).summary
+        assert summary["energy_budget_gj"] == pytest.approx(free * pct / 100.0, rel=1e-12)
+        assert summary["energy_gj"] <= summary["energy_budget_gj"] * (1 + 1e-9)
+    assert ENGINE.simulate(scenario, "max-upr-ph", seed=4).summary["energy_budget_gj"] != \
+        pytest.approx(free * pct / 100.0)  # another trial, another reference run
