@@ -23,7 +23,7 @@ from hetsite import (
     uploads,
 )
 from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
-from hetsite.services import admission, submission
+from hetsite.services import admission, pricing, submission
 from hetsite.throttles import refused
 from simcore.errors import ScenarioError
 
@@ -217,8 +217,14 @@ def figures_index(request):
     groups: dict[str, list] = {}
     for figure in kinds.all_figures():
         groups.setdefault(figure.kind, []).append(figure)
+    slots = pricing.worker_slots()
+    costs = {f.name: pricing.figure_cost(f.name) for f in kinds.all_figures()}
+    for cost in costs.values():  # spread over the workers: the wall time of an idle site
+        for size in filter(None, cost.values()):
+            size["wall_s"] = size["estimated_cpu_s"] / slots
     return render(request, "frontend/figures.html", {
         "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()],
+        "costs": costs, "workers": slots,
         "scoreboard": scoreboard.page(scoreboard.load(), kinds.all_figures())})
 
 
