@@ -103,12 +103,18 @@ class ChartSpec:
 @dataclass(frozen=True)
 class Limit:
     """A site limit on scenario size: ``measure(params)`` must not exceed the configured value
-    ``settings.HETSITE_LIMITS[name]``; ``field`` is the parameter the error names."""
+    ``settings.HETSITE_LIMITS[name]``; ``field`` is the parameter the error names. When the
+    measure is that parameter alone times ``field_scale``, the form bounds the field by the
+    limit too (cap / field_scale)."""
 
     name: str
     field: str
     measure: Callable[[dict], float]
     what: str
+    field_scale: float | None = None
+
+    def field_max(self, cap: float) -> float | None:
+        return None if self.field_scale is None else cap / self.field_scale
 
 
 @dataclass(frozen=True)

@@ -93,11 +93,12 @@ register(LabKind(
                 Condition(("testbed.",), "workload.source", ("testbed",))],
     limits=[
         Limit("tasks_per_day", "workload.tasks_per_day",
-              lambda p: p["workload"]["tasks_per_day"], "the arrival rate (tasks/day)"),
+              lambda p: p["workload"]["tasks_per_day"], "the arrival rate (tasks/day)",
+              field_scale=1),
         Limit("nodes", "system.clusters",
               lambda p: sum(c["nodes"] for c in p["system"]["clusters"]), "the node count"),
         Limit("sim_hours", "time.sim_h", lambda p: p["time"]["sim_h"],
-              "the simulated time (h)"),
+              "the simulated time (h)", field_scale=1),
     ],
 ))
 
@@ -227,7 +228,7 @@ register(LabKind(
     task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s",
                 "reservation": "s", "procs": "processors", "nodes": "nodes"},
     limits=[
-        Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
+        Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count", field_scale=1),
         Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),
               "the trace length (jobs)"),
     ],
@@ -305,7 +306,7 @@ register(LabKind(
     describe_inputs=trace_facts,
     task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s"},
     limits=[
-        Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
+        Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count", field_scale=1),
         Limit("trace_jobs", "job_limit", lambda p: _trace_jobs(p["trace"], p["job_limit"]),
               "the trace length (jobs)"),
     ],
@@ -386,7 +387,8 @@ register(LabKind(
               lambda p: p["workload"]["tasks_per_core_per_day"] * p["system"]["n_clusters"]
               * p["system"]["cores_per_cluster"], "the arrival rate (tasks/day)"),
         Limit("sim_hours", "scheduler.duration_min",
-              lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)"),
+              lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)",
+              field_scale=1 / 60),
     ],
 ))
 
@@ -458,7 +460,7 @@ register(LabKind(
               lambda p: _vos_tasks_per_day(p) if p["arrivals"]["pattern"] == "phases" else 0,
               "the arrival rate (tasks/day)"),
         Limit("sim_hours", "scheduler.duration_h", lambda p: p["scheduler"]["duration_h"],
-              "the simulated time (h)"),
+              "the simulated time (h)", field_scale=1),
     ],
 ))
 
@@ -511,8 +513,10 @@ register(LabKind(
     default_policies=["fcfs", "local", "internode-can", "internode-2nn"],
     default_preset="grid-small",
     limits=[
-        Limit("nodes", "nodes.n_nodes", lambda p: p["nodes"]["n_nodes"], "the node count"),
-        Limit("jobs", "jobs.n_jobs", lambda p: p["jobs"]["n_jobs"], "the job count"),
+        Limit("nodes", "nodes.n_nodes", lambda p: p["nodes"]["n_nodes"], "the node count",
+              field_scale=1),
+        Limit("jobs", "jobs.n_jobs", lambda p: p["jobs"]["n_jobs"], "the job count",
+              field_scale=1),
     ],
 ))
 

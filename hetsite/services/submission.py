@@ -576,7 +576,7 @@ def added_trials(experiment: Experiment, add: int) -> tuple[Submission, str]:
     if isinstance(add, bool) or not isinstance(add, int) or add < 1:
         raise ScenarioError("add", "must be an integer >= 1")
     figure = kinds.get_figure(experiment.figure) if experiment.figure else None
-    lim = _figure_limits(figure) if figure is not None else limits()
+    lim = _experiment_limits(figure)
     total = experiment.trials + add
     if total > lim["max_trials"]:
         raise ScenarioError("add", f"{experiment.trials:,} trials + {add:,} = {total:,}; at most "
@@ -593,6 +593,16 @@ def added_trials(experiment: Experiment, add: int) -> tuple[Submission, str]:
     if figure is not None:
         whole = _as_figure(whole, figure)
     return dataclasses.replace(whole, trials=add), whole.beyond_site_limits
+
+
+def _experiment_limits(figure) -> dict:
+    return _figure_limits(figure) if figure is not None else limits()
+
+
+def trials_limit(experiment: Experiment) -> int:
+    """The most trials the experiment may grow to (a figure's: its published count)."""
+    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
+    return _experiment_limits(figure)["max_trials"]
 
 
 def add_trials(experiment: Experiment, add: int, account: Account = SITE) -> Experiment:

@@ -217,3 +217,77 @@ def test_a_figure_experiment_grows_toward_its_published_trials(settings):
     with pytest.raises(ScenarioError) as err:
         submission.added_trials(experiment, max(figure.paper_trials, settings.HETSITE_MAX_TRIALS))
     assert err.value.field == "add"
+
+
+# --- the pages ------------------------------------------------------------------------------------
+
+def form_data(client, kind, preset, **fields):
+    """The new-experiment form as the page fills it (its initial values), with ``fields``."""
+    from frontend.forms import ExperimentForm
+    from hetsite.kinds import get_kind
+
+    ui = get_kind(kind)
+    params = submission.validate_scenario(kind=kind, preset=preset)
+    form = ExperimentForm(ui, initial=ExperimentForm.initial_for(ui, params, preset=preset))
+    data = {}
+    for name, bound in form.fields.items():
+        value = form.initial.get(name, bound.initial)
+        if value is None or value is False:
+            continue
+        if isinstance(value, (dict, list)) and name != "policies":
+            import json
+            value = json.dumps(value)
+        data[name] = "true" if value is True else value
+    data.update(fields)
+    return data
+
+
+def test_the_form_endpoint_prices_what_the_form_holds(client, small):
+    data = form_data(client, small["kind"], small["preset"], policies=small["policies"],
+                     trials=4, base_seed=5)
+    response = client.post(f"/new/{small['kind']}/estimate/", data)
+    assert response.status_code == 200, response.content
+    api = APIClient().post("/api/experiments/", body(small, trials=4, dry_run=True),
+                           format="json").json()
+    q = response.json()
+    assert (q["runs"], q["estimated_cpu_s"]) == (api["runs"], api["estimated_cpu_s"])
+    assert counts() == (0, 0, 0)
+    bad = client.post(f"/new/{small['kind']}/estimate/", {**data, "trials": 0})
+    assert bad.status_code == 400
+    assert any(e["id"] == "id_trials" for e in bad.json()["errors"])
+    assert client.get(f"/new/{small['kind']}/estimate/").status_code == 405
+
+
+def test_the_form_endpoint_is_throttled(client, small, settings):
+    settings.HETSITE_ESTIMATE_RATE = "1/min"
+    url = f"/new/{small['kind']}/estimate/"
+    assert client.post(url, {}).status_code == 400  # counted although invalid
+    assert client.post(url, {}).status_code == 429
+
+
+def test_form_bounds_come_from_the_site_limits(client, settings):
+    page = client.get("/new/parallel-energy/?preset=small").content.decode()
+    sim_h = next(line for line in page.splitlines() if 'name="p.time.sim_h"' in line)
+    assert f'max="{settings.HETSITE_LIMITS["sim_hours"]}' in sim_h  # not the engine's 720
+    trials = next(line for line in page.splitlines() if 'name="trials"' in line)
+    assert f'max="{settings.HETSITE_MAX_TRIALS}"' in trials
+
+
+def test_the_owner_adds_trials_from_the_page(client, small):
+    created = APIClient()
+    eid = made(created, small, trials=1)
+    experiment = Experiment.objects.get(public_id=eid)
+    stranger = client.post(f"/e/{eid}/trials/", {"add": "2"})
+    assert stranger.status_code == 403
+    owner = created.cookies  # the owner's cookie makes a browser the owner
+    client.cookies.update(owner)
+    page = client.get(f"/e/{eid}/").content.decode()
+    assert 'id="add-trials-form"' in page
+    response = client.post(f"/e/{eid}/trials/", {"add": "2"}, follow=True)
+    assert response.status_code == 200
+    experiment.refresh_from_db()
+    assert experiment.trials == 3 and experiment.status == Status.DONE
+    assert "Added 2 trials" in response.content.decode()
+    assert all(row["runs"] == 3 for row in experiment.summary)
+    bad = client.post(f"/e/{eid}/trials/", {"add": "x"}, follow=True)
+    assert "whole number" in bad.content.decode()
