@@ -160,6 +160,9 @@ class UploadDetail(APIView):
 PAGE_SIZE = 100
 
 
+PRICE_ONLY = OpenApiResponse(S.QuoteSerializer, description='"dry_run": the price only')
+
+
 def _writes_throttled(request) -> list:
     """A POST is a creation unless it asks for a price only (``"dry_run": true``), which
     counts against the quote rate instead."""
@@ -193,8 +196,7 @@ class ExperimentListCreate(APIView):
 
     @extend_schema(request=S.ExperimentCreateSerializer,
                    responses={202: S.ExperimentSerializer,
-                              200: OpenApiResponse(S.QuoteSerializer,
-                                                   description='"dry_run": the price only'),
+                              200: PRICE_ONLY,
                               400: OpenApiResponse(description="invalid field (named)"),
                               503: OpenApiResponse(description="broker unavailable")})
     def post(self, request):
@@ -231,8 +233,7 @@ class FigureRun(APIView):
 
     @extend_schema(request=S.FigureRunSerializer,
                    responses={202: S.ExperimentSerializer,
-                              200: OpenApiResponse(S.QuoteSerializer,
-                                                   description='"dry_run": the price only'),
+                              200: PRICE_ONLY,
                               400: OpenApiResponse(description="invalid field (named)"),
                               404: OpenApiResponse(description="unknown figure"),
                               503: OpenApiResponse(description="broker unavailable")})
@@ -320,8 +321,7 @@ class ExperimentTrials(APIView):
 
     @extend_schema(request=S.AddTrialsSerializer,
                    responses={202: S.ExperimentSerializer,
-                              200: OpenApiResponse(S.QuoteSerializer,
-                                                   description='"dry_run": the price only'),
+                              200: PRICE_ONLY,
                               400: OpenApiResponse(description="invalid or too many trials"),
                               403: OpenApiResponse(description="not the owner"),
                               409: OpenApiResponse(description="changed meanwhile")})

@@ -38,13 +38,8 @@ def duration(seconds: float) -> str:
     return words(seconds)
 
 
-def test_the_price_follows_the_trials_field(live_server, page):
-    page.goto(f"{live_server.url}/new/uav/?preset={UAV}")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    for policy in POLICIES:
-        page.check(f"input[name=policies][value='{policy}']")
-    page.fill("input[name=trials]", "2")
+def test_the_price_follows_the_trials_field(live_server, page, fill_form):
+    fill_form(page, "uav", UAV, POLICIES, 2)
     # Wait for the quote of what is typed now (an earlier one may still be on screen).
     page.wait_for_function("() => document.getElementById('price').dataset.runs === '4'")
     two = shown_price(page)
@@ -70,14 +65,9 @@ def test_the_price_follows_the_trials_field(live_server, page):
     assert Experiment.objects.count() == 0
 
 
-def test_the_price_warns_past_the_budget(live_server, page, settings):
+def test_the_price_warns_past_the_budget(live_server, page, settings, fill_form):
     settings.HETSITE_BUDGET_ANONYMOUS_S = dry_run(1)["estimated_cpu_s"] * 3
-    page.goto(f"{live_server.url}/new/uav/?preset={UAV}")
-    for box in page.locator("input[name=policies]").all():
-        box.uncheck()
-    for policy in POLICIES:
-        page.check(f"input[name=policies][value='{policy}']")
-    page.fill("input[name=trials]", "5")
+    fill_form(page, "uav", UAV, POLICIES, 5)
     page.wait_for_function("() => document.getElementById('price').dataset.state === 'refused'")
     assert any("budget" in w for w in shown_price(page)["warnings"])
 

@@ -289,5 +289,35 @@ def test_the_owner_adds_trials_from_the_page(client, small):
     assert experiment.trials == 3 and experiment.status == Status.DONE
     assert "Added 2 trials" in response.content.decode()
     assert all(row["runs"] == 3 for row in experiment.summary)
+    # The exports read the new runs too.
+    import csv
+    import io
+
+    def read_csv(url):
+        return list(csv.DictReader(io.StringIO(client.get(url).content.decode())))
+
+    runs = read_csv(f"/e/{eid}/runs.csv")
+    assert sorted(int(r["seed"]) for r in runs) == sorted([5, 6, 7] * len(small["policies"]))
+    assert [int(r["runs"]) for r in read_csv(f"/e/{eid}/summary.csv")] == [3] * len(
+        small["policies"])
     bad = client.post(f"/e/{eid}/trials/", {"add": "x"}, follow=True)
     assert "whole number" in bad.content.decode()
+
+
+def test_the_figures_page_shows_each_presets_cost(client):
+    import re
+
+    page = client.get("/figures/").content.decode()
+    listed = {f["name"]: f["cost"] for f in APIClient().get("/api/figures/").json()}
+    shown = re.findall(r'<p class="small figure-cost" data-figure="([^"]+)">(.*?)</p>', page,
+                       re.S)
+    assert {name for name, _ in shown} == set(listed)
+    for name, text in shown:
+        sizes = re.findall(r'data-trials="(\d+)" data-runs="(\d+)" data-cpu-s="([\d.]+)"', text)
+        cost = listed[name]
+        expected = [cost["default"]] + ([cost["published"]] if cost["published"] and
+                                        cost["published"]["trials"] != cost["default"]["trials"]
+                                        else [])
+        assert [(int(t), int(r), float(c)) for t, r, c in sizes] == [
+            (c["trials"], c["runs"], pytest.approx(c["estimated_cpu_s"])) for c in expected]
+        assert f"{cost['default']['runs']} runs" in text
