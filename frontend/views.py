@@ -239,10 +239,11 @@ def figures_index(request):
     for figure in kinds.all_figures():
         groups.setdefault(figure.kind, []).append(figure)
     slots = pricing.worker_slots()
-    costs = {f.name: pricing.figure_cost(f.name) for f in kinds.all_figures()}
-    for cost in costs.values():  # spread over the workers: the wall time of an idle site
-        for size in filter(None, cost.values()):
-            size["wall_s"] = size["estimated_cpu_s"] / slots
+    costs = {}
+    for name, cost in pricing.known_figure_costs().items():
+        # Spread over the workers: the wall time on an idle site.
+        costs[name] = {at: size and {**size, "wall_s": size["estimated_cpu_s"] / slots}
+                       for at, size in cost.items()}
     return render(request, "frontend/figures.html", {
         "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()],
         "costs": costs, "workers": slots,

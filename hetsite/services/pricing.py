@@ -12,8 +12,8 @@ now. The fair dispatcher gives it turns beside the others, so the truth lies in 
 
 from __future__ import annotations
 
-import functools
 import os
+import threading
 
 from django.conf import settings
 from django.db.models import Sum
@@ -86,11 +86,38 @@ def quote(sub, account: Account, beyond_site_limits: str | None = None) -> dict:
     }
 
 
-@functools.cache
+_figure_costs: dict[str, dict] = {}
+_filling = threading.Lock()
+
+
 def figure_cost(name: str) -> dict:
     """A figure preset's runs and estimated CPU time at its default trial count and at the
-    publication's (``paper_trials``; None when it states none). Cached per process: a preset's
+    publication's (``paper_trials``; None when it states none). Kept per process: a preset's
     size and the cost model are code."""
+    found = _figure_costs.get(name)
+    if found is None:
+        found = _figure_costs[name] = _price_figure(name)
+    return found
+
+
+def known_figure_costs() -> dict[str, dict]:
+    """The figure costs this process knows now; the others are computed in a background
+    thread (validating every point of the largest sweeps takes seconds of CPU, which a page
+    must not wait for)."""
+    missing = [f.name for f in kinds.all_figures() if f.name not in _figure_costs]
+    if missing and _filling.acquire(blocking=False):
+        def fill():
+            try:
+                for name in missing:
+                    figure_cost(name)
+            finally:
+                _filling.release()
+
+        threading.Thread(target=fill, daemon=True, name="figure-costs").start()
+    return dict(_figure_costs)
+
+
+def _price_figure(name: str) -> dict:
     figure = kinds.get_figure(name)
     sub = submission.figure_submission(name)
     per_trial_runs, per_trial_s = sub.run_count // sub.trials, sub.estimate_s / sub.trials

@@ -200,15 +200,13 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     costs = []
     with uploads.staging(staged):
         for point in points:
-            point_params = normalized
-            if point:
-                try:
-                    point_params = to_dict(lab.engine.scenario(
-                        kind, with_overrides(normalized, point)).params)
-                except ScenarioError as err:
-                    raise ScenarioError("axes", f"{err.field}: {err.message}") from None
+            try:
+                spec = lab.engine.scenario(kind, with_overrides(normalized, point))
+            except ScenarioError as err:
+                raise ScenarioError("axes", f"{err.field}: {err.message}") from None
+            point_params = to_dict(spec.params) if point else normalized
             check_site_limits(lab, point_params)
-            costs.append([lab.run_seconds(point_params, policy) for policy in policies])
+            costs.append([lab.run_seconds(point_params, policy, spec) for policy in policies])
     name = (name or "").strip()[:200] or _default_name(lab, preset, policies, axes)
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(lab, normalized, list(policies), trials, base_seed, name, preset,

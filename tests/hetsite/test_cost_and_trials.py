@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from hetsite import kinds
 from hetsite.models import Experiment, Run, Scenario, Status
 from hetsite.services import admission, submission
+from hetsite.services.execution import refresh_experiment
 from simcore.errors import ScenarioError
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -307,8 +308,8 @@ def test_the_owner_adds_trials_from_the_page(client, small):
 def test_the_figures_page_shows_each_presets_cost(client):
     import re
 
-    page = client.get("/figures/").content.decode()
     listed = {f["name"]: f["cost"] for f in APIClient().get("/api/figures/").json()}
+    page = client.get("/figures/").content.decode()  # the API waited for every cost
     shown = re.findall(r'<p class="small figure-cost" data-figure="([^"]+)">(.*?)</p>', page,
                        re.S)
     assert {name for name, _ in shown} == set(listed)
@@ -321,3 +322,26 @@ def test_the_figures_page_shows_each_presets_cost(client):
         assert [(int(t), int(r), float(c)) for t, r, c in sizes] == [
             (c["trials"], c["runs"], pytest.approx(c["estimated_cpu_s"])) for c in expected]
         assert f"{cost['default']['runs']} runs" in text
+
+
+def test_a_cancelled_experiment_grows_only_once_its_runs_have_stopped(small):
+    sub = submission.validate_submission(kind=small["kind"], preset=small["preset"],
+                                         policies=small["policies"], trials=1)
+    experiment = submission.create_experiment(sub, dispatch=False)
+    running = experiment.runs.first()
+    Run.objects.filter(pk=running.pk).update(status=Status.RUNNING)  # a worker has it
+    experiment = submission.cancel_experiment(experiment)
+    assert experiment.status == Status.RUNNING and experiment.cancel_requested
+    with pytest.raises(admission.Refused) as err:
+        submission.add_trials(experiment, 1)
+    assert err.value.status == 409 and Run.objects.count() == len(small["policies"])
+    Run.objects.filter(pk=running.pk).update(status=Status.CANCELLED)  # it stopped ...
+    experiment = refresh_experiment(experiment.pk)  # ... and said so, as its worker does
+    assert experiment.status == Status.CANCELLED
+    experiment = submission.add_trials(experiment, 2)
+    assert not experiment.cancel_requested and experiment.trials == 3
+    new = Run.objects.filter(trial__gte=1)
+    assert new.count() == 2 * len(small["policies"])
+    assert set(new.values_list("status", flat=True)) == {Status.DONE}  # dispatched, eager
+    # The cancelled trial stays cancelled, and says so.
+    assert Experiment.objects.get(pk=experiment.pk).status == Status.CANCELLED
