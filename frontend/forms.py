@@ -9,6 +9,8 @@ field they name.
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
+from django.core.validators import MaxValueValidator
 
 from hetsite import inputs
 from hetsite.kinds import PARAM_PREFIX as PREFIX
@@ -125,6 +127,7 @@ class ExperimentForm(forms.Form):
                     "data-show-when": PREFIX + cond.control,
                     "data-show-values": "|".join(_js_value(v) for v in cond.values)})
             self.param_names.append(name)
+        self._bound_by_site_limits()
         scalar = {d["name"]: d["label"] for d in described
                   if d["type"] in ("int", "float", "bool", "str")}
         scalars = [("", "— none —")] + [(n, f"{label} ({n})") for n, label in scalar.items()]
@@ -147,6 +150,25 @@ class ExperimentForm(forms.Form):
         if self.hook is not None:
             self.hook.customize(self)
         self.submission = None
+
+    def _bound_by_site_limits(self) -> None:
+        """A parameter a site limit bounds alone gets that bound in the form too (the browser
+        refuses a larger value before it is sent, and the help says so)."""
+        for limit in self.ui.limits:
+            field = self.fields.get(PREFIX + limit.field)
+            cap = settings.HETSITE_LIMITS.get(limit.name)
+            top = limit.field_max(cap) if cap is not None else None
+            if field is None or top is None or not isinstance(
+                    field, (forms.IntegerField, forms.FloatField)):
+                continue
+            top = int(top) if isinstance(field, forms.IntegerField) else top
+            if field.max_value is not None and field.max_value <= top:
+                continue
+            field.max_value = top
+            field.validators.append(MaxValueValidator(top))
+            field.widget.attrs["max"] = top
+            field.help_text += (f"; this site: at most {top:,} "
+                                f"(HETSITE_LIMIT_{limit.name.upper()})")
 
     @staticmethod
     def default_trials(ui: LabKind) -> int:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -26,7 +27,7 @@ from hetsite import (
     uploads,
 )
 from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
-from hetsite.services import admission, submission
+from hetsite.services import admission, pricing, submission
 from hetsite.throttles import refused
 from simcore.errors import ScenarioError
 
@@ -140,6 +141,22 @@ def new_experiment(request, kind: str):
     return render(request, "frontend/new.html", {**_form_context(ui, form), "notice": notice})
 
 
+@require_POST
+def estimate(request, kind: str):
+    """The price of the experiment the form describes (``pricing.quote``), for the form's live
+    estimate. Files are not read: an uploaded trace is priced when it is submitted."""
+    ui = _ui_or_404(kind)
+    denied = refused(request, "estimate")
+    if denied is not None:
+        return JsonResponse({"errors": [{"id": "", "label": "", "message": denied.message}]},
+                            status=denied.status)
+    who = permissions.viewer(request)
+    form = ExperimentForm(ui, request.POST, who=who)
+    if not form.is_valid() or form.submission is None:
+        return JsonResponse({"errors": form.error_summary()}, status=400)
+    return JsonResponse(pricing.quote(form.submission, who.account()))
+
+
 def _kept_choices(query, ui) -> dict:
     """What the user had typed before switching presets (name, trials, seed, policies)."""
     kept = {}
@@ -166,7 +183,9 @@ def _form_context(ui, form):
             "current_preset": current,
             # the whole description: the picker truncates it, and it may carry caveats
             "current_preset_info": next((p for p in presets if p.name == current), None),
-            "errors": form.error_summary() if form.is_bound else []}
+            "errors": form.error_summary() if form.is_bound else [],
+            "limits": submission.limits(),
+            "run_time_limit": settings.CELERY_TASK_SOFT_TIME_LIMIT}
 
 
 def experiment_page(request, public_id):
@@ -219,6 +238,8 @@ def experiment_page(request, public_id):
         "published": published,
         "final": experiment.status in FINAL_STATUSES,
         "can_edit": permissions.can_edit(who, experiment),
+        "last_seed": experiment.base_seed + experiment.trials - 1,
+        "max_trials_to_add": max(1, submission.trials_limit(experiment) - experiment.trials),
         "visibility_choices": Visibility.choices,
         "scenario": presenters.scenario_description(ui, experiment),
         "timing": presenters.timing(experiment, counts),
@@ -232,8 +253,15 @@ def figures_index(request):
     groups: dict[str, list] = {}
     for figure in kinds.all_figures():
         groups.setdefault(figure.kind, []).append(figure)
+    slots = pricing.worker_slots()
+    costs = {}
+    for name, cost in pricing.known_figure_costs().items():
+        # Spread over the workers: the wall time on an idle site.
+        costs[name] = {at: size and {**size, "wall_s": size["estimated_cpu_s"] / slots}
+                       for at, size in cost.items()}
     return render(request, "frontend/figures.html", {
         "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()],
+        "costs": costs, "workers": slots,
         "scoreboard": scoreboard.page(scoreboard.load(), kinds.all_figures())})
 
 
@@ -381,6 +409,28 @@ def cancel_experiment(request, public_id):
     messages.info(request, "Cancelled: queued runs were withdrawn; running ones stop at their "
                            "next event.")
     return redirect("frontend:experiment", public_id=public_id)
+
+
+@require_POST
+def add_trials(request, public_id):
+    """More trials of every (point, policy), from the experiment page's form."""
+    experiment = _editable(request, public_id)
+    denied = refused(request)
+    raw = request.POST.get("add", "").strip()
+    if denied is not None:
+        messages.error(request, denied.message)
+    elif not raw.isdigit():
+        messages.error(request, "Trials to add must be a whole number.")
+    else:
+        who = permissions.viewer(request)
+        try:
+            submission.add_trials(experiment, int(raw), account=who.account())
+        except ScenarioError as err:  # admission.Refused included
+            messages.error(request, f"No trials added: {err.message}.")
+        else:
+            messages.info(request, f"Added {int(raw)} trial{'s' if int(raw) != 1 else ''}: "
+                                   "the table grows as the new runs finish.")
+    return redirect("frontend:experiment", public_id=experiment.public_id)
 
 
 @require_POST

@@ -232,6 +232,8 @@ LOGOUT_REDIRECT_URL = "/"
 HETSITE_SUBMIT_RATE = env.str("HETSITE_SUBMIT_RATE", default="30/min")  # creations
 HETSITE_UPLOAD_RATE = env.str("HETSITE_UPLOAD_RATE", default="20/h")  # uploaded files
 HETSITE_LOGIN_RATE = env.str("HETSITE_LOGIN_RATE", default="10/15min")  # failed logins
+# Price quotes (the form's live estimate, "dry_run" API submissions): cheap, but not free.
+HETSITE_ESTIMATE_RATE = env.str("HETSITE_ESTIMATE_RATE", default="120/min")
 # Request bodies (Content-Length) above these are refused before they are read: JSON and forms
 # (Django's DATA_UPLOAD_MAX_MEMORY_SIZE), and a form with files (plus HETSITE_MAX_TRACE_BYTES).
 HETSITE_MAX_BODY_BYTES = env.int("HETSITE_MAX_BODY_BYTES", default=512 * 1024)
@@ -255,6 +257,9 @@ HETSITE_BUDGET_USER_S = env.float("HETSITE_BUDGET_USER_S", default=100 * 3600.0)
 HETSITE_QUEUE_CAP_ANONYMOUS = env.int("HETSITE_QUEUE_CAP_ANONYMOUS", default=2000)
 # A logged-in account holds any one figure preset at its own size (72,000 runs at most).
 HETSITE_QUEUE_CAP_USER = env.int("HETSITE_QUEUE_CAP_USER", default=100_000)
+# Runs the workers simulate at once, for wall-time estimates (0: CELERY_WORKER_CONCURRENCY, else
+# the web machine's cores; more worker processes seen busy raise it).
+HETSITE_WORKER_SLOTS = env.int("HETSITE_WORKER_SLOTS", default=0)
 HETSITE_DISPATCH_AHEAD = env.int("HETSITE_DISPATCH_AHEAD", default=16)
 HETSITE_LOST_AFTER_SECONDS = env.float("HETSITE_LOST_AFTER_SECONDS", default=30.0)
 # A running experiment's charts are redrawn at most this often (its page is fetched again as

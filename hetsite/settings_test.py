@@ -9,6 +9,7 @@ os.environ.setdefault("SECURE_HSTS_SECONDS", "0")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "1")
 os.environ.setdefault("HETSITE_SUBMIT_RATE", "100000/min")  # tests that need it lower set it
 os.environ.setdefault("HETSITE_UPLOAD_RATE", "100000/min")
+os.environ.setdefault("HETSITE_ESTIMATE_RATE", "100000/min")
 # Rate-limit counts in this process's memory; the real-stack tests point it at their Redis.
 os.environ.setdefault("SHARED_CACHE_URL", "locmemcache://")
 

@@ -35,6 +35,7 @@ SCOPES = {
     "create": ("HETSITE_SUBMIT_RATE", "Too many submissions from this client"),
     "upload": ("HETSITE_UPLOAD_RATE", "Too many uploaded files from this client"),
     "login": ("HETSITE_LOGIN_RATE", "Too many failed logins for this account or address"),
+    "estimate": ("HETSITE_ESTIMATE_RATE", "Too many price quotes from this client"),
 }
 _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600,
           "hour": 3600, "d": 86400, "day": 86400}
@@ -189,6 +190,12 @@ class SubmitThrottle(BaseThrottle):
 
     def wait(self):
         return self.denied.wait if self.denied else None
+
+
+class EstimateThrottle(SubmitThrottle):
+    """Price quotes (``"dry_run": true``): ``HETSITE_ESTIMATE_RATE``."""
+
+    scope = "estimate"
 
 
 def refused(request, scope: str = "create") -> Denied | None:

@@ -171,12 +171,17 @@ class MetricBars:
 class Limit:
     """A site limit on scenario size: ``measure(params)`` must not exceed the site's value for
     ``name`` (``default`` unless the site overrides it); ``field`` is the parameter the error
-    names."""
+    names. When the measure is that parameter alone times ``field_scale``, the form bounds
+    the field by the limit too (cap / field_scale)."""
 
     name: str
     field: str
     measure: Callable[[dict], float]
     what: str
+    field_scale: float | None = None
+
+    def field_max(self, cap: float) -> float | None:
+        return None if self.field_scale is None else cap / self.field_scale
 
 
 @dataclass(frozen=True)
@@ -292,12 +297,15 @@ class LabKind:
         peers = [p for p in self.default_policies if p in names]
         return policy_color(policy, peers + [p for p in names if p not in peers])
 
-    def run_seconds(self, params: dict, policy: str) -> float:
-        """Estimated worker-seconds of one run of ``policy`` on these (normalized) parameters."""
+    def run_seconds(self, params: dict, policy: str, scenario=None) -> float:
+        """Estimated worker-seconds of one run of ``policy`` on these (normalized) parameters;
+        ``scenario``, the engine's scenario of them when the caller has it, saves building it
+        again (a sweep prices every point for every policy)."""
         if self.work is not None:
             units = self.work(params)
         else:
-            units = self.engine.ENGINE.cost(self.engine.scenario(self.kind, params), policy)
+            units = self.engine.ENGINE.cost(scenario or self.engine.scenario(self.kind, params),
+                                            policy)
         return float(units) * self.seconds_per_cost + RUN_OVERHEAD_S
 
     def condition_for(self, name: str) -> Condition | None:

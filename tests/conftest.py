@@ -546,18 +546,29 @@ def charts_drawn():
     return wait_for_charts
 
 
+def fill_experiment_form(page, base_url, kind, preset, policies, trials) -> None:
+    """Open the new-experiment form of a preset, tick exactly ``policies``, type ``trials``."""
+    page.goto(f"{base_url}/new/{kind}/?preset={preset}")
+    for box in page.locator("input[name=policies]").all():
+        box.uncheck()
+    for policy in policies:
+        page.check(f"input[name=policies][value='{policy}']")
+    page.fill("input[name=trials]", str(trials))
+
+
+@pytest.fixture
+def fill_form(live_server):
+    """``fill_experiment_form`` on the live server: ``fill(page, kind, preset, policies, n)``."""
+    return lambda page, *args: fill_experiment_form(page, live_server.url, *args)
+
+
 @pytest.fixture
 def submit_experiment(live_server):
     """Fill the new-experiment form as a user would (a preset, exactly these policies, N
     trials, optionally a name and other fields by selector), submit it and land on the result
     page, whose URL it returns; ``done_within`` also waits for the end."""
     def submit(page, kind, preset, policies, trials, done_within=None, name="", extra=None):
-        page.goto(f"{live_server.url}/new/{kind}/?preset={preset}")
-        for box in page.locator("input[name=policies]").all():
-            box.uncheck()
-        for policy in policies:
-            page.check(f"input[name=policies][value='{policy}']")
-        page.fill("input[name=trials]", str(trials))
+        fill_experiment_form(page, live_server.url, kind, preset, policies, trials)
         if name:
             page.fill("#id_name", name)
         for selector, value in (extra or {}).items():

@@ -63,8 +63,9 @@ LAB = LabKind(
     task_units={"start": "min", "end": "min", "travel_min": "min"},
     conditions=[Condition(("geometry.",), "geometry.enabled", (True,))],
     limits=[
-        Limit("uavs", "uavs_mean", lambda p: p["uavs_mean"], "the mean number of UAVs"),
+        Limit("uavs", "uavs_mean", lambda p: p["uavs_mean"], "the mean number of UAVs",
+              field_scale=1),
         Limit("targets", "targets_mean", lambda p: p["targets_mean"],
-              "the mean number of targets"),
+              "the mean number of targets", field_scale=1),
     ],
 )

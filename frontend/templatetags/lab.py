@@ -24,6 +24,14 @@ def param_title(name, lab):
 
 
 @register.filter
+def duration(seconds):
+    """Seconds as "1 h 05 min", "3 min 20 s" or "12 s"."""
+    from hetsite.presenters import duration as words
+
+    return words(seconds)
+
+
+@register.filter
 def pct(value):
     return f"{float(value or 0):.0f}"
 

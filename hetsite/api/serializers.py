@@ -10,7 +10,7 @@ from ..models import Experiment, Run, Scenario, Visibility
 from ..services import submission
 
 TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "name", "policy",
-             "seed", "axes", "visibility", "notes", "tags"}
+             "seed", "axes", "visibility", "notes", "tags", "dry_run", "add"}
 
 
 RUNS_INLINE = 100  # runs listed in an experiment's detail; all of them at runs_url, paged
@@ -166,8 +166,12 @@ class ExperimentCreateSerializer(StrictSerializer):
                                          help_text="unlisted (link only), public or private")
     notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     tags = serializers.JSONField(required=False, help_text="list of tags or comma-separated")
+    dry_run = serializers.BooleanField(required=False, default=False,
+                                       help_text="true: answer 200 with the price (runs, CPU "
+                                                 "and wall time, budget) and create nothing")
 
     def validate(self, data):
+        self.dry_run = data.get("dry_run", False)
         try:
             return submission.validate_submission(
                 kind=data["kind"], params=data.get("params"), preset=data.get("preset", ""),
@@ -187,13 +191,48 @@ class FigureRunSerializer(StrictSerializer):
     base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, required=False,
                                          help_text="seed of the first trial (default: the "
                                                    "figure's recorded seeds, from 1000)")
+    dry_run = serializers.BooleanField(required=False, default=False,
+                                       help_text="true: answer 200 with the price and create "
+                                                 "nothing")
 
     def validate(self, data):
+        self.dry_run = data.get("dry_run", False)
         try:
             return submission.figure_submission(self.context["figure"], data.get("trials"),
                                                 data.get("base_seed"))
         except ScenarioError as err:
             raise scenario_error(err) from None
+
+
+class AddTrialsSerializer(StrictSerializer):
+    add = serializers.IntegerField(min_value=1, help_text="trials to add to every (point, "
+                                                          "policy); seeds continue the sequence")
+    dry_run = serializers.BooleanField(required=False, default=False,
+                                       help_text="true: answer 200 with the price of the added "
+                                                 "runs and add nothing")
+
+
+class QuoteSerializer(serializers.Serializer):
+    """What a submission would cost (``hetsite.services.pricing``)."""
+
+    dry_run = serializers.BooleanField()
+    runs = serializers.IntegerField()
+    estimated_cpu_s = serializers.FloatField(help_text="worker-seconds, the estimate admission "
+                                                       "charges")
+    estimated_wall_s = serializers.FloatField(help_text="with the workers to itself")
+    estimated_wall_queued_s = serializers.FloatField(help_text="behind all the work queued now")
+    longest_run_s = serializers.FloatField()
+    run_time_limit_s = serializers.IntegerField()
+    workers = serializers.IntegerField()
+    queue_s = serializers.FloatField()
+    tier = serializers.CharField()
+    budget_s = serializers.FloatField(allow_null=True, help_text="null: no limit (staff)")
+    budget_in_use_s = serializers.FloatField()
+    budget_after_s = serializers.FloatField()
+    queued_runs = serializers.IntegerField()
+    admitted = serializers.BooleanField()
+    refusal = serializers.DictField(allow_null=True)
+    warnings = serializers.ListField(child=serializers.CharField())
 
 
 class UploadSerializer(serializers.Serializer):

@@ -16,6 +16,8 @@ urlpatterns = [
     path("experiments/<uuid:id>/", views.ExperimentDetail.as_view(), name="api-experiment"),
     path("experiments/<uuid:id>/cancel/", views.ExperimentCancel.as_view(),
          name="api-experiment-cancel"),
+    path("experiments/<uuid:id>/trials/", views.ExperimentTrials.as_view(),
+         name="api-experiment-trials"),
     path("experiments/<uuid:id>/progress/", views.ExperimentProgress.as_view(),
          name="api-experiment-progress"),
     path("experiments/<uuid:id>/runs/", views.ExperimentRuns.as_view(),

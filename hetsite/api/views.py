@@ -17,8 +17,8 @@ from simcore.params import describe
 
 from .. import exports, figures, kinds, permissions, selectors, uploads
 from ..models import Status
-from ..services import admission, submission
-from ..throttles import SubmitThrottle
+from ..services import admission, pricing, submission
+from ..throttles import EstimateThrottle, SubmitThrottle
 from . import serializers as S
 
 
@@ -160,10 +160,23 @@ class UploadDetail(APIView):
 PAGE_SIZE = 100
 
 
+PRICE_ONLY = OpenApiResponse(S.QuoteSerializer, description='"dry_run": the price only')
+
+
+def _writes_throttled(request) -> list:
+    """A POST is a creation unless it asks for a price only (``"dry_run": true``), which
+    counts against the quote rate instead."""
+    if request.method != "POST":
+        return []
+    data = request.data
+    return [EstimateThrottle() if isinstance(data, dict) and data.get("dry_run") is True
+            else SubmitThrottle()]
+
+
 class ExperimentListCreate(APIView):
     def get_throttles(self):
         # Only creation is throttled: reading lists and pages stays free.
-        return [SubmitThrottle()] if self.request.method == "POST" else []
+        return _writes_throttled(self.request)
 
     @extend_schema(
         parameters=[OpenApiParameter(name, str, required=False, description=text)
@@ -183,34 +196,44 @@ class ExperimentListCreate(APIView):
 
     @extend_schema(request=S.ExperimentCreateSerializer,
                    responses={202: S.ExperimentSerializer,
+                              200: PRICE_ONLY,
                               400: OpenApiResponse(description="invalid field (named)"),
                               503: OpenApiResponse(description="broker unavailable")})
     def post(self, request):
+        """Start an experiment, or with ``"dry_run": true`` say what it would cost (runs,
+        estimated CPU and wall time, the budget it would use, whether it would be admitted)
+        and create nothing."""
         ser = S.ExperimentCreateSerializer(data=request.data,
                                            context={"who": permissions.viewer(request)})
         ser.is_valid(raise_exception=True)
+        if ser.dry_run:
+            return _quoted(request, ser.validated_data)
         return _created(request, ser.validated_data)
 
 
 class FigureList(APIView):
     """The figure presets: published comparisons of the seeds made runnable (claim, source,
-    scale, axes, policies, trials, expected ranking)."""
+    scale, axes, policies, trials, expected ranking), each with its ``cost``: runs and
+    estimated CPU seconds at its default trials and at the published ones."""
 
     @extend_schema(parameters=[OpenApiParameter("kind", str, required=False)],
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([f.public() for f in kinds.all_figures() if kind in (None, f.kind)])
+        return Response([{**f.public(), "cost": pricing.figure_cost(f.name)}
+                         for f in kinds.all_figures() if kind in (None, f.kind)])
 
 
 class FigureRun(APIView):
-    """Start the experiment that reproduces a figure preset (optionally with other trials)."""
+    """Start the experiment that reproduces a figure preset (optionally with other trials), or
+    with ``"dry_run": true`` say what it would cost."""
 
     def get_throttles(self):
-        return [SubmitThrottle()]
+        return _writes_throttled(self.request)
 
     @extend_schema(request=S.FigureRunSerializer,
                    responses={202: S.ExperimentSerializer,
+                              200: PRICE_ONLY,
                               400: OpenApiResponse(description="invalid field (named)"),
                               404: OpenApiResponse(description="unknown figure"),
                               503: OpenApiResponse(description="broker unavailable")})
@@ -219,7 +242,14 @@ class FigureRun(APIView):
             raise NotFound(f"no figure preset {name!r}")
         ser = S.FigureRunSerializer(data=request.data, context={"figure": name})
         ser.is_valid(raise_exception=True)
+        if ser.dry_run:
+            return _quoted(request, ser.validated_data)
         return _created(request, ser.validated_data)
+
+
+def _quoted(request, sub, beyond: str | None = None) -> Response:
+    quote = pricing.quote(sub, permissions.viewer(request).account(), beyond)
+    return Response({"dry_run": True, **quote})
 
 
 def _created(request, sub) -> Response:
@@ -281,6 +311,38 @@ class ExperimentCancel(APIView):
     def post(self, request, id):
         experiment = submission.cancel_experiment(_editable(request, id, "cancelling"))
         return Response(S.ExperimentSerializer(experiment, context={"request": request}).data)
+
+
+class ExperimentTrials(APIView):
+    """Add trials to every (point, policy) of an experiment (its owner or staff)."""
+
+    def get_throttles(self):
+        return _writes_throttled(self.request)
+
+    @extend_schema(request=S.AddTrialsSerializer,
+                   responses={202: S.ExperimentSerializer,
+                              200: PRICE_ONLY,
+                              400: OpenApiResponse(description="invalid or too many trials"),
+                              403: OpenApiResponse(description="not the owner"),
+                              409: OpenApiResponse(description="changed meanwhile")})
+    def post(self, request, id):
+        """``{"add": N}``: N more trials of every (point, policy), seeds continuing after the
+        last; priced and admitted like a new submission of those runs. The experiment runs
+        again, and its summary, verdicts and exports grow as the new runs finish."""
+        experiment = _editable(request, id, "adding trials to")
+        ser = S.AddTrialsSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        add, who = ser.validated_data["add"], permissions.viewer(request)
+        try:
+            if ser.validated_data["dry_run"]:
+                return _quoted(request, *submission.added_trials(experiment, add))
+            experiment = submission.add_trials(experiment, add, account=who.account())
+        except ScenarioError as err:
+            if isinstance(err, admission.Refused):
+                return Response({err.field: [err.message], **err.details}, status=err.status)
+            raise S.scenario_error(err) from None
+        body = S.ExperimentSerializer(experiment, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
 class ExperimentProgress(APIView):

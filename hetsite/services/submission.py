@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from simcore.errors import ScenarioError
@@ -181,15 +182,13 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     costs = []
     with uploads.staging(staged):
         for point in points:
-            point_params = normalized
-            if point:
-                try:
-                    point_params = to_dict(lab.engine.scenario(
-                        kind, with_overrides(normalized, point)).params)
-                except ScenarioError as err:
-                    raise ScenarioError("axes", f"{err.field}: {err.message}") from None
+            try:
+                spec = lab.engine.scenario(kind, with_overrides(normalized, point))
+            except ScenarioError as err:
+                raise ScenarioError("axes", f"{err.field}: {err.message}") from None
+            point_params = to_dict(spec.params) if point else normalized
             check_site_limits(lab, point_params)
-            costs.append([lab.run_seconds(point_params, policy) for policy in policies])
+            costs.append([lab.run_seconds(point_params, policy, spec) for policy in policies])
     name = (name or "").strip()[:200] or _default_name(lab, preset, policies, axes)
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(lab, normalized, list(policies), trials, base_seed, name, preset,
@@ -265,18 +264,29 @@ def figure_submission(name: str, trials: int | None = None,
     # The published trial counts (up to 1,000 missions) exceed what the site lets anyone ask
     # for; a figure preset is a fixed, reviewed size, so its own sizes are allowed too, up to
     # the publication's trial count when it states one.
-    points = math.prod(len(v) for _, v in figure.axes)
-    most = max(figure.trials, figure.paper_trials or 0)
-    own = {"max_trials": most, "max_policies": len(figure.policies),
-           "max_points": points, "max_runs": points * len(figure.policies) * most}
-    site = limits()
     sub = validate_submission(
         kind=figure.kind, params=params, preset=figure.preset, policies=list(figure.policies),
         trials=figure.trials if trials is None else trials,
         base_seed=figure.first_seed if base_seed is None else base_seed,
         name=f"{figure.title} ({figure.source})",
         axes=[{"param": p, "values": list(v)} for p, v in figure.axes],
-        lim={k: max(v, own[k]) for k, v in site.items()})
+        lim=_figure_limits(figure))
+    return _as_figure(sub, figure)
+
+
+def _figure_limits(figure) -> dict:
+    """The site's limits, raised to a figure preset's own sizes."""
+    points = math.prod(len(v) for _, v in figure.axes)
+    most = max(figure.trials, figure.paper_trials or 0)
+    own = {"max_trials": most, "max_policies": len(figure.policies),
+           "max_points": points, "max_runs": points * len(figure.policies) * most}
+    return {k: max(v, own[k]) for k, v in limits().items()}
+
+
+def _as_figure(sub: Submission, figure) -> Submission:
+    """``sub`` marked as reproducing ``figure``, with how its size exceeds the site's ordinary
+    limits."""
+    site = limits()
     sizes = {"max_trials": (sub.trials, "trials"), "max_policies": (len(sub.policies), "policies"),
              "max_points": (len(sub.points), "points"), "max_runs": (sub.run_count, "runs")}
     beyond = [f"{n:,} {what} > {site[key]:,}" for key, (n, what) in sizes.items()
@@ -539,6 +549,73 @@ def rerun_experiment(experiment: Experiment, owner=None, account: Account = SITE
                               preset=experiment.scenario.preset,
                               visibility=experiment.visibility, tags=experiment.tags)
     return create_experiment(sub, owner=owner, account=account)
+
+
+def added_trials(experiment: Experiment, add: int) -> tuple[Submission, str]:
+    """The runs ``add`` more trials of every (point, policy) would be, as a submission of their
+    own for pricing (trials = ``add``), and how the experiment at its new size exceeds the
+    site's ordinary limits (a figure's: "" within them). Raises ScenarioError naming ``add``
+    when the new total is beyond the limits."""
+    if isinstance(add, bool) or not isinstance(add, int) or add < 1:
+        raise ScenarioError("add", "must be an integer >= 1")
+    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
+    lim = _experiment_limits(figure)
+    total = experiment.trials + add
+    if total > lim["max_trials"]:
+        raise ScenarioError("add", f"{experiment.trials:,} trials + {add:,} = {total:,}; at most "
+                                   f"{lim['max_trials']:,} trials per experiment "
+                                   "(HETSITE_MAX_TRIALS)")
+    try:
+        whole = validate_submission(
+            kind=experiment.kind, params=experiment.scenario.params, trials=total,
+            preset=experiment.scenario.preset, policies=list(experiment.policies),
+            base_seed=experiment.base_seed, name=experiment.name, axes=experiment.axes, lim=lim)
+    except ScenarioError as err:
+        field_name = "add" if err.field in ("trials", "axes") else err.field
+        raise ScenarioError(field_name, err.message) from None
+    if figure is not None:
+        whole = _as_figure(whole, figure)
+    return dataclasses.replace(whole, trials=add), whole.beyond_site_limits
+
+
+def _experiment_limits(figure) -> dict:
+    return _figure_limits(figure) if figure is not None else limits()
+
+
+def trials_limit(experiment: Experiment) -> int:
+    """The most trials the experiment may grow to (a figure's: its published count)."""
+    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
+    return _experiment_limits(figure)["max_trials"]
+
+
+def add_trials(experiment: Experiment, add: int, account: Account = SITE) -> Experiment:
+    """``add`` more trials of every (point, policy): new runs whose seeds continue the sequence
+    (trial k has seed base_seed + k), priced and admitted like a new submission of those runs.
+    The experiment is running again until they end; each run's end updates its summary cell,
+    and a finished experiment's kept charts and tables are keyed on its (new) end time."""
+    if experiment.cancel_requested and experiment.status not in FINAL_STATUSES:
+        raise admission.Refused("add", "its cancelled runs are still stopping; try again when "
+                                       "it has ended", status=409)
+    extra, beyond = added_trials(experiment, add)
+    first = experiment.trials
+    with transaction.atomic():
+        admission.admit(extra, account, beyond)
+        # Conditional on the trial count read: two concurrent additions never make the same
+        # trials twice (the second is refused and may be sent again).
+        if not Experiment.objects.filter(pk=experiment.pk, trials=first).update(
+                trials=first + add, estimate_s=F("estimate_s") + extra.estimate_s,
+                cancel_requested=False):
+            raise admission.Refused("add", "its trials changed meanwhile; reload it and try "
+                                           "again", status=409)
+        Run.objects.bulk_create([
+            Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
+                trial=trial, seed=experiment.base_seed + trial, cost=extra.costs[point][i])
+            for point, overrides in enumerate(extra.points)
+            for i, policy in enumerate(extra.policies) for trial in range(first, first + add)
+        ], batch_size=2000)
+        refreshed = refresh_experiment(experiment.pk)
+        transaction.on_commit(dispatcher.top_up)
+    return refreshed
 
 
 def delete_experiment(experiment: Experiment) -> None:

@@ -64,7 +64,9 @@ LAB = LabKind(
     default_policies=["fcfs", "local", "internode-can", "internode-2nn"],
     default_preset="grid-small",
     limits=[
-        Limit("nodes", "nodes.n_nodes", lambda p: p["nodes"]["n_nodes"], "the node count"),
-        Limit("jobs", "jobs.n_jobs", lambda p: p["jobs"]["n_jobs"], "the job count"),
+        Limit("nodes", "nodes.n_nodes", lambda p: p["nodes"]["n_nodes"], "the node count",
+              field_scale=1),
+        Limit("jobs", "jobs.n_jobs", lambda p: p["jobs"]["n_jobs"], "the job count",
+              field_scale=1),
     ],
 )

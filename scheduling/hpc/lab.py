@@ -90,6 +90,6 @@ def trace_work(params: dict) -> int:
 
 # The limits of a kind that replays a trace on a machine of ``nodes`` nodes.
 TRACE_LIMITS = [
-    Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count"),
+    Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count", field_scale=1),
     Limit("trace_jobs", "job_limit", trace_work, "the trace length (jobs)"),
 ]

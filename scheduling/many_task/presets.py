@@ -28,8 +28,9 @@ SMALL = {
 def register(engine) -> None:
     engine.preset("many-task-small", KIND, params=SMALL, source=f"{SOURCE} (scaled down)",
                   description="3,000 log-normal tasks (synth15k's mean and CoV 1.0) on a menu "
-                              "of 16 to 1,024 workers, with a 6 x 4 trade-off grid; any "
-                              "policy in a few milliseconds.")
+                              "of 16 to 1,024 workers, with a 6 x 4 trade-off grid; one "
+                              "run simulates in milliseconds, about 0.05-0.1 CPU-s with "
+                              "its bookkeeping (the form prices the trials).")
     engine.preset("dock6", KIND, params={"workload": {"source": "real15k"},
                                          "chop": {"r": 5.0, "f": 0.5}},
                   source=f"{SOURCE} §X (Fig. 8)",

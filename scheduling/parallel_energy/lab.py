@@ -57,10 +57,11 @@ LAB = LabKind(
                 Condition(("testbed.",), "workload.source", ("testbed",))],
     limits=[
         Limit("tasks_per_day", "workload.tasks_per_day",
-              lambda p: p["workload"]["tasks_per_day"], "the arrival rate (tasks/day)"),
+              lambda p: p["workload"]["tasks_per_day"], "the arrival rate (tasks/day)",
+              field_scale=1),
         Limit("nodes", "system.clusters",
               lambda p: sum(c["nodes"] for c in p["system"]["clusters"]), "the node count"),
         Limit("sim_hours", "time.sim_h", lambda p: p["time"]["sim_h"],
-              "the simulated time (h)"),
+              "the simulated time (h)", field_scale=1),
     ],
 )

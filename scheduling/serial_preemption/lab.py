@@ -79,6 +79,7 @@ LAB = LabKind(
               lambda p: p["workload"]["tasks_per_core_per_day"] * p["system"]["n_clusters"]
               * p["system"]["cores_per_cluster"], "the arrival rate (tasks/day)"),
         Limit("sim_hours", "scheduler.duration_min",
-              lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)"),
+              lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)",
+              field_scale=1 / 60),
     ],
 )

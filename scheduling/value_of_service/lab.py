@@ -84,6 +84,6 @@ LAB = LabKind(
               lambda p: _vos_tasks_per_day(p) if p["arrivals"]["pattern"] == "phases" else 0,
               "the arrival rate (tasks/day)"),
         Limit("sim_hours", "scheduler.duration_h", lambda p: p["scheduler"]["duration_h"],
-              "the simulated time (h)"),
+              "the simulated time (h)", field_scale=1),
     ],
 )

@@ -113,11 +113,12 @@ def test_tags_must_be_words(tags):
 
 def test_unknown_top_level_fields_are_400_naming_them():
     api = APIClient()
-    response = api.post("/api/experiments/", {**UAV, "dry_run": True, "trails": 3},
+    # (``dry_run`` was the example here until it became a field: issue 31.)
+    response = api.post("/api/experiments/", {**UAV, "priority": 1, "trails": 3},
                         format="json")
     assert response.status_code == 400
     body = response.json()
-    assert set(body) == {"dry_run", "trails"} and "unknown field" in body["dry_run"][0]
+    assert set(body) == {"priority", "trails"} and "unknown field" in body["priority"][0]
     assert Experiment.objects.count() == 0
     exp_id = api.post("/api/experiments/", UAV, format="json").json()["id"]
     assert "colour" in api.patch(f"/api/experiments/{exp_id}/", {"colour": "red"},

@@ -312,6 +312,77 @@
     });
   });
 
+  // --- the price, as the form changes (debounced; the server prices it like a submission) --------
+  var price = document.getElementById("price");
+  var priced = price && document.getElementById("experiment-form");
+  if (priced) {
+    var priceTimer = null, priceAsked = 0;
+    var requote = function () {
+      clearTimeout(priceTimer);
+      priceTimer = setTimeout(function () {
+        var data = new FormData(priced);
+        priced.querySelectorAll("input[type=file]").forEach(function (f) { data.delete(f.name); });
+        var asked = ++priceAsked;
+        price.dataset.state = "loading";
+        fetch(price.dataset.url, {method: "POST", body: data, credentials: "same-origin",
+                                  headers: {"Accept": "application/json"}})
+          .then(function (r) { return r.json(); })
+          .then(function (body) { if (asked === priceAsked) showPrice(body); })
+          .catch(function () {
+            if (asked !== priceAsked) return;
+            price.dataset.state = "error";
+            document.getElementById("price-text").textContent = "The estimate is unavailable right now.";
+          });
+      }, 350);
+    };
+    priced.addEventListener("input", requote);
+    priced.addEventListener("change", requote);
+    requote();
+  }
+  function hoursText(seconds) {
+    return seconds >= 360 ? (seconds / 3600).toFixed(1) + " worker-hours"
+                          : (seconds / 60).toFixed(1) + " worker-minutes";
+  }
+  function showPrice(q) {
+    var text = document.getElementById("price-text");
+    var warnings = document.getElementById("price-warnings");
+    warnings.textContent = "";
+    if (q.errors) {
+      price.dataset.state = "invalid";
+      delete price.dataset.runs; delete price.dataset.cpuS;
+      text.textContent = "No estimate until the form is valid: " +
+        q.errors.map(function (e) { return (e.label ? e.label + ": " : "") + e.message; }).join("; ");
+      return;
+    }
+    price.dataset.state = q.admitted ? "ok" : "refused";
+    price.dataset.runs = q.runs;
+    price.dataset.cpuS = q.estimated_cpu_s;
+    price.dataset.wallS = q.estimated_wall_s;
+    text.textContent = "";
+    var parts = [["price-runs", q.runs.toLocaleString("en") + " run" + (q.runs === 1 ? "" : "s")],
+                 ["price-cpu", "about " + duration(q.estimated_cpu_s) + " of CPU"],
+                 ["price-wall", "done in about " + duration(q.estimated_wall_s) + " on " + q.workers +
+                  " worker" + (q.workers === 1 ? "" : "s") +
+                  (q.estimated_wall_queued_s > q.estimated_wall_s
+                   ? " (up to " + duration(q.estimated_wall_queued_s) + " behind the queue)" : "")],
+                 ["price-budget", q.budget_s === null ? "no budget limit"
+                  : "uses " + hoursText(q.estimated_cpu_s) + " of your " + hoursText(q.budget_s) +
+                    " budget" + (q.budget_in_use_s ? " (" + hoursText(q.budget_in_use_s) + " in use)" : "")]];
+    parts.forEach(function (p, i) {
+      var span = document.createElement("span");
+      span.id = p[0]; span.textContent = p[1];
+      text.appendChild(span);
+      if (i < parts.length - 1) text.appendChild(document.createTextNode(" · "));
+    });
+    var notes = q.warnings.slice();
+    if (q.refusal && notes.length === 0) notes.push(q.refusal.message);
+    notes.forEach(function (w) {
+      var li = document.createElement("li");
+      li.className = "warning"; li.textContent = w;
+      warnings.appendChild(li);
+    });
+  }
+
   // --- one run in detail ------------------------------------------------------------------------
   var runForm = document.getElementById("run-chart-form");
   if (runForm) {

@@ -13,7 +13,7 @@ from simcore.result import Result
 
 
 def compact(result):
-    from scheduling.lab import compact_manytask
+    from scheduling.many_task.lab import compact_manytask
 
     return compact_manytask(Result.from_dict(result.to_dict()))
 
