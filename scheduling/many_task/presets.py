@@ -134,9 +134,9 @@ def _figures(engine) -> None:
         scale="real935k surrogate; 100 shuffles per point as in the paper (sorted is "
               "deterministic, its trials are identical)")
     common = dict(preset="real935k", policies=("random+chop", "sorted+chop"),
-                  axes=[(R, list(PAPER_RATIOS)), (F, FIG_F)], trials=12, paper_trials=100,
+                  axes=[(R, list(PAPER_RATIOS)), (F, FIG_F)], trials=5, paper_trials=100,
                   provenance=[SURROGATE],
-                  scale="real935k surrogate; 12 shuffles per point (100 published; sorted is "
+                  scale="real935k surrogate; 5 shuffles per point (100 published; sorted is "
                         "deterministic); f = 1 is no chopping; the frontier claims are checked "
                         "by `many-task-checks` (docs/many-task.md), the claims here at fixed r "
                         "(the lab's fig4-real935k preset computes the whole grid in each run)")
