@@ -295,7 +295,9 @@ def test_the_owner_adds_trials_from_the_page(client, small):
     import io
 
     def read_csv(url):
-        return list(csv.DictReader(io.StringIO(client.get(url).content.decode())))
+        response = client.get(url)  # the runs export streams
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        return list(csv.DictReader(io.StringIO(body.decode())))
 
     runs = read_csv(f"/e/{eid}/runs.csv")
     assert sorted(int(r["seed"]) for r in runs) == sorted([5, 6, 7] * len(small["policies"]))
