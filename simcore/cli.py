@@ -7,7 +7,9 @@ deterministic result JSON (``--timing`` adds wall-clock figures) and prints the 
 product and prints the mean and 95% CI per (point, policy); ``--baseline POLICY`` adds the
 paired difference to that policy; ``--csv`` writes one row per run as runs finish.
 A command that needs one kind loads only that kind. Invalid input prints
-``error: <parameter>: <message>`` and exits with status 2.
+``error: <parameter>: <message>`` and exits with status 2; a policy that breaks one of the
+engine's rules (``simcore.errors.RULES``) prints ``error: policy 'NAME' broke the rule ...`` and
+exits with status 3.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import ScenarioError
+from .errors import PolicyViolation, ScenarioError
 from .params import parse_value
 from .registry import Engine
 
@@ -249,6 +251,9 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except PolicyViolation as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
     except (OSError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
