@@ -61,3 +61,12 @@ def test_the_cli_exits_3_with_the_rule_and_no_traceback(faulty, capsys):
     assert code == 3
     assert err.startswith(f"error: policy {faulty!r} broke the rule 'capacity'")
     assert "Traceback" not in err
+
+
+def test_a_cli_sweep_on_two_processes_names_the_rule_and_the_policy(faulty, capsys):
+    code = main(ENGINE, ["sweep", "--preset", "swf-small", "--policies", f"easy,{faulty}",
+                         "--seeds", "0-1", "--jobs", "2"], prog="engine")
+    err = capsys.readouterr().err
+    assert code == 3
+    assert f"error: policy {faulty!r} broke the rule 'capacity'" in err
+    assert "Traceback" not in err

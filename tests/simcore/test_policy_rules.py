@@ -455,24 +455,21 @@ def test_uav_refuses_each_broken_rule(pick, rules):
     assert violation(UAV, "small-baseline", _uav_policy(pick)).rule in rules
 
 
+def _keeps_busy_then_starts_a_drained_uav(view):
+    """Keeps every UAV busy on any valid target until one has no energy left, then starts
+    that one."""
+    choice = _empty_uav(view)
+    if choice is not None:
+        return choice
+    for u in np.flatnonzero(view.uav_ok & (view.running_target < 0)).tolist():
+        free = np.flatnonzero(view.target_ok & (view.running_uav < 0)
+                              & view.valid[u].any(axis=1))
+        if free.size:
+            t = int(free[0])
+            view.start(u, int(np.flatnonzero(view.valid[u, t])[0]), t)
+    return None
+
+
 def test_uav_refuses_a_surveil_by_a_uav_without_energy():
-    class Greedy:
-        """Keeps every UAV busy on any valid target (energy runs out), and then starts a
-        drained one."""
-
-        def __init__(self, rng):
-            pass
-
-        def map(self, view):
-            choice = _empty_uav(view)
-            if choice is not None:
-                view.start(*choice)
-                return
-            for u in np.flatnonzero(view.uav_ok & (view.running_target < 0)).tolist():
-                free = np.flatnonzero(view.target_ok & (view.running_uav < 0)
-                                      & view.valid[u].any(axis=1))
-                if free.size:
-                    t = int(free[0])
-                    view.start(u, int(np.flatnonzero(view.valid[u, t])[0]), t)
-
-    assert violation(UAV, "small-baseline", Greedy).rule == "energy-budget"
+    faulty = _uav_policy(_keeps_busy_then_starts_a_drained_uav)
+    assert violation(UAV, "small-baseline", faulty).rule == "energy-budget"
