@@ -1,0 +1,361 @@
+"""Spell out bare spec references in code comments and docstrings.
+
+A comment such as ``(spec ch3 A17)`` or ``(§6.4)`` means nothing without the spec at hand. This
+tool finds every such bare code in the comments and docstrings of the project's Python files and
+rewrites it as a short title plus the document it comes from: ``(§6.4)`` in a value-of-service
+module becomes ``(permanent reservations vs. place-holders (ch. 2 spec §6.4))`` and ``spec ch3
+A17`` becomes ``place-holders that start before the next event (ch. 3 spec A17)``; the title is
+left out when its words already stand just before the reference. The titles, the documents and
+which document a file's bare ``§`` means live in ``tools/spec_refs.json`` (docs/references.md).
+
+    python tools/spell_refs.py --check        # list bare references as file:line, exit 1 if any
+    python tools/spell_refs.py --write        # rewrite them in place (idempotent)
+    python tools/spell_refs.py --data         # list bare references inside data strings (help=...)
+
+Only COMMENT tokens and docstrings (string statements) are touched, found with ``tokenize``; code
+and strings that are data (help texts, ``spec=``/``source=`` fields, results) are never changed.
+A reference is already spelled out when one of the map's document labels stands right before it.
+Rewritten lines longer than the project's line limit are re-wrapped into the next line of the
+same comment or docstring paragraph; a trailing comment that grows too long moves above its line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAP_FILE = Path(__file__).resolve().parent / "spec_refs.json"
+SKIP = {"tools", "migrations", "node_modules", "staticfiles", "build", "dist", "__pycache__"}
+LIMIT = 100
+
+_SEC = r"(?:\d+(?:\.\d+)*|[IVX]+(?:\.[A-Z])?)"
+# one item of a group: a section (with an optional range end), or an ambiguity/result row
+_ITEM = (rf"(?:§§?[ \t]?{_SEC}(?:[ \t]?[-–][ \t]?§?{_SEC})?"
+         r"|(?<![\w.])A\d+(?:'s)?(?![\w-]))")
+_PREFIX = (r"(?:(?<![\w.-])(?P<pre>spec\s+ch[ \t]?(?P<ch>\d)|spec"
+           r"|dissertation(?:[ \t]+ch\.[ \t]?\d)?|paper)(?:,)?\s+)?")
+GROUP = re.compile(rf"(?i:{_PREFIX})(?P<items>{_ITEM}(?:(?:,[ \t]*|[ \t]+and[ \t]+){_ITEM})*)")
+ITEM = re.compile(_ITEM)
+# an ambiguity row is a reference only when a spec prefix or parentheses make it one
+_A_ONLY = re.compile(r"A\d+(?:'s)?")
+
+
+@dataclass
+class Ref:
+    path: str
+    line: int
+    text: str
+    where: str  # "comment", "docstring" or "data"
+
+
+def load_map() -> dict:
+    return json.loads(MAP_FILE.read_text(encoding="utf-8"))
+
+
+class Speller:
+    def __init__(self, refmap: dict):
+        self.map = refmap
+        labels = sorted((d["label"] for d in refmap["docs"].values()), key=len, reverse=True)
+        any_label = r"(?:" + "|".join(re.escape(x) for x in labels) + r")"
+        self.spelled_before = re.compile(any_label + r"[ \t]+$")
+        self.label_code = re.compile(any_label + r" \S+")
+        self.unresolved: list[tuple[str, int, str]] = []
+
+    # -- which document a reference points to ---------------------------------------------------
+    def default_doc(self, path: str) -> str | None:
+        """The document of a file's kind: named for the file, else for its innermost kind folder."""
+        if path in self.map["files"]:
+            return self.map["files"][path]
+        for part in reversed(path.split("/")[:-1]):
+            if part in self.map["folders"]:
+                return self.map["folders"][part]
+        return None
+
+    def doc_for(self, path: str, pre: str | None, ch: str | None, code: str) -> str | None:
+        if ch:
+            return self.map["chapters"].get(ch)
+        if pre and pre.lower().startswith("dissertation"):
+            return "dissertation"
+        pre = pre.lower() if pre else pre
+        if pre == "paper":
+            return self.map["papers"].get(self.default_doc(path) or "")
+        first = re.match(rf"§*[ \t]?({_SEC})", code)
+        if first and first.group(1).count(".") >= 2:
+            return "dissertation"  # the specs number two levels deep; three are the chapter's
+        return self.default_doc(path)
+
+    def title(self, doc: str, code: str) -> str | None:
+        titles = self.map["titles"].get(doc, {})
+        m = re.fullmatch(rf"§§?[ \t]?({_SEC})(?:[ \t]?[-–][ \t]?§?({_SEC}))?", code)
+        if m:
+            first = titles.get("§" + m.group(1))
+            if m.group(2) is None:
+                return first
+            last = titles.get("§" + m.group(2))
+            return f"{first} to {last}" if first and last else None
+        return titles.get(code.removesuffix("'s"))
+
+    def canonical(self, code: str) -> str:
+        m = re.fullmatch(rf"§§?[ \t]?({_SEC})(?:[ \t]?[-–][ \t]?§?({_SEC}))?", code)
+        if not m:
+            return code.removesuffix("'s")
+        return "§" + m.group(1) + (f"-{m.group(2)}" if m.group(2) else "")
+
+    # -- finding and rewriting ------------------------------------------------------------------
+    def groups(self, text: str):
+        """Bare reference groups in ``text``: (match, [item matches])."""
+        for m in GROUP.finditer(text):
+            items = list(ITEM.finditer(m.group("items")))
+            if self.spelled_before.search(text[:m.start("items")]):
+                continue
+            if all(_A_ONLY.fullmatch(i.group()) for i in items):
+                before = text[:m.start()].rstrip()
+                after = text[m.end():].lstrip()
+                qualified = m.group("ch") or (before.endswith("(") and after[:1] in (")", ":", ";"))
+                if not qualified:
+                    continue
+            yield m, items
+
+    def rewrite(self, path: str, line: int, text: str) -> str:
+        out, pos = [], 0
+        for m, items in self.groups(text):
+            parts = []
+            for it in items:
+                code = it.group()
+                doc = self.doc_for(path, m.group("pre"), m.group("ch"), code)
+                title = self.title(doc, code) if doc else None
+                if not title:
+                    self.unresolved.append((path, line + text[:m.start()].count("\n"), m.group()))
+                    parts = None
+                    break
+                label = self.map["docs"][doc]["label"]
+                tail = "'s" if code.endswith("'s") else ""
+                parts.append((title, f"{label} {self.canonical(code)}{tail}"))
+            if parts is None:
+                continue
+            near = " ".join(text[max(0, m.start() - 80):m.start()].lower().split())
+            spelled = []
+            for title, ref in parts:
+                if title.lower() in near:  # "Idle power (spec ch3 A3)": the words are there
+                    spelled.append(ref)
+                elif ref.endswith("'s"):  # "spec ch3 A4's alternative": the possessive stays
+                    spelled.append(f"{ref} ({title})")
+                else:
+                    spelled.append(f"{title} ({ref})")
+            new = ", ".join(spelled)
+            if (m.group("pre") or "")[:1].isupper():  # "Spec §8, ..." began a sentence
+                new = new[:1].upper() + new[1:]
+            out.append(text[pos:m.start()])
+            out.append(new)
+            pos = m.end()
+        out.append(text[pos:])
+        return "".join(out)
+
+
+# -- the files ----------------------------------------------------------------------------------
+def python_files(root: Path) -> list[Path]:
+    """Every Python file of the project: hidden folders, outputs, migrations and tools aside."""
+    files = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP)
+        files += [Path(folder) / n for n in sorted(names) if n.endswith(".py")]
+    return files
+
+
+def _is_docstring(prev_type: int, tok: tokenize.TokenInfo, nxt: tokenize.TokenInfo) -> bool:
+    return (prev_type in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT,
+                          tokenize.ENCODING, None)
+            and nxt.type in (tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT))
+
+
+def pieces(source: str):
+    """(kind, token) for every comment, docstring and data string of ``source``; f-strings
+    are data (Python 3.12 gives them tokens of their own, which this never touches)."""
+    toks = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    prev = None
+    for i, tok in enumerate(toks):
+        if tok.type == tokenize.COMMENT:
+            yield "comment", tok
+        elif tok.type == tokenize.STRING:
+            nxt = toks[i + 1] if i + 1 < len(toks) else tok
+            kind = "docstring" if _is_docstring(prev, tok, nxt) else "data"
+            yield kind, tok
+        if tok.type != tokenize.COMMENT:
+            prev = tok.type
+
+
+def scan(speller: Speller, root: Path, kinds=("comment", "docstring")) -> list[Ref]:
+    refs = []
+    for f in python_files(root):
+        rel = f.relative_to(root).as_posix()
+        source = f.read_text(encoding="utf-8")
+        for kind, tok in pieces(source):
+            if kind not in kinds:
+                continue
+            for m, _ in speller.groups(tok.string):
+                line = tok.start[0] + tok.string[:m.start()].count("\n")
+                refs.append(Ref(rel, line, m.group(), kind))
+    return refs
+
+
+# -- rewriting a file ---------------------------------------------------------------------------
+_LIST_START = re.compile(r"(?:[-*+] |\d+[.)] |>>> |\.\. |:)")
+
+
+def _split_at(text: str, room: int, keep: re.Pattern) -> tuple[str, str] | None:
+    """Split ``text`` at the last space that leaves its head within ``room`` characters and
+    does not part a document label from its section code (``keep`` finds those)."""
+    inside = [(m.start(), m.end()) for m in keep.finditer(text)]
+    cut = room + 1
+    while True:
+        cut = text.rfind(" ", 0, cut)
+        if cut <= 0:
+            return None
+        if not any(a < cut < b for a, b in inside) and text[:cut].strip():
+            return text[:cut].rstrip(), text[cut:].lstrip()
+
+
+def rewrite_source(speller: Speller, path: str, source: str) -> str:
+    """``source`` with the bare references of its comments and docstrings spelled out."""
+    lines = source.splitlines(keepends=True)
+    kind = ["code"] * len(lines)
+    block = [None] * len(lines)  # docstring id of a docstring line
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    for n, (what, tok) in enumerate(pieces(source)):
+        if what == "data":
+            continue
+        (r0, c0), (r1, c1) = tok.start, tok.end
+        if what == "comment":
+            kind[r0 - 1] = "comment" if not lines[r0 - 1][:c0].strip() else "trail"
+        else:
+            for r in range(r0, r1 + 1):
+                kind[r - 1], block[r - 1] = "doc", n
+        new = speller.rewrite(path, r0, tok.string)
+        if new != tok.string:
+            edits.setdefault(r0, []).append((c0, r1, c1, new))
+    if not edits:
+        return source
+    changed = [False] * len(lines)
+    for r0 in sorted(edits, reverse=True):
+        for c0, r1, c1, new in sorted(edits[r0], reverse=True):
+            head, tail = lines[r0 - 1][:c0], lines[r1 - 1][c1:]
+            new_lines = (head + new + tail).splitlines(keepends=True)
+            lines[r0 - 1:r1] = new_lines
+            kind[r0 - 1:r1] = [kind[r0 - 1]] * len(new_lines)
+            block[r0 - 1:r1] = [block[r0 - 1]] * len(new_lines)
+            changed[r0 - 1:r1] = [True] * len(new_lines)
+    return "".join(_rewrap(lines, kind, block, changed, speller.label_code))
+
+
+def _rewrap(lines, kind, block, changed, keep):
+    """Bring every changed line back within LIMIT: the overflow goes to the start of the next
+    line of the same paragraph, or to a new line when the paragraph ends there."""
+    i = 0
+    while i < len(lines):
+        body = lines[i].rstrip("\n")
+        end = lines[i][len(body):]
+        if not changed[i] or len(body) <= LIMIT:
+            i += 1
+            continue
+        k = kind[i]
+        if k == "trail":
+            idx = _comment_col(body)
+            code, comment = body[:idx].rstrip(), body[idx:]
+            indent = re.match(r"\s*", body).group()
+            lines[i:i + 1] = [indent + comment + end, code + end]
+            kind[i:i + 1] = ["comment", "code"]
+            block[i:i + 1] = [None, None]
+            changed[i:i + 1] = [True, False]
+            continue
+        divider = re.fullmatch(r"(\s*#.*\S )-{3,}", body)
+        if k == "comment" and divider and len(divider.group(1)) + 3 <= LIMIT:
+            # "# -- section ------": shorten the rule instead of wrapping the title
+            lines[i] = divider.group(1) + "-" * (LIMIT - len(divider.group(1))) + end
+            i += 1
+            continue
+        if k == "comment":
+            prefix = re.match(r"\s*#+ ?", body).group()
+        elif k == "doc":
+            prefix = re.match(r"\s*", body).group()
+        else:
+            i += 1
+            continue
+        split = _split_at(body[len(prefix):], LIMIT - len(prefix), keep)
+        if split is None:
+            i += 1
+            continue
+        head, rest = split
+        lines[i] = prefix + head + end
+        nxt = i + 1
+        joinable = False
+        if nxt < len(lines) and kind[nxt] == k and (k != "doc" or block[nxt] == block[i]):
+            nb = lines[nxt].rstrip("\n")
+            npre = re.match(r"\s*#+ ?" if k == "comment" else r"\s*", nb).group()
+            ntext = nb[len(npre):]
+            joinable = (npre == prefix and ntext.strip() and not _LIST_START.match(ntext)
+                        and not ntext.lstrip().startswith(('"""', "'''")))
+        if joinable:
+            lines[nxt] = prefix + rest + " " + ntext + lines[nxt][len(nb):]
+            changed[nxt] = True
+        else:
+            lines.insert(nxt, prefix + rest + (end or "\n"))
+            kind.insert(nxt, k)
+            block.insert(nxt, block[i])
+            changed.insert(nxt, True)
+        i += 1
+    return lines
+
+
+def _comment_col(line: str) -> int:
+    """Column of the comment of a code line (a '#' inside a string is not one)."""
+    toks = tokenize.generate_tokens(io.StringIO(line + "\n").readline)
+    try:
+        for tok in toks:
+            if tok.type == tokenize.COMMENT:
+                return tok.start[1]
+    except tokenize.TokenError:
+        pass
+    return line.index("#")
+
+
+# -- command line -------------------------------------------------------------------------------
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true", help="list bare references, exit 1 if any")
+    mode.add_argument("--write", action="store_true", help="spell them out in place")
+    mode.add_argument("--data", action="store_true", help="list bare references in data strings")
+    ap.add_argument("--root", type=Path, default=ROOT, help="tree to work on (default: this one)")
+    args = ap.parse_args(argv)
+    speller = Speller(load_map())
+    if args.write:
+        touched = 0
+        for f in python_files(args.root):
+            rel = f.relative_to(args.root).as_posix()
+            source = f.read_text(encoding="utf-8")
+            new = rewrite_source(speller, rel, source)
+            if new != source:
+                f.write_text(new, encoding="utf-8")
+                touched += 1
+        print(f"{touched} files rewritten")
+        for path, line, text in speller.unresolved:
+            print(f"{path}:{line}: unresolved reference {text!r} (not in {MAP_FILE.name})")
+        return 0
+    kinds = ("data",) if args.data else ("comment", "docstring")
+    refs = scan(speller, args.root, kinds)
+    for r in refs:
+        print(f"{r.path}:{r.line}: bare reference {r.text!r} in a {r.where}")
+    print(f"{len(refs)} bare references")
+    return 1 if refs and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
