@@ -65,8 +65,8 @@ class Speller:
         self.map = refmap
         labels = sorted((d["label"] for d in refmap["docs"].values()), key=len, reverse=True)
         any_label = r"(?:" + "|".join(re.escape(x) for x in labels) + r")"
-        self.spelled_before = re.compile(any_label + r"[ \t]+$")
-        self.label_code = re.compile(any_label + r" \S+")
+        self.spelled_before = re.compile(any_label + r"[ \t]+$", re.IGNORECASE)
+        self.label_code = re.compile(any_label + r" \S+", re.IGNORECASE)
         self.unresolved: list[tuple[str, int, str]] = []
 
     # -- which document a reference points to ---------------------------------------------------
@@ -110,23 +110,22 @@ class Speller:
         return "§" + m.group(1) + (f"-{m.group(2)}" if m.group(2) else "")
 
     # -- finding and rewriting ------------------------------------------------------------------
-    def groups(self, text: str):
-        """Bare reference groups in ``text``: (match, [item matches])."""
+    def groups(self, path: str, text: str):
+        """Bare reference groups in ``text`` of file ``path``: (match, [item matches])."""
         for m in GROUP.finditer(text):
             items = list(ITEM.finditer(m.group("items")))
             if self.spelled_before.search(text[:m.start("items")]):
                 continue
             if all(_A_ONLY.fullmatch(i.group()) for i in items):
-                before = text[:m.start()].rstrip()
-                after = text[m.end():].lstrip()
-                qualified = m.group("ch") or (before.endswith("(") and after[:1] in (")", ":", ";"))
-                if not qualified:
+                # "A4" is an ambiguity row after "spec chN" or in a kind's own files
+                qualified = m.group("ch") or self.default_doc(path)
+                if not qualified or re.search(r"(?:Table|Fig\.|Figs\.)\s*$", text[:m.start()]):
                     continue
             yield m, items
 
     def rewrite(self, path: str, line: int, text: str) -> str:
         out, pos = [], 0
-        for m, items in self.groups(text):
+        for m, items in self.groups(path, text):
             parts = []
             for it in items:
                 code = it.group()
@@ -141,18 +140,22 @@ class Speller:
                 parts.append((title, f"{label} {self.canonical(code)}{tail}"))
             if parts is None:
                 continue
-            near = " ".join(text[max(0, m.start() - 80):m.start()].lower().split())
+            before = "".join(out) + text[pos:m.start()]
+            near = " ".join((before[-80:] + " " + text[m.end():m.end() + 40]).lower().split())
             spelled = []
             for title, ref in parts:
                 if title.lower() in near:  # "Idle power (spec ch3 A3)": the words are there
                     spelled.append(ref)
-                elif ref.endswith("'s"):  # "spec ch3 A4's alternative": the possessive stays
+                    continue
+                near += " " + title.lower()
+                if ref.endswith("'s"):  # "spec ch3 A4's alternative": the possessive stays
                     spelled.append(f"{ref} ({title})")
                 else:
                     spelled.append(f"{title} ({ref})")
             new = ", ".join(spelled)
-            if (m.group("pre") or "")[:1].isupper():  # "Spec §8, ..." began a sentence
-                new = new[:1].upper() + new[1:]
+            opening = before.rstrip().rstrip("#:").rstrip('"').rstrip()
+            if not opening or opening.endswith(".") and not opening.endswith(("e.g.", "i.e.")):
+                new = new[:1].upper() + new[1:]  # "§8.2: ..." opened a sentence
             out.append(text[pos:m.start()])
             out.append(new)
             pos = m.end()
@@ -200,14 +203,15 @@ def scan(speller: Speller, root: Path, kinds=("comment", "docstring")) -> list[R
         for kind, tok in pieces(source):
             if kind not in kinds:
                 continue
-            for m, _ in speller.groups(tok.string):
+            for m, _ in speller.groups(rel, tok.string):
                 line = tok.start[0] + tok.string[:m.start()].count("\n")
                 refs.append(Ref(rel, line, m.group(), kind))
     return refs
 
 
 # -- rewriting a file ---------------------------------------------------------------------------
-_LIST_START = re.compile(r"(?:[-*+] |\d+[.)] |>>> |\.\. |:)")
+_BULLET = re.compile(r"[-*+] |\d+[.)] ")
+_LIST_START = re.compile(r"(?:[-*+] |\d+[.)] |>>> |\.\. )")
 
 
 def _split_at(text: str, room: int, keep: re.Pattern) -> tuple[str, str] | None:
@@ -219,8 +223,10 @@ def _split_at(text: str, room: int, keep: re.Pattern) -> tuple[str, str] | None:
         cut = text.rfind(" ", 0, cut)
         if cut <= 0:
             return None
-        if not any(a < cut < b for a, b in inside) and text[:cut].strip():
-            return text[:cut].rstrip(), text[cut:].lstrip()
+        rest = text[cut:].lstrip()
+        if (not any(a < cut < b for a, b in inside) and text[:cut].strip()
+                and not _BULLET.match(rest)):  # a line must not start to look like a list item
+            return text[:cut].rstrip(), rest
 
 
 def rewrite_source(speller: Speller, path: str, source: str) -> str:
@@ -270,10 +276,17 @@ def _rewrap(lines, kind, block, changed, keep):
             idx = _comment_col(body)
             code, comment = body[:idx].rstrip(), body[idx:]
             indent = re.match(r"\s*", body).group()
-            lines[i:i + 1] = [indent + comment + end, code + end]
-            kind[i:i + 1] = ["comment", "code"]
+            if code.endswith(":") and i + 1 < len(lines):
+                # "else:  # why": the comment opens the block it explains
+                indent = re.match(r"\s*", lines[i + 1]).group()
+                lines[i:i + 1] = [code + end, indent + comment + end]
+                kind[i:i + 1] = ["code", "comment"]
+                changed[i:i + 1] = [False, True]
+            else:
+                lines[i:i + 1] = [indent + comment + end, code + end]
+                kind[i:i + 1] = ["comment", "code"]
+                changed[i:i + 1] = [True, False]
             block[i:i + 1] = [None, None]
-            changed[i:i + 1] = [True, False]
             continue
         divider = re.fullmatch(r"(\s*#.*\S )-{3,}", body)
         if k == "comment" and divider and len(divider.group(1)) + 3 <= LIMIT:
@@ -282,7 +295,7 @@ def _rewrap(lines, kind, block, changed, keep):
             i += 1
             continue
         if k == "comment":
-            prefix = re.match(r"\s*#+ ?", body).group()
+            prefix = re.match(r"\s*#+:? ?", body).group()
         elif k == "doc":
             prefix = re.match(r"\s*", body).group()
         else:
@@ -294,11 +307,14 @@ def _rewrap(lines, kind, block, changed, keep):
             continue
         head, rest = split
         lines[i] = prefix + head + end
+        bullet = _BULLET.match(body[len(prefix):])
+        if bullet:  # a list item continues under its text, not under its bullet
+            prefix += " " * len(bullet.group())
         nxt = i + 1
         joinable = False
         if nxt < len(lines) and kind[nxt] == k and (k != "doc" or block[nxt] == block[i]):
             nb = lines[nxt].rstrip("\n")
-            npre = re.match(r"\s*#+ ?" if k == "comment" else r"\s*", nb).group()
+            npre = re.match(r"\s*#+:? ?" if k == "comment" else r"\s*", nb).group()
             ntext = nb[len(npre):]
             joinable = (npre == prefix and ntext.strip() and not _LIST_START.match(ntext)
                         and not ntext.lstrip().startswith(('"""', "'''")))
