@@ -1,4 +1,5 @@
-"""The comparison heuristics Random and FCFS (spec ch4 §9.1, §9.2); neither ever preempts."""
+"""The comparison heuristics Random and FCFS (ch. 4 spec §9.1, ch. 4 spec §9.2); neither ever
+preempts."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool
 
 
 class RandomPolicy:
-    """Tasks in random order, each on a uniformly random feasible idle core (spec ch4 §9.1)."""
+    """Tasks in random order, each on a uniformly random feasible idle core (ch. 4 spec §9.1)."""
 
     def __init__(self, rng: np.random.Generator):
         self.rng = rng
@@ -73,7 +74,8 @@ class RandomPolicy:
 
 
 class FcfsPolicy:
-    """Tasks by arrival (then id), each on an arbitrary feasible idle core (spec ch4 §9.2)."""
+    """Tasks by arrival (then id), each on an arbitrary feasible idle core (FCFS
+    (ch. 4 spec §9.2))."""
 
     def __init__(self, rng: np.random.Generator | None):
         self.rng = rng  # None: lowest feasible core index instead of a random one
