@@ -100,3 +100,22 @@ def test_rewriting_is_idempotent_keeps_code_and_line_limit(comment, doc, indent)
     left = [m.group() for what, tok in spell_refs.pieces(once) if what != "data"
             for m, _ in sp.groups(path, tok.string)]
     assert left == []
+
+
+def test_the_check_names_file_and_line(tmp_path, capsys):
+    kind = tmp_path / "scheduling" / "grid"
+    kind.mkdir(parents=True)
+    (kind / "x.py").write_text('"""Fine."""\n\nX = "§6.4"  # data is not a comment\n# see §6.4\n')
+    assert spell_refs.main(["--check", "--root", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "scheduling/grid/x.py:4: bare reference '§6.4' in a comment" in out
+    assert spell_refs.main(["--write", "--root", str(tmp_path)]) == 0
+    assert spell_refs.main(["--check", "--root", str(tmp_path)]) == 0
+    assert (kind / "x.py").read_text().endswith('X = "§6.4"  # data is not a comment\n'
+                                                "# see queue balancing (grid spec §6.4)\n")
+
+
+def test_the_tree_has_no_bare_references():
+    refs = spell_refs.scan(speller(), ROOT)
+    assert not refs, "bare spec references; run tools/spell_refs.py --write:\n" + "\n".join(
+        f"{r.path}:{r.line}: {r.text!r} in a {r.where}" for r in refs)
