@@ -98,7 +98,7 @@ def test_rewriting_is_idempotent_keeps_code_and_line_limit(comment, doc, indent)
     assert all(len(line) <= spell_refs.LIMIT for line in once.splitlines()), once
     sp = speller()
     left = [m.group() for what, tok in spell_refs.pieces(once) if what != "data"
-            for m, _ in sp.groups(path, tok.string)]
+            for m, _ in sp.groups(tok.string, sp.home_of_path(path))]
     assert left == []
 
 

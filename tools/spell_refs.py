@@ -6,7 +6,8 @@ rewrites it as a short title plus the document it comes from: ``(§6.4)`` in a v
 module becomes ``(permanent reservations vs. place-holders (ch. 2 spec §6.4))`` and ``spec ch3
 A17`` becomes ``place-holders that start before the next event (ch. 3 spec A17)``; the title is
 left out when its words already stand just before the reference. The titles, the documents and
-which document a file's bare ``§`` means live in ``tools/spec_refs.json`` (docs/references.md).
+which document a file's bare ``§`` means live in ``simcore/spec_refs.json`` (docs/references.md),
+read through ``simcore.references``, which also spells codes out where the lab shows them.
 
     python tools/spell_refs.py --check        # list bare references as file:line, exit 1 if any
     python tools/spell_refs.py --write        # rewrite them in place (idempotent)
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import re
 import sys
@@ -32,20 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MAP_FILE = Path(__file__).resolve().parent / "spec_refs.json"
+sys.path.insert(0, str(ROOT))  # this tree's simcore, not an installed one
+
+from simcore.references import MAP_FILE, Speller, load_map  # noqa: E402
+
 SKIP = {"tools", "migrations", "node_modules", "staticfiles", "build", "dist", "__pycache__"}
 LIMIT = 100
-
-_SEC = r"(?:\d+(?:\.\d+)*|[IVX]+(?:\.[A-Z])?)"
-# one item of a group: a section (with an optional range end), or an ambiguity/result row
-_ITEM = (rf"(?:§§?[ \t]?{_SEC}(?:[ \t]?[-–][ \t]?§?{_SEC})?"
-         r"|(?<![\w.])A\d+(?:'s)?(?![\w-]))")
-_PREFIX = (r"(?:(?<![\w.-])(?P<pre>spec\s+ch[ \t]?(?P<ch>\d)|spec"
-           r"|dissertation(?:[ \t]+ch\.[ \t]?\d)?|paper)(?:,)?\s+)?")
-GROUP = re.compile(rf"(?i:{_PREFIX})(?P<items>{_ITEM}(?:(?:,[ \t]*|[ \t]+and[ \t]+){_ITEM})*)")
-ITEM = re.compile(_ITEM)
-# an ambiguity row is a reference only when a spec prefix or parentheses make it one
-_A_ONLY = re.compile(r"A\d+(?:'s)?")
 
 
 @dataclass
@@ -54,113 +46,6 @@ class Ref:
     line: int
     text: str
     where: str  # "comment", "docstring" or "data"
-
-
-def load_map() -> dict:
-    return json.loads(MAP_FILE.read_text(encoding="utf-8"))
-
-
-class Speller:
-    def __init__(self, refmap: dict):
-        self.map = refmap
-        labels = sorted((d["label"] for d in refmap["docs"].values()), key=len, reverse=True)
-        any_label = r"(?:" + "|".join(re.escape(x) for x in labels) + r")"
-        self.spelled_before = re.compile(any_label + r"[ \t]+$", re.IGNORECASE)
-        self.label_code = re.compile(any_label + r" \S+", re.IGNORECASE)
-        self.unresolved: list[tuple[str, int, str]] = []
-
-    # -- which document a reference points to ---------------------------------------------------
-    def default_doc(self, path: str) -> str | None:
-        """The document of a file's kind: named for the file, else for its innermost kind folder."""
-        if path in self.map["files"]:
-            return self.map["files"][path]
-        for part in reversed(path.split("/")[:-1]):
-            if part in self.map["folders"]:
-                return self.map["folders"][part]
-        return None
-
-    def doc_for(self, path: str, pre: str | None, ch: str | None, code: str) -> str | None:
-        if ch:
-            return self.map["chapters"].get(ch)
-        if pre and pre.lower().startswith("dissertation"):
-            return "dissertation"
-        pre = pre.lower() if pre else pre
-        if pre == "paper":
-            return self.map["papers"].get(self.default_doc(path) or "")
-        first = re.match(rf"§*[ \t]?({_SEC})", code)
-        if first and first.group(1).count(".") >= 2:
-            return "dissertation"  # the specs number two levels deep; three are the chapter's
-        return self.default_doc(path)
-
-    def title(self, doc: str, code: str) -> str | None:
-        titles = self.map["titles"].get(doc, {})
-        m = re.fullmatch(rf"§§?[ \t]?({_SEC})(?:[ \t]?[-–][ \t]?§?({_SEC}))?", code)
-        if m:
-            first = titles.get("§" + m.group(1))
-            if m.group(2) is None:
-                return first
-            last = titles.get("§" + m.group(2))
-            return f"{first} to {last}" if first and last else None
-        return titles.get(code.removesuffix("'s"))
-
-    def canonical(self, code: str) -> str:
-        m = re.fullmatch(rf"§§?[ \t]?({_SEC})(?:[ \t]?[-–][ \t]?§?({_SEC}))?", code)
-        if not m:
-            return code.removesuffix("'s")
-        return "§" + m.group(1) + (f"-{m.group(2)}" if m.group(2) else "")
-
-    # -- finding and rewriting ------------------------------------------------------------------
-    def groups(self, path: str, text: str):
-        """Bare reference groups in ``text`` of file ``path``: (match, [item matches])."""
-        for m in GROUP.finditer(text):
-            items = list(ITEM.finditer(m.group("items")))
-            if self.spelled_before.search(text[:m.start("items")]):
-                continue
-            if all(_A_ONLY.fullmatch(i.group()) for i in items):
-                # "A4" is an ambiguity row after "spec chN" or in a kind's own files
-                qualified = m.group("ch") or self.default_doc(path)
-                if not qualified or re.search(r"(?:Table|Fig\.|Figs\.)\s*$", text[:m.start()]):
-                    continue
-            yield m, items
-
-    def rewrite(self, path: str, line: int, text: str) -> str:
-        out, pos = [], 0
-        for m, items in self.groups(path, text):
-            parts = []
-            for it in items:
-                code = it.group()
-                doc = self.doc_for(path, m.group("pre"), m.group("ch"), code)
-                title = self.title(doc, code) if doc else None
-                if not title:
-                    self.unresolved.append((path, line + text[:m.start()].count("\n"), m.group()))
-                    parts = None
-                    break
-                label = self.map["docs"][doc]["label"]
-                tail = "'s" if code.endswith("'s") else ""
-                parts.append((title, f"{label} {self.canonical(code)}{tail}"))
-            if parts is None:
-                continue
-            before = "".join(out) + text[pos:m.start()]
-            near = " ".join((before[-80:] + " " + text[m.end():m.end() + 40]).lower().split())
-            spelled = []
-            for title, ref in parts:
-                if title.lower() in near:  # "Idle power (spec ch3 A3)": the words are there
-                    spelled.append(ref)
-                    continue
-                near += " " + title.lower()
-                if ref.endswith("'s"):  # "spec ch3 A4's alternative": the possessive stays
-                    spelled.append(f"{ref} ({title})")
-                else:
-                    spelled.append(f"{title} ({ref})")
-            new = ", ".join(spelled)
-            opening = before.rstrip().rstrip("#:").rstrip('"').rstrip()
-            if not opening or opening.endswith(".") and not opening.endswith(("e.g.", "i.e.")):
-                new = new[:1].upper() + new[1:]  # "§8.2: ..." opened a sentence
-            out.append(text[pos:m.start()])
-            out.append(new)
-            pos = m.end()
-        out.append(text[pos:])
-        return "".join(out)
 
 
 # -- the files ----------------------------------------------------------------------------------
@@ -203,7 +88,7 @@ def scan(speller: Speller, root: Path, kinds=("comment", "docstring")) -> list[R
         for kind, tok in pieces(source):
             if kind not in kinds:
                 continue
-            for m, _ in speller.groups(rel, tok.string):
+            for m, _ in speller.groups(tok.string, speller.home_of_path(rel)):
                 line = tok.start[0] + tok.string[:m.start()].count("\n")
                 refs.append(Ref(rel, line, m.group(), kind))
     return refs
@@ -244,7 +129,7 @@ def rewrite_source(speller: Speller, path: str, source: str) -> str:
         else:
             for r in range(r0, r1 + 1):
                 kind[r - 1], block[r - 1] = "doc", n
-        new = speller.rewrite(path, r0, tok.string)
+        new = speller.rewrite(tok.string, speller.home_of_path(path), where=(path, r0))
         if new != tok.string:
             edits.setdefault(r0, []).append((c0, r1, c1, new))
     if not edits:
