@@ -19,6 +19,7 @@ from hetsite.models import Visibility
 from hetsite.services import submission
 from simcore.errors import ScenarioError
 from simcore.params import describe
+from simcore.references import spell
 
 
 def _nest(flat: dict) -> dict:
@@ -120,7 +121,8 @@ class ExperimentForm(forms.Form):
         described = describe(ui.environment.config_cls)
         for d in described:
             name = PREFIX + d["name"]
-            self.fields[name] = param_field(d)
+            # help texts cite the kind's spec by bare code; people read the title beside it
+            self.fields[name] = param_field({**d, "help": spell(d["help"], ui.kind)})
             cond = ui.condition_for(d["name"])
             if cond is not None:
                 self.fields[name].widget.attrs.update({

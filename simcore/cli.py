@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .errors import ScenarioError
 from .params import parse_value
+from .references import spell
 from .registry import Engine
 
 BUILTIN = ("presets", "policies", "run")
@@ -222,7 +223,8 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
             return 0
         if args.command == "policies":
             for p in engine.list_policies(args.kind):
-                print(f"{p.name:<28} {p.kind:<18} {p.spec:<14} {p.description}")
+                # the spec spelled out (title, document, code) runs long: a dot ends it
+                print(f"{p.name:<28} {p.kind:<18} {spell(p.spec, p.kind)} · {p.description}")
             return 0
         if args.command == "sweep" or args.command in engine.sweep_aliases:
             for key, value in engine.sweep_aliases.get(args.command, {}).items():

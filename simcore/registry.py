@@ -28,6 +28,7 @@ from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
 from .errors import ScenarioError
+from .references import spell
 from .result import SCHEMA_VERSION, Result, code_version
 from .traces import TraceLibrary
 
@@ -63,7 +64,8 @@ class PolicyInfo:
 
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "label": self.label,
-                "description": self.description, "spec": self.spec, "family": self.family}
+                "description": self.description, "spec": self.spec, "family": self.family,
+                "spec_text": spell(self.spec, self.kind)}
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 from django import template
 
+from simcore.references import spell
+
 register = template.Library()
 
 
@@ -21,6 +23,13 @@ def param_title(name, lab):
     from hetsite.presenters import param_title as title
 
     return title(lab, name)
+
+
+@register.filter
+def spelled(text, kind):
+    """A text of scenario kind ``kind`` with its bare spec codes spelled out (title and
+    document, the code kept; simcore.references.spell)."""
+    return spell(text, kind)
 
 
 @register.filter

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from simcore.errors import ScenarioError
 from simcore.params import describe
+from simcore.references import spell
 
 from .. import exports, figures, kinds, permissions, selectors, uploads
 from ..models import Status
@@ -52,6 +53,11 @@ def _policies_param(request) -> list[str] | None:
     return [p for p in raw.split(",") if p] if raw else None
 
 
+def _preset(p) -> dict:
+    """A preset as listed, its ``source`` also spelled out for people (``source_text``)."""
+    return {**p.public(), "source_text": spell(p.source, p.kind)}
+
+
 class KindsView(APIView):
     """Scenario kinds with their parameters (unit, range, help), policies, presets, metrics."""
 
@@ -62,9 +68,10 @@ class KindsView(APIView):
             env = ui.environment
             out.append({
                 "kind": ui.kind, "title": ui.title, "description": env.description,
-                "parameters": describe(env.config_cls),
+                "parameters": [{**d, "help_text": spell(d["help"], ui.kind)}
+                               for d in describe(env.config_cls)],
                 "policies": [p.public() for p in ui.engine.list_policies(ui.kind)],
-                "presets": [p.public() for p in ui.engine.list_presets(ui.kind)],
+                "presets": [_preset(p) for p in ui.engine.list_presets(ui.kind)],
                 "metrics": [{"key": m.key, "label": m.label, "unit": m.unit,
                              "higher_is_better": m.higher_is_better, "lower": m.lower,
                              "upper": m.upper} for m in ui.metrics],
@@ -79,7 +86,7 @@ class PresetsView(APIView):
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([p.public() for ui in kinds.all_kinds() if kind in (None, ui.kind)
+        return Response([_preset(p) for ui in kinds.all_kinds() if kind in (None, ui.kind)
                          for p in ui.engine.list_presets(ui.kind)])
 
 
@@ -220,7 +227,8 @@ class FigureList(APIView):
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([{**f.public(), "cost": pricing.figure_cost(f.name)}
+        return Response([{**f.public(), "source_text": spell(f.source, f.kind),
+                          "cost": pricing.figure_cost(f.name)}
                          for f in kinds.all_figures() if kind in (None, f.kind)])
 
 

@@ -1,0 +1,81 @@
+"""Bare spec codes as people see them: the API keeps its fields and gains the spelled-out text
+beside them; the new-run form and the figure presets page show the spelled-out text (code kept),
+and a code the map does not know stays visible as it is."""
+
+import html
+import re
+
+import pytest
+from django.test import Client
+
+from hetsite import kinds
+from simcore.params import describe
+from simcore.references import ITEM, speller
+
+pytestmark = pytest.mark.django_db
+
+SIMPLE = "Simple and its variants (ch. 2 spec §7.2)"
+
+
+def test_the_api_keeps_spec_and_adds_spec_text():
+    client = Client()
+    listed = client.get("/api/policies/?kind=value-of-service").json()
+    simple = next(p for p in listed if p["name"] == "simple")
+    assert simple["spec"] == "§7.2" and simple["spec_text"] == SIMPLE
+    kind = next(k for k in client.get("/api/kinds/").json() if k["kind"] == "value-of-service")
+    assert next(p for p in kind["policies"] if p["name"] == "simple")["spec_text"] == SIMPLE
+    # every policy of every kind carries both, and the text never loses the code
+    for k in client.get("/api/kinds/").json():
+        for p in k["policies"]:
+            for code in ITEM.finditer(p["spec"]):
+                assert code.group() in p["spec_text"] \
+                    or speller().canonical(code.group()) in p["spec_text"], p
+
+
+def test_the_api_adds_help_text_and_source_text():
+    client = Client()
+    pe = next(k for k in client.get("/api/kinds/").json() if k["kind"] == "parallel-energy")
+    amp = next(p for p in pe["parameters"] if p["name"].endswith("arrival_amplitude"))
+    assert amp["help"] == "relative amplitude of the sinusoidal rate (spec ch3 A9)"
+    assert amp["help_text"] == ("relative amplitude of the sinusoidal rate "
+                                "(arrival sinusoid (ch. 3 spec A9))")
+    grid = {p["name"]: p for p in client.get("/api/presets/?kind=grid").json()}
+    assert grid["grid-main"]["source"] == "§3, §8"
+    assert grid["grid-main"]["source_text"] == "Workload (grid spec §3), experiments (grid spec §8)"
+    figures = client.get("/api/figures/?kind=many-task").json()
+    assert figures and all("source_text" in f and "source" in f for f in figures)
+
+
+def test_the_new_run_form_spells_out_policy_specs_and_help_texts():
+    page = Client().get("/new/value-of-service/").content.decode()
+    row = re.search(r'<code>simple</code>\s*<span class="muted">(.*?)</span>', page, re.S)
+    assert row and row.group(1).endswith(f"({html.escape(SIMPLE)})"), row and row.group(1)
+
+    page = Client().get("/new/parallel-energy/")
+    form = page.context["form"]
+    name = next(kinds.PARAM_PREFIX + d["name"] for d in
+                describe(kinds.get_kind("parallel-energy").environment.config_cls)
+                if d["name"].endswith("arrival_amplitude"))
+    shown = re.search(rf'id="{form[name].auto_id}_help">(.*?)</small>',
+                      page.content.decode(), re.S)
+    assert shown, name
+    assert html.unescape(shown.group(1)).startswith(
+        "relative amplitude of the sinusoidal rate (arrival sinusoid (ch. 3 spec A9))")
+
+
+def test_preset_sources_spelled_out_and_unknown_codes_shown_as_they_are():
+    page = Client().get("/new/grid/?preset=grid-main").content.decode()
+    about = re.search(r'id="preset-about">(.*?)</p>', page, re.S).group(1)
+    assert "Source: Workload (grid spec §3), experiments (grid spec §8)." in html.unescape(about)
+    page = Client().get("/new/many-task/?preset=dock6").content.decode()
+    about = re.search(r'id="preset-about">(.*?)</p>', page, re.S).group(1)
+    assert "Source: Armstrong et al., MTAGS 2010 §X (Fig. 8)." in html.unescape(about)
+
+
+def test_the_figures_page_spells_out_figure_sources():
+    figures = kinds.all_figures()
+    fig = next(f for f in figures if f.kind == "grid" and "spec §9" in f.source)
+    page = Client().get("/figures/").content.decode()
+    head = re.search(rf'<article class="figure-preset" id="{fig.name}">\s*<h4>(.*?)</h4>',
+                     page, re.S).group(1)
+    assert "headline results (grid spec §9)" in html.unescape(head).lower(), head
