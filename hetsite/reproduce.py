@@ -20,6 +20,7 @@ from simcore import charts
 from simcore.bounds import UNBOUNDED, interval
 from simcore.charts import place_header
 from simcore.claims import evaluate
+from simcore.references import spell
 from simcore.registry import Figure
 from simcore.sweep import SweepRun, axis_value, points, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
@@ -148,7 +149,8 @@ def standalone_html(figure: Figure, charts_: list[dict], checks: list[dict]) -> 
     """One self-contained page (plotly.js inlined) with the claim, the verdicts and the charts."""
     import plotly.io as pio
 
-    parts = [f"<h1>{_esc(figure.title)}</h1><p><b>Published</b> ({_esc(figure.source)}): "
+    source = spell(figure.source, figure.kind)
+    parts = [f"<h1>{_esc(figure.title)}</h1><p><b>Published</b> ({_esc(source)}): "
              f"{_esc(figure.claim)}</p>"]
     if figure.scale:
         parts.append(f"<p><b>Scaled</b>: {_esc(figure.scale)}</p>")

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from hetsite import kinds
+from hetsite import kinds, reproduce
 from simcore.params import describe
 from simcore.references import ITEM, speller
 
@@ -79,3 +79,10 @@ def test_the_figures_page_spells_out_figure_sources():
     head = re.search(rf'<article class="figure-preset" id="{fig.name}">\s*<h4>(.*?)</h4>',
                      page, re.S).group(1)
     assert "headline results (grid spec §9)" in html.unescape(head).lower(), head
+
+
+def test_the_reproduction_page_spells_out_the_source():
+    fig = next(f for f in kinds.all_figures() if f.kind == "grid" and "spec §9" in f.source)
+    page = html.unescape(reproduce.standalone_html(fig, [], []))
+    published = re.search(r"<b>Published</b> \((.*?)\): ", page).group(1)
+    assert "headline results (grid spec §9)" in published.lower(), published

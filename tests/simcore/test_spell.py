@@ -2,12 +2,14 @@
 document, resolved by the kind they belong to; the code itself always stays visible, and a code
 the map does not know is shown as it is (never dropped, never guessed)."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduling.engine import ENGINE
 from simcore.cli import main
 from simcore.references import ITEM, spell, speller
+from uav.engine import ENGINE as UAV
 
 
 def test_a_bare_section_means_the_spec_of_its_kind():
@@ -61,3 +63,15 @@ def test_the_cli_policy_table_shows_the_spec_spelled_out(capsys):
     # a policy whose spec is no code (an SWF replay's) is shown as it is
     assert main(ENGINE, ["policies", "--kind", "swf-replay"], prog="x") == 0
     assert "SWF replay: FCFS · First come" in capsys.readouterr().out
+
+
+def test_the_uav_cli_spells_out_descriptions_and_its_sweep_help(capsys):
+    assert main(UAV, ["policies"], prog="uav") == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    # "preemption" already stands in the sentence, so only the document is added
+    assert rows["max-value+p"].endswith("with preemption of running surveils by better ones "
+                                        "(ch. 5 spec §4.6)")
+    with pytest.raises(SystemExit):
+        main(UAV, ["sweep", "--help"], prog="uav")
+    assert "UAV scenario sets (small scenario sets to experiments and metrics (ch. 5 spec " \
+           "§6.6-7))" in capsys.readouterr().out

@@ -11,6 +11,8 @@ Random with its 95% CI (missions where Random earns 0 left out, percent increase
 
 from __future__ import annotations
 
+from simcore.references import spell
+
 from .presets import BASELINE, LARGE_SCALE, SWEEPS
 
 AXES = ("baseline", *SWEEPS)
@@ -27,10 +29,11 @@ def axis_values(axis: str, large: bool) -> tuple[str, list[float]]:
 
 
 def add_arguments(parser) -> None:
-    group = parser.add_argument_group("UAV scenario sets (spec ch5 §6.6-§7)")
+    group = parser.add_argument_group(spell("UAV scenario sets (spec ch5 §6.6-§7)", "uav"))
     group.add_argument("--axis", choices=AXES,
                        help="sweep one of the chapter's axes on the small (or --large) set")
-    group.add_argument("--large", action="store_true", help="the large set (spec ch5 §6.7)")
+    group.add_argument("--large", action="store_true",
+                       help=spell("the large set (spec ch5 §6.7)", "uav"))
     group.add_argument("--scenarios", type=int, default=100, help="missions per sweep point")
     group.add_argument("--seed", type=int, default=0, help="first mission seed")
     group.add_argument("--same-missions", action="store_true",
