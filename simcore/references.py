@@ -32,6 +32,8 @@ GROUP = re.compile(rf"(?i:{_PREFIX})(?P<items>{_ITEM}(?:(?:,[ \t]*|[ \t]+and[ \t
 ITEM = re.compile(_ITEM)
 # an ambiguity row is a reference only when a spec prefix or parentheses make it one
 _A_ONLY = re.compile(r"A\d+(?:'s)?")
+# a code right after a file name is that file's section ("docs/calibration.md" and a number)
+_FILE_BEFORE = re.compile(r"([\w.-]+\.md)[ \t]*$")
 _SECTION = re.compile(rf"§§?[ \t]?({_SEC})(?:[ \t]?[-–][ \t]?§?({_SEC}))?")
 
 
@@ -103,6 +105,9 @@ class Speller:
             items = list(ITEM.finditer(m.group("items")))
             if self.spelled_before.search(text[:m.start("items")]):
                 continue
+            named = _FILE_BEFORE.search(text[:m.start()])
+            if named and not (home and self.map["docs"][home]["file"].endswith(named.group(1))):
+                continue  # another file's section: not the spec's, and not ours to title
             if all(_A_ONLY.fullmatch(i.group()) for i in items):
                 # "A4" is an ambiguity row after "spec chN" or in a kind's own files
                 qualified = m.group("ch") or home

@@ -10,7 +10,7 @@ from django.test import Client
 
 from hetsite import kinds, reproduce
 from simcore.params import describe
-from simcore.references import ITEM, speller
+from simcore.references import ITEM, spell, speller
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +86,18 @@ def test_the_reproduction_page_spells_out_the_source():
     page = html.unescape(reproduce.standalone_html(fig, [], []))
     published = re.search(r"<b>Published</b> \((.*?)\): ", page).group(1)
     assert "headline results (grid spec §9)" in published.lower(), published
+
+
+def test_every_help_text_and_policy_of_every_kind_reads_without_the_spec():
+    """What the form and the CLI show of each kind has a title for each code (a code the map
+    lacks would stay bare): the list names the kind, the field and the code."""
+    sp = speller()
+    bare = []
+    for lab in kinds.all_kinds():
+        home = sp.home_of_kind(lab.kind)
+        texts = [(d["name"], d["help"]) for d in describe(lab.environment.config_cls)]
+        texts += [(f"policy {p.name}", t) for p in lab.engine.list_policies(lab.kind)
+                  for t in (p.spec, p.description)]
+        bare += [(lab.kind, where, m.group()) for where, text in texts if text
+                 for m, _ in sp.groups(spell(text, lab.kind), home)]
+    assert not bare, "add titles to simcore/spec_refs.json:\n" + "\n".join(map(str, bare))

@@ -33,6 +33,11 @@ def test_unknown_codes_and_kinds_without_a_spec_stay_as_they_are():
     assert spell("§7.2", "swf-replay") == "§7.2"
     assert spell("§7.2", "no-such-kind") == "§7.2"
     assert spell("", "grid") == ""
+    # a section of another file named right before it is that file's, not the spec's
+    assert spell("set like docs/calibration.md §1", "parallel-energy") == \
+        "set like docs/calibration.md §1"
+    assert spell("ch3-parallel-utility-energy.md §10.4", "parallel-energy") == \
+        "ch3-parallel-utility-energy.md calibration and sanity checks (ch. 3 spec §10.4)"
 
 
 CODES = ["§7.2", "§6.4", "§5.1", "§99.9", "§X", "§4.4-4.7", "§6.1-§6.3", "spec §9", "A9",
