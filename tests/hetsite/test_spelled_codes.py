@@ -79,6 +79,10 @@ def test_the_figures_page_spells_out_figure_sources():
     head = re.search(rf'<article class="figure-preset" id="{fig.name}">\s*<h4>(.*?)</h4>',
                      page, re.S).group(1)
     assert "headline results (grid spec §9)" in html.unescape(head).lower(), head
+    # the claims table names each claim's figure with its source, spelled out the same way
+    row = re.search(rf'<a href="#{fig.name}"><code>{fig.name}</code></a><br>'
+                    r'<span class="muted small">(.*?)</span>', page)
+    assert row and "headline results (grid spec §9)" in html.unescape(row.group(1)), row
 
 
 def test_the_reproduction_page_spells_out_the_source():
