@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 MAP_FILE = Path(__file__).with_name("spec_refs.json")
@@ -164,6 +164,8 @@ def speller() -> Speller:
     return Speller(load_map())
 
 
+# The texts are the kinds' declared strings, a few hundred, read on every form and API listing
+@lru_cache(maxsize=4096)
 def spell(text: str, kind: str) -> str:
     """``text`` (a policy's spec, a help text, a preset's source) of scenario kind ``kind``
     with every bare code spelled out: the spec of the value-of-service policy ``simple`` becomes
