@@ -9,10 +9,9 @@ field they name.
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 from django.core.validators import MaxValueValidator
 
-from hetsite import inputs
+from hetsite import inputs, kinds
 from hetsite.kinds import PARAM_PREFIX as PREFIX
 from hetsite.kinds import LabKind
 from hetsite.models import Visibility
@@ -156,8 +155,7 @@ class ExperimentForm(forms.Form):
         refuses a larger value before it is sent, and the help says so)."""
         for limit in self.ui.limits:
             field = self.fields.get(PREFIX + limit.field)
-            cap = settings.HETSITE_LIMITS.get(limit.name)
-            top = limit.field_max(cap) if cap is not None else None
+            top = limit.field_max(kinds.limit_cap(limit))
             if field is None or top is None or not isinstance(
                     field, (forms.IntegerField, forms.FloatField)):
                 continue

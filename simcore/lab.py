@@ -170,15 +170,18 @@ class MetricBars:
 @dataclass(frozen=True)
 class Limit:
     """A site limit on scenario size: ``measure(params)`` must not exceed the site's value for
-    ``name`` (``default`` unless the site overrides it); ``field`` is the parameter the error
-    names. When the measure is that parameter alone times ``field_scale``, the form bounds
-    the field by the limit too (cap / field_scale)."""
+    ``name``, which is ``default`` unless the site overrides it (a site sets its own value per
+    name; kinds that share a name share the limit, so they declare one default). ``field`` is
+    the parameter the error names. When the measure is that parameter alone times
+    ``field_scale``, the form bounds the field by the limit too (cap / field_scale)."""
 
     name: str
     field: str
     measure: Callable[[dict], float]
     what: str
     field_scale: float | None = None
+    _: KW_ONLY
+    default: int
 
     def field_max(self, cap: float) -> float | None:
         return None if self.field_scale is None else cap / self.field_scale

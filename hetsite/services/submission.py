@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -403,13 +402,10 @@ def parse_axis_text(param: str, text: str) -> dict:
 
 
 def check_site_limits(lab: kinds.LabKind, params: dict) -> None:
-    """Refuse scenarios larger than this site allows (``HETSITE_LIMITS``)."""
-    configured = settings.HETSITE_LIMITS
+    """Refuse scenarios larger than this site allows (each declared limit, at its default or
+    this site's override)."""
     for limit in lab.limits:
-        cap = configured.get(limit.name)
-        if cap is None:  # refused at start-up too (hetsite.kinds.limit_problems)
-            raise ImproperlyConfigured(f"kind {lab.kind!r} declares limit {limit.name!r}, "
-                                       "which HETSITE_LIMITS does not set")
+        cap = kinds.limit_cap(limit)
         value = limit.measure(params)
         if value > cap:
             raise ScenarioError(limit.field, f"{limit.what} is {value:,.0f}, above this site's "

@@ -88,8 +88,17 @@ def trace_work(params: dict) -> int:
     return _trace_jobs(params["trace"], params["job_limit"])
 
 
+# Defaults of the site limits several HPC kinds declare: a limit's name is one limit for every
+# kind that declares it, so its default is written once, here.
+MAX_NODES = 50_000
+MAX_CORES = 20_000
+MAX_TASKS_PER_DAY = 100_000
+MAX_SIM_HOURS = 24 * 14
+
 # The limits of a kind that replays a trace on a machine of ``nodes`` nodes.
 TRACE_LIMITS = [
-    Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count", field_scale=1),
-    Limit("trace_jobs", "job_limit", trace_work, "the trace length (jobs)"),
+    Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count", field_scale=1,
+          default=MAX_NODES),
+    Limit("trace_jobs", "job_limit", trace_work, "the trace length (jobs)",
+          default=2_000_000),
 ]

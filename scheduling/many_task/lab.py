@@ -137,8 +137,9 @@ LAB = LabKind(
     default_trials=100,
     inputs=[RUNTIMES],
     limits=[
-        Limit("many_tasks", "workload.tasks", _many_tasks, "the number of tasks"),
+        Limit("many_tasks", "workload.tasks", _many_tasks, "the number of tasks",
+              default=2_000_000),
         Limit("many_task_work", "tradeoff.ratios", _many_task_work,
-              "the work of one run (tasks x (1 + trade-off points))"),
+              "the work of one run (tasks x (1 + trade-off points))", default=1_000_000_000),
     ],
 )

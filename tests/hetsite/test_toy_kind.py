@@ -84,7 +84,7 @@ TOY = {
         ''',
     "toy_queue/lab.py": '''
         import toy_queue as engine
-        from simcore.lab import ChartSpec, LabKind, Metric, MetricBars
+        from simcore.lab import ChartSpec, LabKind, Limit, Metric, MetricBars
 
         LAB = LabKind(
             kind="toy-queue", title="Toy queue", engine=engine,
@@ -92,7 +92,10 @@ TOY = {
             primary_metric="wait_mean_s", compact=lambda result: {"series": {}, "dist": {}},
             experiment_charts=[ChartSpec("wait", "Mean wait", MetricBars("wait_mean_s",
                                                                          "Mean wait"))],
-            default_policies=["fifo", "shortest"], default_preset="toy-small")
+            default_policies=["fifo", "shortest"], default_preset="toy-small",
+            # A site limit with its default: enforced with no settings edit.
+            limits=[Limit("toy_jobs", "jobs", lambda p: p["jobs"], "the job count",
+                          field_scale=1, default=50)])
         ''',
     "toy_queue-0.1.dist-info/METADATA": '''
         Metadata-Version: 2.1
@@ -157,3 +160,13 @@ def test_a_toy_kind_from_its_own_package_runs_everywhere_with_no_edit_elsewhere(
         assert run.summary["wait_mean_s"] == direct.summary["wait_mean_s"]
     assert set(experiment.summary_by_policy()) == {"fifo", "shortest"}
     assert Client().get(f"/e/{experiment.public_id}/").status_code == 200
+
+    # Its declared limit holds at its default, with no settings edit: a 400 naming the field.
+    request = {"kind": "toy-queue", "preset": "toy-small", "policies": ["fifo"], "trials": 1}
+    over = Client().post("/api/experiments/", {**request, "params": {"jobs": 51}},
+                         content_type="application/json")
+    assert over.status_code == 400
+    assert "limit toy_jobs = 50 (HETSITE_LIMIT_TOY_JOBS)" in over.json()["params.jobs"][0]
+    assert Client().post("/api/experiments/", {**request, "params": {"jobs": 50}},
+                         content_type="application/json").status_code == 202
+    assert 'max="50"' in Client().get("/new/toy-queue/?preset=toy-small").content.decode()
