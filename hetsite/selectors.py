@@ -125,13 +125,14 @@ def uploads_of(who: permissions.Viewer) -> QuerySet[UploadOwner]:
 
 
 def upload_row(claim: UploadOwner) -> dict:
-    """What the API shows of one upload: its size and job count as stored, and how many
-    experiments use it."""
-    from .uploads import trace_store
+    """What the API shows of one upload: its size and the records its check counted as stored
+    (the JSON's ``jobs``: a trace's jobs, a list's run times), and how many experiments use
+    it."""
+    from .uploads import upload_store
 
-    stored = trace_store().info(claim.sha256)
+    stored = upload_store().info(claim.sha256)
     return {"sha256": claim.sha256, "ref": f"upload:{claim.sha256}",
-            "size": stored.size if stored else None, "jobs": stored.jobs if stored else None,
+            "size": stored.size if stored else None, "jobs": stored.records if stored else None,
             "experiments": ExperimentUpload.objects.filter(sha256=claim.sha256).count(),
             "created": claim.created}
 

@@ -15,10 +15,11 @@ import logging
 import threading
 import tomllib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from .bounds import Bounds
 from .errors import ScenarioError
@@ -203,14 +204,35 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class CheckedFile:
+    """What a file input's check found in an upload: ``records``, what the kind's limits and
+    prices count in it (a trace's jobs, a list's run times), and ``suffix``, the file type a
+    store that keeps uploads as files names it with (".swf", ".txt")."""
+
+    records: int
+    suffix: str = ""
+
+
+# ``open()`` gives the uploaded file as a binary stream, as uploaded (gzip included), each call
+# from its start; reading stops with an exception of the site's once the site's CPU budget for
+# one upload is spent.
+Opener = Callable[[], AbstractContextManager[IO[bytes]]]
+
+
+@dataclass(frozen=True)
 class FileInput:
     """A parameter that names a file: an entry of a library the kind ships, or the user's own
     upload (referred to as ``upload:<sha256>``). The site shows the library as a choice beside
-    an upload field, checks an upload as ``accepts`` says and stores it as an opaque blob.
+    an upload field, has ``check`` read an upload and stores it as an opaque blob tagged with
+    ``accepts`` (a short name of the format: ``"swf"``, ``"runtimes"``).
 
-    ``accepts`` is ``"swf"`` (a Standard Workload Format trace) or ``"runtimes"`` (one run time
-    per line, or an SWF trace's run-time column). Without a choice, ``default`` is used, or the
-    form says ``required``. An upload also sets the parameters in ``on_upload``."""
+    ``check(open, max_bytes=..., max_records=...)`` reads the file through ``open`` (at most
+    ``max_bytes`` once decompressed, at most ``max_records`` records: the site's limits for
+    one upload) and returns a :class:`CheckedFile`; a bad file raises ScenarioError whose field
+    may end in ``:<line>`` or ``:<line>:<column>`` (the site shows that part beside the upload
+    field), and data past ``max_bytes`` raises ``simcore.errors.DecodedTooLarge``. Without a
+    choice, ``default`` is used, or the form says ``required``. An upload also sets the
+    parameters in ``on_upload``."""
 
     param: str
     accepts: str
@@ -223,6 +245,8 @@ class FileInput:
     default: str | None = None
     required: str | None = None
     on_upload: tuple[tuple[str, Any], ...] = ()
+    _: KW_ONLY
+    check: Callable[..., CheckedFile]
 
 
 class FormHook(Protocol):
@@ -422,8 +446,8 @@ class Uploads(Protocol):
         """Where the engines find uploads, or None when there are none here."""
 
     def count(self, ref: str) -> int:
-        """The records (jobs, run times) of the upload ``ref`` names, 0 when not recorded;
-        ScenarioError when there is no such upload."""
+        """The records (jobs, run times: ``CheckedFile.records``) of the upload ``ref`` names,
+        0 when not recorded; ScenarioError when there is no such upload."""
 
 
 class _NoUploads:

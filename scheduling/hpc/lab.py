@@ -8,7 +8,8 @@ from simcore import lab, traces
 from simcore.bounds import Bounds
 from simcore.compact import downsample, quantiles
 from simcore.errors import ScenarioError
-from simcore.lab import UNITLESS, FileInput, Limit, Metric
+from simcore.lab import UNITLESS, CheckedFile, FileInput, Limit, Metric, Opener
+from simcore.swf import read_swf
 
 
 def _waits_min(tasks) -> list:
@@ -67,11 +68,23 @@ def _trace_choices() -> list[tuple[str, str]]:
     return [(t["name"], f"{t['name']} — {t['description']}") for t in traces.list_traces()]
 
 
+def check_swf(open_file: Opener, *, max_bytes: int, max_records: int) -> CheckedFile:
+    """An uploaded SWF trace, parsed line by line (errors name the line and field); its
+    records are its job lines."""
+    with open_file() as stream:
+        _header, jobs = read_swf(stream, max_bytes=max_bytes, max_jobs=max_records)
+        count = sum(1 for _ in jobs)
+    if count == 0:
+        raise ScenarioError("trace", "holds no jobs")
+    return CheckedFile(count, ".swf")
+
+
 TRACE = FileInput(
     "trace", "swf", _trace_choices, upload_field="trace_file",
     upload_label="Upload an SWF trace",
     upload_help="Standard Workload Format, plain or .gz; replaces the library choice",
-    uploaded_label="uploaded trace", required="choose a library trace or upload one")
+    uploaded_label="uploaded trace", required="choose a library trace or upload one",
+    check=check_swf)
 
 
 def _trace_jobs(trace: str, job_limit: int) -> int:
