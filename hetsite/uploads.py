@@ -60,12 +60,14 @@ from django.db import IntegrityError, transaction
 
 from simcore.errors import DecodedTooLarge, ScenarioError
 from simcore.lab import CheckedFile, FileInput
-from simcore.traces import TraceLibrary, UploadDir, UploadStore, upload_sha
+from simcore.traces import TraceLibrary, UploadStore, upload_sha
 
 from .throttles import Denied, refused
 
 log = logging.getLogger(__name__)
-_FILE_RE = re.compile(r"^([0-9a-f]{64})(\.swf|\.swf\.gz|\.txt|\.txt\.gz)?$")
+# An upload's file in the folder store: its SHA-256, then the suffix its check gave and ".gz"
+# when it came compressed (".swf", ".swf.gz", ".txt", any kind's own).
+_FILE_RE = re.compile(r"^([0-9a-f]{64})((?:\.[A-Za-z0-9_-]+)*)$")
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -182,7 +184,12 @@ class FolderStore:
             path.unlink(missing_ok=True)
 
     def locate(self, sha256: str) -> Path | None:
-        return UploadDir(Path(self.directory)).locate(sha256)
+        directory = Path(self.directory)
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not directory.is_dir():
+            return None
+        found = [path for path in directory.glob(sha256 + "*")
+                 if path.is_file() and _FILE_RE.match(path.name)]
+        return min(found, default=None)
 
 
 def upload_store() -> BlobStore:

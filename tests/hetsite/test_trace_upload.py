@@ -11,7 +11,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from hetsite.models import Experiment, Status, Upload
-from hetsite.uploads import DatabaseStore
+from hetsite.uploads import DatabaseStore, FolderStore
 
 # Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -97,6 +97,20 @@ def test_folder_store_keeps_files_in_the_upload_folder(uploads, settings):
     assert [p.name for p in uploads.iterdir()] == [f"{trace[7:]}.swf.gz"]
     assert Upload.objects.count() == 0
     assert Experiment.objects.get().runs.get(policy="fcfs").status == Status.DONE
+
+
+def test_folder_store_finds_a_file_by_any_suffix_its_check_gave(tmp_path):
+    """The site knows no file format: a kind's own suffix is found and deleted like .swf."""
+    source = tmp_path / "upload"
+    source.write_bytes(b"3\n4\n")
+    sha = hashlib.sha256(source.read_bytes()).hexdigest()
+    store = FolderStore(tmp_path / "uploads")
+    store.save(sha, source, records=2, suffix=".sizes")
+    assert store.locate(sha) == tmp_path / "uploads" / f"{sha}.sizes"
+    assert store.info(sha).size == 4 and store.locate("0" * 64) is None
+    assert store.locate("../" + sha) is None  # only a SHA-256 names a file
+    store.delete(sha)
+    assert store.locate(sha) is None and not any((tmp_path / "uploads").iterdir())
 
 
 def test_submitting_an_upload_that_does_not_exist_is_refused_naming_the_trace(uploads):
