@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 
 from hetsite import kinds
 from hetsite.services import submission
@@ -54,12 +55,16 @@ def test_a_declared_limit_is_enforced_at_its_default_and_at_an_override(settings
     submission.validate_submission(params={"time": {"sim_h": default + 1}}, **request)
 
 
-def test_an_override_that_names_no_limit_fails_the_start_up_check(settings):
+def test_an_override_that_names_no_limit_fails_the_start_up_check(settings, monkeypatch):
     settings.HETSITE_LIMITS = {"uavs": 9, "uav_count": 5}
     errors = [e for e in checks.run_checks() if e.id.startswith("hetsite.")]
     assert len(errors) == 1 and errors[0].id == "hetsite.E002"
     assert errors[0].msg.startswith("HETSITE_LIMIT_UAV_COUNT overrides no limit (the limits: ")
     assert "uavs" in errors[0].msg
+    # A process that skipped the check (a worker) refuses at its first use of the kinds.
+    monkeypatch.setattr(kinds, "_loaded", False)
+    with pytest.raises(ImproperlyConfigured, match="HETSITE_LIMIT_UAV_COUNT overrides no limit"):
+        kinds.all_kinds()
 
 
 def test_the_overrides_are_read_from_the_environment_by_name(monkeypatch):
