@@ -64,6 +64,6 @@ class FileChoices:
                     data[PARAM_PREFIX + param] = value
 
 
-def form_hook(lab: LabKind) -> FormHook | None:
+def form_hook(kind_lab: LabKind) -> FormHook | None:
     """The kind's form behaviour: its file inputs', else its own hook."""
-    return FileChoices(lab.inputs) if lab.inputs else lab.form_hook
+    return FileChoices(kind_lab.inputs) if kind_lab.inputs else kind_lab.form_hook

@@ -59,15 +59,15 @@ def limit_cap(limit: Limit) -> int:
     return settings.HETSITE_LIMITS.get(limit.name, limit.default)
 
 
-def limit_problems(labs: list[LabKind], overrides: dict | None = None) -> list[str]:
+def limit_problems(kind_labs: list[LabKind], overrides: dict | None = None) -> list[str]:
     """Kinds that share a limit's name declare one default for it (it is one limit), and every
     override (``HETSITE_LIMITS``, read from ``HETSITE_LIMIT_<NAME>``) names a declared limit:
     a misspelt override would otherwise leave the limit at its default unnoticed."""
     overrides = settings.HETSITE_LIMITS if overrides is None else overrides
     defaults: dict[str, dict[int, str]] = {}
-    for lab in labs:
-        for limit in lab.limits:
-            defaults.setdefault(limit.name, {}).setdefault(limit.default, lab.kind)
+    for kind_lab in kind_labs:
+        for limit in kind_lab.limits:
+            defaults.setdefault(limit.name, {}).setdefault(limit.default, kind_lab.kind)
     out = [f"limit {name!r} has different defaults: "
            + ", ".join(f"{default:,} (kind {kind!r})" for default, kind in by.items())
            for name, by in defaults.items() if len(by) > 1]
@@ -83,12 +83,13 @@ def all_kinds() -> list[LabKind]:
 
 def get_kind(kind: str) -> LabKind | None:
     _load()
-    return next((lab for lab in registered() if lab.kind == kind), None)
+    return next((kind_lab for kind_lab in registered() if kind_lab.kind == kind), None)
 
 
 def all_figures() -> list:
     """Every figure preset of every kind the lab offers, kind by kind."""
-    return [f for lab in all_kinds() for f in lab.engine.ENGINE.list_figures(lab.kind)]
+    return [f for kind_lab in all_kinds()
+            for f in kind_lab.engine.ENGINE.list_figures(kind_lab.kind)]
 
 
 def get_figure(name: str):

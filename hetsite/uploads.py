@@ -513,7 +513,8 @@ def import_upload_folder(directory: Path, model) -> dict[str, int]:
     directory = Path(directory)
     if not directory.is_dir():
         return counts
-    inputs = list({spec.check: spec for lab in all_kinds() for spec in lab.inputs}.values())
+    inputs = list({spec.check: spec for kind_lab in all_kinds()
+                   for spec in kind_lab.inputs}.values())
     for path in sorted(directory.iterdir()):
         match = _FILE_RE.match(path.name)
         if match is None or not path.is_file():

@@ -349,7 +349,7 @@ class LabKind:
         return node in cond.values
 
     @property
-    def environment(self):
+    def engine_kind(self):
         """The engine's registration of this kind (config class, run function, ...)."""
         return self.engine.ENGINE.get_kind(self.kind)
 
@@ -365,7 +365,7 @@ def register(lab: LabKind) -> LabKind:
     with _lock:
         if lab.kind in _KINDS:
             raise RuntimeError(f"lab kind {lab.kind!r} registered twice")
-        lab.environment  # noqa: B018  (fails loudly when the engine does not know the kind)
+        lab.engine_kind  # noqa: B018  (fails loudly when the engine does not know the kind)
         for chart in lab.experiment_charts:
             bind = getattr(chart.build, "bind", None)
             if bind is not None:
