@@ -18,11 +18,11 @@ def ci(cell, digits=2):
 
 
 @register.filter
-def param_title(name, lab):
+def param_title(name, kind_lab):
     """A (dotted) parameter of a kind in words with its unit (presenters.param_title)."""
     from hetsite.presenters import param_title as title
 
-    return title(lab, name)
+    return title(kind_lab, name)
 
 
 @register.filter

@@ -54,7 +54,7 @@ def test_the_new_run_form_spells_out_policy_specs_and_help_texts():
     page = Client().get("/new/parallel-energy/")
     form = page.context["form"]
     name = next(kinds.PARAM_PREFIX + d["name"] for d in
-                describe(kinds.get_kind("parallel-energy").environment.config_cls)
+                describe(kinds.get_kind("parallel-energy").engine_kind.config_cls)
                 if d["name"].endswith("arrival_amplitude"))
     shown = re.search(rf'id="{form[name].auto_id}_help">(.*?)</small>',
                       page.content.decode(), re.S)
@@ -97,11 +97,11 @@ def test_every_help_text_and_policy_of_every_kind_reads_without_the_spec():
     lacks would stay bare): the list names the kind, the field and the code."""
     sp = speller()
     bare = []
-    for lab in kinds.all_kinds():
-        home = sp.home_of_kind(lab.kind)
-        texts = [(d["name"], d["help"]) for d in describe(lab.environment.config_cls)]
-        texts += [(f"policy {p.name}", t) for p in lab.engine.list_policies(lab.kind)
+    for kind_lab in kinds.all_kinds():
+        home = sp.home_of_kind(kind_lab.kind)
+        texts = [(d["name"], d["help"]) for d in describe(kind_lab.engine_kind.config_cls)]
+        texts += [(f"policy {p.name}", t) for p in kind_lab.engine.list_policies(kind_lab.kind)
                   for t in (p.spec, p.description)]
-        bare += [(lab.kind, where, m.group()) for where, text in texts if text
-                 for m, _ in sp.groups(spell(text, lab.kind), home)]
+        bare += [(kind_lab.kind, where, m.group()) for where, text in texts if text
+                 for m, _ in sp.groups(spell(text, kind_lab.kind), home)]
     assert not bare, "add titles to simcore/spec_refs.json:\n" + "\n".join(map(str, bare))
