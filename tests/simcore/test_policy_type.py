@@ -1,8 +1,13 @@
 """A kind's policy type is checked when a policy registers, with an error naming the policy."""
 
+import importlib
+import re
+from contextlib import contextmanager
+
 import pytest
 
-from scheduling.engine import ENGINE
+from scheduling.engine import ENGINE, preset_scenario, simulate
+from scheduling.parallel_energy.policies import Policy
 from scheduling.swf_replay.sim import Replay
 from simcore.registry import Engine
 
@@ -46,3 +51,85 @@ def test_policies_registered_before_their_kind_are_checked_when_it_registers():
 def test_the_replay_kind_declares_its_policy_type_and_its_policies_are_of_it():
     assert ENGINE.get_kind("swf-replay").policy_type is Replay
     assert all(issubclass(p.factory, Replay) for p in ENGINE.list_policies("swf-replay"))
+
+
+# -- every kind declares its base; a policy written against it runs --------------------------
+
+@contextmanager
+def registered(engine, kind, name, cls, **options):
+    """``cls`` registered as policy ``name`` of ``kind`` for the duration of a test."""
+    engine.policy(kind, name, label=name, description="a test policy", spec="",
+                  **options)(cls)
+    try:
+        yield
+    finally:
+        del engine.policies[(kind, name)]
+
+
+BASES = {  # kind -> (engine, the base's import path, its one method)
+    "parallel-energy": (ENGINE, "scheduling.parallel_energy.policies.base.Policy", "map"),
+}
+
+
+def _base(path):
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("kind", sorted(BASES))
+def test_each_kind_declares_its_base_and_every_policy_of_it_is_a_subclass(kind):
+    engine, path, method = BASES[kind]
+    base = _base(path)
+    assert engine.get_kind(kind).policy_type is base
+    assert engine.list_policies(kind)
+    assert all(issubclass(p.factory, base) for p in engine.list_policies(kind))
+    doc = getattr(base, method).__doc__ or ""
+    assert len(doc.split()) > 30, f"{path}.{method} is not documented"
+
+
+@pytest.mark.parametrize("kind", sorted(BASES))
+def test_each_kind_refuses_a_policy_of_another_type_by_name(kind):
+    engine, path, method = BASES[kind]
+    before = dict(engine.policies)
+    with pytest.raises(TypeError, match=rf"policy 'not-a-policy' of kind '{kind}' must be a "
+                                        rf"subclass of {re.escape(path)}, got <function"):
+        engine.policy(kind, "not-a-policy", label="N", description="", spec="")(
+            lambda *args: None)
+    # a subclass that leaves the one method out is refused too, naming the method
+    incomplete = type("Incomplete", (_base(path),), {})
+    with pytest.raises(TypeError, match=rf"policy 'incomplete' of kind '{kind}' \(Incomplete\) "
+                                        rf"does not define {method}"):
+        engine.policy(kind, "incomplete", label="I", description="", spec="")(incomplete)
+    assert engine.policies == before
+
+
+class StartNowFirstFit(Policy):
+    """Each waiting task, in arrival order, on the first cluster where it can start now at
+    P-state 0 within the energy budget; never reserves."""
+
+    def map(self, st, ctx):
+        opts = st.options
+        for t in ctx.tasks.tolist():
+            for c in opts.eligible_clusters[t]:
+                d = float(opts.duration[t, c, 0])
+                start = float(st.timelines[c].earliest1(int(opts.nodes[t, c]), [d])[0])
+                power = float(st.charge_power[t, c, 0])
+                if start <= st.now and st.ledger.fits(start, start + d, power):
+                    st.assign(t, c, 0, start, permanent=True)
+                    ctx.assigned.add(t)
+                    break
+
+
+def test_a_parallel_energy_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "parallel-energy", "test-start-now", StartNowFirstFit):
+        scenario = preset_scenario("small", {"time.sim_h": 8.0})
+        result = simulate(scenario, "test-start-now", seed=3)
+    interval = scenario.params.time.mapping_interval_s
+    tasks = result.tasks
+    started = [i for i, s in enumerate(tasks["start"]) if s is not None]
+    assert result.summary["tasks_completed"] > 0 and started
+    assert result.meta["policy"] == "test-start-now"
+    # it never reserves: every task starts at the mapping event that placed it and nothing
+    # is ever held for later
+    assert all(tasks["start"][i] % interval == 0 for i in started)
+    assert not any(result.events["reserved"])
