@@ -9,6 +9,7 @@ import pytest
 from scheduling.engine import ENGINE, preset_scenario, simulate
 from scheduling.parallel_energy.policies import Policy
 from scheduling.swf_replay.sim import Replay
+from scheduling.value_of_service.policies import VosPolicy
 from simcore.registry import Engine
 
 
@@ -68,6 +69,7 @@ def registered(engine, kind, name, cls, **options):
 
 BASES = {  # kind -> (engine, the base's import path, its one method)
     "parallel-energy": (ENGINE, "scheduling.parallel_energy.policies.base.Policy", "map"),
+    "value-of-service": (ENGINE, "scheduling.value_of_service.policies.base.VosPolicy", "map"),
 }
 
 
@@ -133,3 +135,26 @@ def test_a_parallel_energy_policy_written_on_the_base_runs_a_preset_to_the_end()
     # is ever held for later
     assert all(tasks["start"][i] % interval == 0 for i in started)
     assert not any(result.events["reserved"])
+
+
+class FirstConfigurationNow(VosPolicy):
+    """Arrival order, each task's first configuration, started now where it fits; never
+    books the future, never drops."""
+
+    def map(self, sim, tasks):
+        wl = sim.wl
+        for j in tasks.tolist():
+            ty = wl.type[j]
+            c, m, d = wl.cfg_cores[ty, :1], wl.cfg_mem[ty, :1], wl.etc[ty, :1]
+            start, node = sim.earliest(c, m, d)
+            if start[0] == sim.now:
+                sim.assign(j, 0, sim.now, int(node[0]), "lowest", placeholder=False)
+
+
+def test_a_value_of_service_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "value-of-service", "test-first-now", FirstConfigurationNow):
+        result = simulate(preset_scenario("vos-small"), "test-first-now", seed=3)
+    summary = result.summary
+    assert summary["tasks_completed"] > 0 and summary["vos"] > 0
+    assert summary["reservations_made"] == summary["placeholders_made"] == 0
+    assert summary["tasks_dropped"] == 0
