@@ -1,13 +1,16 @@
 """A kind's policy type is checked when a policy registers, with an error naming the policy."""
 
+import heapq
 import importlib
 import re
 from contextlib import contextmanager
 
+import numpy as np
 import pytest
 
 from scheduling.engine import ENGINE, preset_scenario, simulate
 from scheduling.parallel_energy.policies import Policy
+from scheduling.serial_preemption.policies import SerialPolicy
 from scheduling.swf_replay.sim import Replay
 from scheduling.value_of_service.policies import VosPolicy
 from simcore.registry import Engine
@@ -70,6 +73,8 @@ def registered(engine, kind, name, cls, **options):
 BASES = {  # kind -> (engine, the base's import path, its one method)
     "parallel-energy": (ENGINE, "scheduling.parallel_energy.policies.base.Policy", "map"),
     "value-of-service": (ENGINE, "scheduling.value_of_service.policies.base.VosPolicy", "map"),
+    "serial-preemption": (ENGINE, "scheduling.serial_preemption.policies.base.SerialPolicy",
+                          "map"),
 }
 
 
@@ -158,3 +163,27 @@ def test_a_value_of_service_policy_written_on_the_base_runs_a_preset_to_the_end(
     assert summary["tasks_completed"] > 0 and summary["vos"] > 0
     assert summary["reservations_made"] == summary["placeholders_made"] == 0
     assert summary["tasks_dropped"] == 0
+
+
+class HighestUtilityFirst(SerialPolicy):
+    """Waiting groups by their best utility, each task on an idle core of its best valid
+    cluster; never preempts."""
+
+    def map(self, sim, ctx):
+        best = ctx.util.max(axis=1)
+        for row in np.argsort(-best, kind="stable").tolist():
+            for _ in range(int(ctx.count[row])):
+                open_ = [j for j in range(sim.K) if ctx.valid[row, j] and sim.idle[j]]
+                if not open_:
+                    break
+                j = max(open_, key=lambda j: ctx.util[row, j])
+                core = heapq.heappop(sim.idle[j])
+                sim.start(sim.take(int(ctx.gidx[row])), core, float(ctx.util[row, j]))
+
+
+def test_a_serial_preemption_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "serial-preemption", "test-best-first", HighestUtilityFirst):
+        result = simulate(preset_scenario("ch4-small"), "test-best-first", seed=3)
+    summary = result.summary
+    assert summary["tasks_completed"] > 0 and summary["pct_max_utility"] > 0
+    assert summary["preemptions"] == 0
