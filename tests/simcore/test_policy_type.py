@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scheduling.engine import ENGINE, preset_scenario, simulate
+from scheduling.many_task.policies import ManyTaskPolicy
 from scheduling.parallel_energy.policies import Policy
 from scheduling.serial_preemption.policies import SerialPolicy
 from scheduling.swf_replay.sim import Replay
@@ -73,6 +74,7 @@ def registered(engine, kind, name, cls, **options):
 BASES = {  # kind -> (engine, the base's import path, its one method)
     "parallel-energy": (ENGINE, "scheduling.parallel_energy.policies.base.Policy", "map"),
     "value-of-service": (ENGINE, "scheduling.value_of_service.policies.base.VosPolicy", "map"),
+    "many-task": (ENGINE, "scheduling.many_task.policies.base.ManyTaskPolicy", "order"),
     "serial-preemption": (ENGINE, "scheduling.serial_preemption.policies.base.SerialPolicy",
                           "map"),
 }
@@ -187,3 +189,20 @@ def test_a_serial_preemption_policy_written_on_the_base_runs_a_preset_to_the_end
     summary = result.summary
     assert summary["tasks_completed"] > 0 and summary["pct_max_utility"] > 0
     assert summary["preemptions"] == 0
+
+
+class ShortestTaskFirst(ManyTaskPolicy):
+    """Shortest task first (the opposite of the paper's longest first)."""
+
+    def order(self, runtimes, seed):
+        return np.argsort(runtimes, kind="stable")
+
+
+def test_a_many_task_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "many-task", "test-shortest", ShortestTaskFirst,
+                    chop=False):
+        result = simulate(preset_scenario("many-task-small"), "test-shortest", seed=3)
+    assert result.summary["tts_h"] > 0
+    tasks = result.tasks
+    dispatched = np.asarray(tasks["runtime_s"])[np.argsort(tasks["dispatch"])]
+    assert len(dispatched) > 1 and np.all(np.diff(dispatched) >= 0)
