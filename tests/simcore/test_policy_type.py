@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scheduling.engine import ENGINE, preset_scenario, simulate
+from scheduling.grid.policies import GridScheduler
 from scheduling.many_task.policies import ManyTaskPolicy
 from scheduling.parallel_energy.policies import Policy
 from scheduling.serial_preemption.policies import SerialPolicy
@@ -72,6 +73,7 @@ def registered(engine, kind, name, cls, **options):
 
 
 BASES = {  # kind -> (engine, the base's import path, its one method)
+    "grid": (ENGINE, "scheduling.grid.policies.base.GridScheduler", "local"),
     "parallel-energy": (ENGINE, "scheduling.parallel_energy.policies.base.Policy", "map"),
     "value-of-service": (ENGINE, "scheduling.value_of_service.policies.base.VosPolicy", "map"),
     "many-task": (ENGINE, "scheduling.many_task.policies.base.ManyTaskPolicy", "order"),
@@ -206,3 +208,33 @@ def test_a_many_task_policy_written_on_the_base_runs_a_preset_to_the_end():
     tasks = result.tasks
     dispatched = np.asarray(tasks["runtime_s"])[np.argsort(tasks["dispatch"])]
     assert len(dispatched) > 1 and np.all(np.diff(dispatched) >= 0)
+
+
+class StrictFcfs(GridScheduler):
+    """Each node starts the head of its queue while it fits: FCFS without backfilling."""
+
+    def local(self, sim, node, t):
+        queue, acted = sim.queue[node], False
+        while queue:
+            job = queue[0][2]
+            if (sim.rc[job] > sim.free_c[node] or sim.rm[job] > sim.free_m[node]
+                    or sim.rd[job] > sim.free_d[node]):
+                break
+            sim.dequeue(job, node)
+            sim.start(job, node, t)
+            acted = True
+        return acted, False
+
+
+def test_a_grid_scheduler_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "grid", "test-strict-fcfs", StrictFcfs):
+        result = simulate(preset_scenario("grid-small", {"jobs.iat_s": 5.0}), "test-strict-fcfs",
+                          seed=3)
+    summary, tasks = result.summary, result.tasks
+    assert summary["preemptions"] == summary["migrations"] == 0
+    assert np.all(np.isfinite(tasks["end"])) and len(tasks["end"]) == summary["jobs"]
+    # without backfilling each node starts its jobs in the order they were submitted (at this
+    # load the built-in fcfs, which backfills, does not)
+    node, start = np.asarray(tasks["node"]), np.asarray(tasks["start"])
+    for n in np.unique(node):
+        assert np.all(np.diff(start[node == n]) >= 0)
