@@ -16,6 +16,8 @@ from scheduling.serial_preemption.policies import SerialPolicy
 from scheduling.swf_replay.sim import Replay
 from scheduling.value_of_service.policies import VosPolicy
 from simcore.registry import Engine
+from uav.engine import ENGINE as UAV
+from uav.engine.policies import UavPolicy
 
 
 class Base:
@@ -77,6 +79,7 @@ BASES = {  # kind -> (engine, the base's import path, its one method)
     "parallel-energy": (ENGINE, "scheduling.parallel_energy.policies.base.Policy", "map"),
     "value-of-service": (ENGINE, "scheduling.value_of_service.policies.base.VosPolicy", "map"),
     "many-task": (ENGINE, "scheduling.many_task.policies.base.ManyTaskPolicy", "order"),
+    "uav": (UAV, "uav.engine.policies.base.UavPolicy", "map"),
     "serial-preemption": (ENGINE, "scheduling.serial_preemption.policies.base.SerialPolicy",
                           "map"),
 }
@@ -238,3 +241,22 @@ def test_a_grid_scheduler_written_on_the_base_runs_a_preset_to_the_end():
     node, start = np.asarray(tasks["node"]), np.asarray(tasks["start"])
     for n in np.unique(node):
         assert np.all(np.diff(start[node == n]) >= 0)
+
+
+class EachUavItsBestTarget(UavPolicy):
+    """UAVs in index order, each idle one on its highest-value valid idle target; never
+    preempts."""
+
+    def map(self, view):
+        for u in np.flatnonzero(view.uav_ok & (view.running_target < 0)).tolist():
+            free = view.valid[u] & (view.target_ok & (view.running_uav < 0))[:, None]
+            if free.any():
+                t, s = np.unravel_index(np.where(free, view.V[u], -np.inf).argmax(), free.shape)
+                view.start(u, int(s), int(t))
+
+
+def test_a_uav_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(UAV, "uav", "test-best-target", EachUavItsBestTarget):
+        result = UAV.simulate(UAV.preset_scenario("small-baseline"), "test-best-target", seed=3)
+    assert result.summary["value"] > 0 and result.tasks["id"]
+    assert not any(result.tasks["preempted"])
