@@ -149,14 +149,16 @@ def exact_victims(sim, n: int, h: int, lower: list) -> list[int] | None:
 
 
 class FcfsBackfill(GridScheduler):
-    """FCFS with backfilling (spec §7): queues in arrival order, never preempts."""
+    """FCFS with backfilling, the paper's baseline: queues in arrival order, never
+    preempts."""
 
     # The pass itself rather than a method calling it: it runs at every node visit.
     local = staticmethod(fcfs_pass)
 
 
 class PreemptiveBackfill(GridScheduler):
-    """The preemptive scheduler with backfilling (spec §5.3): queues by priority."""
+    """The paper's preemptive scheduler with backfilling: queues by priority, queued jobs
+    may suspend lower-priority running ones."""
 
     preemptive = True
     local = staticmethod(preemptive_pass)

@@ -2,9 +2,9 @@
 tail-chopping heuristic (spec §6).
 
 Every policy sizes partitions by the task/worker ratio ``r``; the ``+chop`` ones also cancel
-and downsize when more than a fraction ``f`` of the workers idle. A policy's ``options`` say
-its order and whether it chops; each is a :class:`ManyTaskPolicy` subclass built per run
-as ``cls(cfg, chop=...)``.
+and downsize when more than a fraction ``f`` of the workers idle. A policy is a
+:class:`ManyTaskPolicy` subclass (its class gives the order) registered with ``chop=`` (whether
+it chops), and built per run as ``cls(cfg, chop=...)``.
 """
 
 from ..config import KIND
