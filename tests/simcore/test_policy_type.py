@@ -48,6 +48,20 @@ def test_a_policy_of_the_kind_s_type_registers_and_any_other_is_refused_by_name(
         engine.policy("k", "other-class", label="O", description="", spec="")(dict)
 
 
+def test_a_policy_is_built_with_the_options_it_was_registered_with():
+    class Weighted(Base):
+        def __init__(self, cfg, weight=1):
+            self.cfg, self.weight = cfg, weight
+
+    engine = _engine()
+    engine.policy("k", "heavy", label="H", description="", spec="", weight=5)(Weighted)
+    engine.policy("k", "plain", label="P", description="", spec="")(Weighted)
+    heavy, plain = engine.get_policy("k", "heavy").build("cfg"), engine.get_policy(
+        "k", "plain").build("cfg")
+    assert (type(heavy), heavy.cfg, heavy.weight) == (Weighted, "cfg", 5)
+    assert plain.weight == 1
+
+
 def test_policies_registered_before_their_kind_are_checked_when_it_registers():
     engine = Engine("t", "t", kinds={"k": "t.k"})
     engine.policy("k", "plain", label="P", description="", spec="")(lambda jobs: jobs)
