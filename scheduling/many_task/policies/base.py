@@ -28,7 +28,6 @@ class ManyTaskPolicy(ABC):
         ``range(runtimes.size)`` (task indices into ``runtimes``, the workload's run times in
         seconds, in the workload's order). ``seed`` is the run's seed; draw randomness from a
         stream of its own, ``simcore.sampling.rng(seed, "<your name>")``, so the workload's
-        draws are unaffected. The engine indexes the run times with it
-        (``runtimes[order]``) without checking it, so anything other than a permutation
-        gives a wrong result: a repeated or missing index runs a task twice or never.
+        draws are unaffected. It must be a permutation: the engine dispatches
+        ``runtimes[order]``, so a repeated or missing index would run a task twice or never.
         """
