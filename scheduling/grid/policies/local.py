@@ -27,6 +27,8 @@ running job"; ``R_jh < R_f`` as ``<=``; ``R_f - R_ja`` as ``R_f - R_jh``; the in
 
 from __future__ import annotations
 
+from .base import GridScheduler
+
 MAX_EXACT = 12  # candidates of the exact victim search (2^12 subsets at most)
 
 
@@ -55,10 +57,10 @@ def _backfill(sim, n: int, t: float) -> bool:
     return bool(chosen)
 
 
-def fcfs_pass(sim, n: int, t: float) -> bool:
+def fcfs_pass(sim, n: int, t: float) -> tuple[bool, bool]:
     """FCFS with aggressive backfill on the residual resources, no preemption (FCFS with backfilling
-    (grid spec §7))."""
-    return _backfill(sim, n, t)
+    (grid spec §7)): (acted, False)."""
+    return _backfill(sim, n, t), False
 
 
 def preemptive_pass(sim, n: int, t: float) -> tuple[bool, bool]:
@@ -145,3 +147,19 @@ def exact_victims(sim, n: int, h: int, lower: list) -> list[int] | None:
     if best_key is None:
         return None
     return [jobs[i] for i in range(k) if best >> i & 1]
+
+
+class FcfsBackfill(GridScheduler):
+    """FCFS with backfilling, the paper's baseline: queues in arrival order, never
+    preempts."""
+
+    # The pass itself rather than a method calling it: it runs at every node visit.
+    local = staticmethod(fcfs_pass)
+
+
+class PreemptiveBackfill(GridScheduler):
+    """The paper's preemptive scheduler with backfilling: queues by priority, queued jobs
+    may suspend lower-priority running ones."""
+
+    preemptive = True
+    local = staticmethod(preemptive_pass)
