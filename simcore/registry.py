@@ -24,11 +24,11 @@ import numpy as np
 
 from . import claims as C
 from . import params as P
+from . import references
 from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
 from .errors import ScenarioError
-from .references import spell
 from .result import SCHEMA_VERSION, Result, code_version
 from .traces import TraceLibrary
 
@@ -73,7 +73,7 @@ class PolicyInfo:
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "label": self.label,
                 "description": self.description, "spec": self.spec, "family": self.family,
-                "spec_text": spell(self.spec, self.kind)}
+                "spec_text": references.spell(self.spec, self.kind)}
 
 
 @dataclass(frozen=True)
