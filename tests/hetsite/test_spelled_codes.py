@@ -105,3 +105,12 @@ def test_every_help_text_and_policy_of_every_kind_reads_without_the_spec():
         bare += [(kind_lab.kind, where, m.group()) for where, text in texts if text
                  for m, _ in sp.groups(spell(text, kind_lab.kind), home)]
     assert not bare, "add titles to simcore/spec_refs.json:\n" + "\n".join(map(str, bare))
+
+
+def test_an_experiment_of_a_figure_shows_its_source_spelled_out():
+    client = Client()
+    response = client.post("/figures/ch5-fig-43-45/run/", {"trials": "1"})
+    assert response.status_code == 302, response.content[:300]
+    page = html.unescape(client.get(response["Location"]).content.decode())
+    heading = re.search(r'<h2 id="published-title">(.*?)</h2>', page, re.S).group(1)
+    assert "scheduling metrics (ch. 5 spec §2.4) (" in heading, heading
