@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .errors import PolicyViolation, ScenarioError
 from .params import parse_value
+from .references import spell
 from .registry import Engine
 
 BUILTIN = ("presets", "policies", "run")
@@ -227,7 +228,8 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
                                 "and 95%% CIs")
     _add_sweep_arguments(sweep, engine)
     for command in engine.commands.values():
-        command.add_arguments(sub.add_parser(command.name, help=command.help))
+        command.add_arguments(sub.add_parser(command.name,
+                                             help=spell(command.help, command.kind)))
     args = parser.parse_args(argv)
 
     try:
@@ -237,7 +239,9 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
             return 0
         if args.command == "policies":
             for p in engine.list_policies(args.kind):
-                print(f"{p.name:<28} {p.kind:<18} {p.spec:<14} {p.description}")
+                # the spec spelled out (title, document, code) runs long: a dot ends it
+                print(f"{p.name:<28} {p.kind:<18} {spell(p.spec, p.kind)} · "
+                      f"{spell(p.description, p.kind)}")
             return 0
         if args.command == "sweep" or args.command in engine.sweep_aliases:
             for key, value in engine.sweep_aliases.get(args.command, {}).items():

@@ -1,10 +1,11 @@
-"""Local scheduling on one node: FCFS with backfilling (spec §7) and the preemptive scheduler
-of spec §5.3.
+"""Local scheduling on one node: FCFS with backfilling (grid spec §7) and the preemptive scheduler
+of grid spec §5.3.
 
 Both start every queued job that fits the free resources, scanning the queue in its order
 (arrival for FCFS, descending priority for the preemptive one): the in-order phase and the
 aggressive backfill of the spec are one scan, because the in-order phase is the scan's prefix.
-The preemptive scheduler then lets queued jobs displace lower-priority running ones (§5.3):
+The preemptive scheduler then lets queued jobs displace lower-priority running ones (preemptive
+scheduler (grid spec §5.3)):
 
 * for each queued job ``h`` in descending priority (the queue as it was when the phase began),
   the running jobs with a strictly lower priority are the candidates; none left means no later
@@ -13,18 +14,20 @@ The preemptive scheduler then lets queued jobs displace lower-priority running o
 * otherwise the victims are the subset that frees just enough: least normalized surplus, then
   the lowest highest victim priority, then the fewest victims (``victims = "exact"``, over the
   ``MAX_EXACT`` lowest-priority candidates); or the lowest-priority candidates one by one until
-  ``h`` fits (``"greedy"``, the option of §5.3, and the fallback when the exact search is too
-  small);
+  ``h`` fits (``"greedy"``, the option of preemptive scheduler (grid spec §5.3), and the fallback
+  when the exact search is too small);
 * victims rejoin the queue with their progress and wait; the surplus they free is used at the
   node's next invocation (the next tick at the latest).
 
-Departures from the garbled pseudo-code (spec §5.3): the outer loop condition
-``P_jh > P_min(J_running) || P_jh != 0`` is read as "the queued job outranks the weakest running
-job"; ``R_jh < R_f`` as ``<=``; ``R_f - R_ja`` as ``R_f - R_jh``; the inner search
+Departures from the garbled pseudo-code (preemptive scheduler (grid spec §5.3)): the outer loop
+condition ``P_jh > P_min(J_running) || P_jh != 0`` is read as "the queued job outranks the weakest
+running job"; ``R_jh < R_f`` as ``<=``; ``R_f - R_ja`` as ``R_f - R_jh``; the inner search
 (``FindJobstoPreempt`` / ``FindOptimal``) as the exact subset search above.
 """
 
 from __future__ import annotations
+
+from .base import GridScheduler
 
 MAX_EXACT = 12  # candidates of the exact victim search (2^12 subsets at most)
 
@@ -54,13 +57,14 @@ def _backfill(sim, n: int, t: float) -> bool:
     return bool(chosen)
 
 
-def fcfs_pass(sim, n: int, t: float) -> bool:
-    """FCFS with aggressive backfill on the residual resources, no preemption (spec §7)."""
-    return _backfill(sim, n, t)
+def fcfs_pass(sim, n: int, t: float) -> tuple[bool, bool]:
+    """FCFS with aggressive backfill on the residual resources, no preemption (FCFS with backfilling
+    (grid spec §7)): (acted, False)."""
+    return _backfill(sim, n, t), False
 
 
 def preemptive_pass(sim, n: int, t: float) -> tuple[bool, bool]:
-    """One invocation of the preemptive scheduler (spec §5.3): (acted, preempted)."""
+    """One invocation of the preemptive scheduler (grid spec §5.3): (acted, preempted)."""
     started = _backfill(sim, n, t)
     q = sim.queue[n]
     run = sim.running[n]
@@ -143,3 +147,19 @@ def exact_victims(sim, n: int, h: int, lower: list) -> list[int] | None:
     if best_key is None:
         return None
     return [jobs[i] for i in range(k) if best >> i & 1]
+
+
+class FcfsBackfill(GridScheduler):
+    """FCFS with backfilling, the paper's baseline: queues in arrival order, never
+    preempts."""
+
+    # The pass itself rather than a method calling it: it runs at every node visit.
+    local = staticmethod(fcfs_pass)
+
+
+class PreemptiveBackfill(GridScheduler):
+    """The paper's preemptive scheduler with backfilling: queues by priority, queued jobs
+    may suspend lower-priority running ones."""
+
+    preemptive = True
+    local = staticmethod(preemptive_pass)

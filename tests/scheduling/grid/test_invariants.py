@@ -1,5 +1,6 @@
-"""Spec §11 invariants on random small grids, for every scheduler (property-based), and the
-change-tracking loop against the naive one that visits every node at every tick."""
+"""Implementation notes (grid spec §11) invariants on random small grids, for every scheduler
+(property-based), and the change-tracking loop against the naive one that visits every node at every
+tick."""
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -7,17 +8,17 @@ from hypothesis import strategies as st
 
 from scheduling.engine import scenario
 from scheduling.grid import neighbours, options
-from scheduling.grid.policies import Scheduler
+from scheduling.grid.policies import FcfsBackfill, PreemptiveBackfill
 from scheduling.grid.sim import GridSim
 from scheduling.grid.workload import generate
 
 SCHEDULERS = {
-    "fcfs": Scheduler(False),
-    "local": Scheduler(True),
-    "internode-can": Scheduler(True, "can"),
-    "internode-2nn": Scheduler(True, "2nn"),
-    "internode-can+qb": Scheduler(True, "can", True),
-    "internode-2nn+qb": Scheduler(True, "2nn", True),
+    "fcfs": FcfsBackfill(),
+    "local": PreemptiveBackfill(),
+    "internode-can": PreemptiveBackfill(overlay="can"),
+    "internode-2nn": PreemptiveBackfill(overlay="2nn"),
+    "internode-can+qb": PreemptiveBackfill(overlay="can", balance=True),
+    "internode-2nn+qb": PreemptiveBackfill(overlay="2nn", balance=True),
 }
 
 grids = st.fixed_dictionaries({
@@ -61,7 +62,8 @@ def test_capacity_eligibility_and_waiting_only_migration(helpers, params, name, 
         assert not sim.log.mig_t
     if name == "fcfs":
         assert sim.preemptions == 0
-    # Matchmaking placed every job on one of its sampled, eligible candidates (spec §3).
+    # Matchmaking placed every job on one of its sampled, eligible candidates (workload
+    # (grid spec §3)).
     for j in range(len(wl.jobs)):
         assert sim.first_node[j] in wl.jobs.candidates[j].tolist()
 

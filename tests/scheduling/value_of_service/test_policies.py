@@ -1,6 +1,6 @@
-"""The heuristics on ``vos-small`` (spec §6-§7): every policy runs, results are deterministic,
-place-holders vanish at the next event, and the incremental Max VPTR rounds make exactly the
-decisions of the spec's literal loop."""
+"""The heuristics on ``vos-small`` (scheduling framework to heuristics (ch. 2 spec §6-7)): every
+policy runs, results are deterministic, place-holders vanish at the next event, and the incremental
+Max VPTR rounds make exactly the decisions of the spec's literal loop."""
 
 import copy
 
@@ -41,7 +41,8 @@ def test_every_policy_sees_the_same_workload(runs):
 
 
 def test_expected_ordering_on_vos_small(runs):
-    # Spec §11: Max VPTR > Simple w/ d&p > {Simple w/ dropping, w/ place-holders} > Simple.
+    # Module layout and checks (ch. 2 spec §11): Max VPTR > Simple w/ d&p > {Simple w/ dropping, w/
+    # place-holders} > Simple.
     def mean(p):
         return np.mean([runs[p, s].summary["pct_max_vos"] for s in (1, 2)])
 
@@ -71,7 +72,7 @@ def _events(small, seed, policy_name):
     cfg = small.params
     wl = generate(cfg, seed)
     sim = VosSim(wl, cfg)
-    policy = get_policy("value-of-service", policy_name).factory(cfg, rng(seed, "vos/policy"))
+    policy = get_policy("value-of-service", policy_name).build(cfg, rng(seed, "vos/policy"))
     r = cfg.scheduler
     for e in range(int(r.duration_h * 60 / r.interval_min)):
         sim.begin_event(e * r.interval_min)
@@ -85,7 +86,7 @@ def test_placeholders_are_gone_at_the_next_event(small):
     cfg = small.params
     wl = generate(cfg, 3)
     sim = VosSim(wl, cfg)
-    policy = ValuePolicy("vptr", (1.0, 1.0))
+    policy = ValuePolicy(cfg, None, "vptr")
     checked = 0
     for e in range(600):
         sim.begin_event(float(e))
@@ -121,7 +122,7 @@ def test_incremental_rounds_make_the_literal_decisions(small, ref, policy, every
         twin = copy.deepcopy(sim)
         ref.max_vptr_event(twin, tasks, metric)
         mine = copy.deepcopy(sim)
-        ValuePolicy(metric, (1.0, 1.0)).map(mine, tasks)
+        ValuePolicy(small.params, None, metric).map(mine, tasks)
         for name in ("status", "start", "config", "node"):
             np.testing.assert_array_equal(getattr(mine, name), getattr(twin, name))
         assert mine.cores == twin.cores
@@ -138,7 +139,7 @@ def test_incremental_rounds_make_the_literal_decisions(small, ref, policy, every
 def test_run_simulation_counts_events_and_starts(small, policy):
     cfg = small.params
     wl = generate(cfg, 1)
-    heuristic = get_policy("value-of-service", policy).factory(cfg, rng(1, "vos/policy"))
+    heuristic = get_policy("value-of-service", policy).build(cfg, rng(1, "vos/policy"))
     rec = run_simulation(wl, cfg, heuristic, RunClock())
     assert len(rec.events["t_min"]) == 720
     last = rec.events["t_min"][-1]

@@ -1,16 +1,18 @@
-"""Random and Random Best Sensor (spec ch5 §4.2, §4.3): one pass over the targets in random
-order."""
+"""Random and Random Best Sensor (ch. 5 spec §4.2, ch. 5 spec §4.3): one pass over the targets in
+random order."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .base import UavPolicy
 
-class RandomPolicy:
+
+class RandomPolicy(UavPolicy):
     """Random target order, random valid available UAV; sensor random or best (RBS)."""
 
     def __init__(self, rng: np.random.Generator, best_sensor: bool = False):
-        self.rng = rng
+        super().__init__(rng)
         self.best_sensor = best_sensor
 
     def map(self, view) -> None:
