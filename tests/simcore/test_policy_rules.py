@@ -423,7 +423,14 @@ class DispatchesTwice(ManyTaskPolicy):
         return o
 
 
-@pytest.mark.parametrize("factory", [DropsATask, DispatchesTwice])
+class NamesNoSuchTask(ManyTaskPolicy):
+    def order(self, runtimes, seed):
+        o = np.arange(runtimes.size)
+        o[0], o[1] = runtimes.size, -1
+        return o
+
+
+@pytest.mark.parametrize("factory", [DropsATask, DispatchesTwice, NamesNoSuchTask])
 def test_many_task_refuses_an_order_that_is_not_every_task_once(factory):
     exc = violation(ENGINE, "many-task-small", factory, chop=False)
     assert exc.rule == "waiting-task"
