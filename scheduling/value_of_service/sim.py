@@ -166,6 +166,9 @@ class VosSim:
                                   f"{self.now} min")
 
     def drop(self, task: int) -> None:
+        if not (0 <= task < len(self.status) and self.status[task] == WAITING):
+            raise PolicyViolation("waiting-task", None, f"task {task} dropped at {self.now} min "
+                                  "is not waiting")
         self.status[task] = DROPPED
         self.drops_at.append(self.now)
 

@@ -184,9 +184,18 @@ class VosWrongConfiguration(VosPolicy):
         sim.assign(j, int(sim.wl.n_cfg[sim.wl.type[j]]), sim.now, 0, "lowest", False)
 
 
+class VosDropsAStartedTask(VosPolicy):
+    def map(self, sim, tasks):
+        j = int(tasks[0])
+        ty = sim.wl.type[j]
+        s, node = sim.earliest(sim.wl.cfg_cores[ty, 0], sim.wl.cfg_mem[ty, 0], sim.wl.etc[ty, 0])
+        sim.assign(j, 0, float(s[0]), int(node[0]), "lowest", False)
+        sim.drop(j)
+
+
 @pytest.mark.parametrize("factory,rule", [
     (VosEarly, "arrival"), (VosEverythingNow, "capacity"), (VosTwice, "waiting-task"),
-    (VosWrongConfiguration, "eligibility"),
+    (VosWrongConfiguration, "eligibility"), (VosDropsAStartedTask, "waiting-task"),
 ])
 def test_value_of_service_refuses_each_broken_rule(factory, rule):
     assert violation(ENGINE, "vos-small", factory).rule == rule
