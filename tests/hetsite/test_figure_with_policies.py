@@ -134,3 +134,15 @@ def test_an_added_policy_that_breaks_a_rule_stops_reproduce_naming_it(tmp_path):
                          "--in-process", "--jobs", "1", "--no-png", "--out", str(tmp_path))
     finally:
         del ENGINE.policies[("many-task", "test-forgets")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_figures_page_offers_the_kind_s_other_policies_and_names_a_bad_one(client):
+    page = client.get("/figures/").content.decode()
+    assert f'id="add-{FIGURE}"' in page
+    for name in ADDED:
+        assert f'name="with_policies" value="{name}"' in page
+    response = client.post(f"/figures/{FIGURE}/run/", {"trials": "2", "with_policies": ["nope"]},
+                           follow=True)
+    assert "with_policies: unknown policy &#x27;nope&#x27;" in response.content.decode()
+    assert Experiment.objects.count() == 0
