@@ -53,10 +53,11 @@ from django.conf import settings
 from django.core.files.uploadhandler import SkipFile, TemporaryFileUploadHandler
 from django.db import IntegrityError, transaction
 
+from scheduling.hpc.runtimes import LIST, read_runtime_list, sniff
+from scheduling.hpc.swf import GZIP_MAGIC, DecodedTooLarge, read_swf
+from scheduling.hpc.traces import UploadDir
 from simcore.errors import ScenarioError
-from simcore.runtimes import LIST, read_runtime_list, sniff
-from simcore.swf import GZIP_MAGIC, DecodedTooLarge, read_swf
-from simcore.traces import TraceLibrary, UploadDir, UploadStore, upload_sha
+from simcore.inputs import UploadStore, upload_sha
 
 from .throttles import Denied, refused
 
@@ -73,7 +74,7 @@ class StoredTrace:
 
 class TraceStore(UploadStore, Protocol):
     """Where uploads are kept: ``save`` a validated file, ``info`` about one, and ``locate``
-    a readable local file for the engines (:class:`simcore.traces.UploadStore`)."""
+    a readable local file for the engines (:class:`simcore.inputs.UploadStore`)."""
 
     def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None: ...
 
@@ -182,11 +183,6 @@ def trace_store() -> TraceStore:
     if settings.HETSITE_TRACE_STORE == "folder":
         return FolderTraceStore(Path(settings.HETSITE_TRACE_UPLOAD_DIR))
     return DatabaseTraceStore(Path(settings.HETSITE_TRACE_CACHE_DIR))
-
-
-def trace_library() -> TraceLibrary:
-    """The shipped traces plus this site's uploads, as the engines read them."""
-    return TraceLibrary(uploads=trace_store())
 
 
 # --- receiving: the request's upload handler --------------------------------------------------
@@ -299,7 +295,7 @@ def _check_runtimes(budget: _Budget, path: Path, limit: int) -> tuple[int, str]:
     with budget.open(path) as stream:
         if kind == LIST:
             return len(read_runtime_list(stream, max_bytes=limit, max_values=most)), ".txt"
-        # An SWF trace's known run times (simcore.runtimes.swf_runtimes), counted as they
+        # An SWF trace's known run times (scheduling.hpc.runtimes.swf_runtimes), counted as they
         # stream by rather than read into columns.
         _header, jobs = read_swf(stream, max_bytes=limit, max_jobs=most)
         count = sum(1 for job in jobs if job.run_time >= 0)
@@ -315,7 +311,7 @@ def stage_trace_upload(upload, field: str = "trace_file") -> StagedUpload:
 
 def stage_runtimes_upload(upload, field: str = "runtimes_file") -> StagedUpload:
     """Like :func:`stage_trace_upload` for task run times: a list with one run time (s) per
-    line, or an SWF trace whose run-time column is used (``simcore.runtimes``)."""
+    line, or an SWF trace whose run-time column is used (``scheduling.hpc.runtimes``)."""
     return _stage(upload, field, _check_runtimes)
 
 

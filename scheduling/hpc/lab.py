@@ -4,7 +4,8 @@ trace brings to a form (the trace as a file input, its facts, its job count as a
 
 from __future__ import annotations
 
-from simcore import lab, traces
+from scheduling.hpc import traces
+from simcore import lab
 from simcore.bounds import Bounds
 from simcore.compact import downsample, quantiles
 from simcore.errors import ScenarioError

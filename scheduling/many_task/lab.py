@@ -6,9 +6,10 @@ import hashlib
 import json
 
 import scheduling.engine as engine
+from scheduling.hpc import traces
 from scheduling.many_task import charts as manytask
 from simcore import charts as shared
-from simcore import lab, traces
+from simcore import lab
 from simcore.compact import downsample
 from simcore.lab import (
     UNITLESS,

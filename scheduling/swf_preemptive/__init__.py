@@ -9,6 +9,7 @@ job preparation, event loop and per-job metrics are the replay's.
 """
 
 from scheduling.engine import ENGINE
+from scheduling.hpc.traces import TraceLibrary
 from simcore.registry import PolicyInfo, RunContext
 from simcore.result import Result
 
@@ -27,7 +28,7 @@ SPEC = "Preemption-based backfill (Snell, Clement, Jackson 2002)"
              config_cls=PreemptiveConfig, spec=SPEC,
              headline=("xf_mean", "queue_time_mean_s", "preemptions", "utilization"))
 def run(config: PreemptiveConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
-    return simulate_trace(ctx.traces.load(config.trace), config, policy.factory, seed,
+    return simulate_trace(TraceLibrary(ctx.inputs).load(config.trace), config, policy.factory, seed,
                           ctx.clock)
 
 

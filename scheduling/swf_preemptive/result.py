@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
+from scheduling.hpc.traces import LoadedTrace
 from scheduling.swf_replay.result import job_metrics, series
 from simcore.clock import RunClock
 from simcore.result import Result
-from simcore.traces import LoadedTrace
 
 from .config import PreemptiveConfig
 from .sim import Maui

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scheduling.hpc.swf import UNKNOWN
+from scheduling.hpc.traces import LoadedTrace
 from scheduling.swf_replay.workload import MIN_ESTIMATE_S, Jobs, prepare
 from simcore.sampling import rng
-from simcore.swf import UNKNOWN
-from simcore.traces import LoadedTrace
 
 from .config import KIND, PreemptiveConfig
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scheduling.hpc.traces import check_trace_name
 from simcore.params import param
-from simcore.traces import check_trace_name
 
 KIND = "swf-replay"
 

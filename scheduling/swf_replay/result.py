@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scheduling.hpc.traces import LoadedTrace
 from simcore.clock import RunClock
 from simcore.result import Result
-from simcore.traces import LoadedTrace
 
 from .config import ReplayConfig
 

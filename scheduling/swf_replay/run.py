@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from scheduling.hpc.traces import LoadedTrace
 from simcore.clock import RunClock
 from simcore.result import Result
-from simcore.traces import LoadedTrace
 
 from .config import ReplayConfig
 from .result import build_result

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scheduling.hpc.swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
 from simcore.errors import ScenarioError
-from simcore.swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
 
 from .config import ReplayConfig
 
