@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scheduling.hpc.replay import Jobs
 from scheduling.hpc.swf import UNKNOWN
 from scheduling.hpc.traces import LoadedTrace
-from scheduling.swf_replay.workload import MIN_ESTIMATE_S, Jobs, prepare
+from scheduling.swf_replay.workload import MIN_ESTIMATE_S, prepare
 from simcore.sampling import rng
 
 from .config import KIND, PreemptiveConfig

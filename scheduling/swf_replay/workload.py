@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from scheduling.hpc.replay import Jobs
 from scheduling.hpc.swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
 from simcore.errors import ScenarioError
 
@@ -14,29 +13,6 @@ from .config import ReplayConfig
 #: Estimates of zero are raised to this (s), the SWF time resolution, so that every job holds
 #: its nodes for a positive time in a reservation profile.
 MIN_ESTIMATE_S = 1.0
-
-
-@dataclass(frozen=True)
-class Jobs:
-    """Replayed jobs in queue order (submit time, then trace order), plus the bookkeeping."""
-
-    job_id: np.ndarray  # SWF job number
-    submit: np.ndarray  # s
-    run: np.ndarray  # actual run time, s
-    estimate: np.ndarray  # s, >= run
-    procs: np.ndarray
-    nodes: np.ndarray
-    machine_nodes: int
-    total: int  # job lines considered (after job_limit)
-    dropped_status: np.ndarray  # SWF ids of jobs dropped for their status
-    dropped_invalid: np.ndarray  # SWF ids with unknown processors or run time
-    rejected: np.ndarray  # SWF ids of jobs needing more nodes than the machine has
-    estimates_raised: int  # estimates below the run time (raised to it unless asked not to)
-    user: np.ndarray | None = None  # SWF user id (-1 unknown)
-    requested: np.ndarray | None = None  # whether the estimate came from the requested time
-
-    def __len__(self) -> int:
-        return len(self.submit)
 
 
 def machine_nodes(header: SwfHeader, nodes: int | None, cores_per_node: int) -> int:

@@ -3,6 +3,8 @@
 import pytest
 
 from scheduling.engine import ENGINE
+from scheduling.hpc.replay import JobReplay
+from scheduling.swf_preemptive.policies import VictimPolicy
 from scheduling.swf_replay.sim import Replay
 from simcore.registry import Engine
 
@@ -46,3 +48,18 @@ def test_policies_registered_before_their_kind_are_checked_when_it_registers():
 def test_the_replay_kind_declares_its_policy_type_and_its_policies_are_of_it():
     assert ENGINE.get_kind("swf-replay").policy_type is Replay
     assert all(issubclass(p.factory, Replay) for p in ENGINE.list_policies("swf-replay"))
+
+
+def test_the_preemptive_kind_declares_its_victim_policies_and_shares_only_the_event_loop():
+    from scheduling.swf_preemptive.sim import Maui
+
+    assert ENGINE.get_kind("swf-preemptive").policy_type is VictimPolicy
+    factories = [p.factory for p in ENGINE.list_policies("swf-preemptive")]
+    assert len(factories) == 8 and all(issubclass(f, VictimPolicy) for f in factories)
+    # Both trace kinds run on the shared loop; neither kind's scheduler is the other's.
+    assert issubclass(Maui, JobReplay) and issubclass(Replay, JobReplay)
+    assert not issubclass(Maui, Replay)
+    with pytest.raises(TypeError, match=r"policy 'replay-easy' of kind 'swf-preemptive' must be "
+                                        r"a subclass of .*\.VictimPolicy"):
+        ENGINE.policy("swf-preemptive", "replay-easy", label="E", description="",
+                      spec="")(ENGINE.get_policy("swf-replay", "easy").factory)
