@@ -17,36 +17,11 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
-
-import numpy as np
 
 from simcore.clock import RunClock
 
-
-@dataclass(frozen=True)
-class Jobs:
-    """Replayed jobs in queue order (submit time, then trace order), plus the bookkeeping."""
-
-    job_id: np.ndarray  # SWF job number
-    submit: np.ndarray  # s
-    run: np.ndarray  # actual run time, s
-    estimate: np.ndarray  # s, >= run
-    procs: np.ndarray
-    nodes: np.ndarray
-    machine_nodes: int
-    total: int  # job lines considered (after job_limit)
-    dropped_status: np.ndarray  # SWF ids of jobs dropped for their status
-    dropped_invalid: np.ndarray  # SWF ids with unknown processors or run time
-    rejected: np.ndarray  # SWF ids of jobs needing more nodes than the machine has
-    estimates_raised: int  # estimates below the run time (raised to it unless asked not to)
-    user: np.ndarray | None = None  # SWF user id (-1 unknown)
-    requested: np.ndarray | None = None  # whether the estimate came from the requested time
-
-    def __len__(self) -> int:
-        return len(self.submit)
-
+from .jobs import Jobs
 
 
 class InvariantError(AssertionError):

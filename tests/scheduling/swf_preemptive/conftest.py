@@ -3,7 +3,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scheduling.hpc.replay import Jobs
+from scheduling.hpc.jobs import Jobs
 from scheduling.swf_preemptive.config import PreemptiveConfig
 from scheduling.swf_preemptive.workload import MEDIUM, Workload
 from simcore.params import from_dict

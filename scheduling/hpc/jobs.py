@@ -1,18 +1,43 @@
-"""From SWF columns to the replayed job set: filtering, nodes, estimates, queue order."""
+"""From SWF columns to the replayed job set (filtering, nodes, estimates, queue order), for
+every kind that replays a trace on a machine of identical nodes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from scheduling.hpc.replay import Jobs
-from scheduling.hpc.swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
 from simcore.errors import ScenarioError
 
-from .config import ReplayConfig
+from .replay_config import TraceReplayConfig
+from .swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
 
 #: Estimates of zero are raised to this (s), the SWF time resolution, so that every job holds
 #: its nodes for a positive time in a reservation profile.
 MIN_ESTIMATE_S = 1.0
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """Replayed jobs in queue order (submit time, then trace order), plus the bookkeeping."""
+
+    job_id: np.ndarray  # SWF job number
+    submit: np.ndarray  # s
+    run: np.ndarray  # actual run time, s
+    estimate: np.ndarray  # s, >= run
+    procs: np.ndarray
+    nodes: np.ndarray
+    machine_nodes: int
+    total: int  # job lines considered (after job_limit)
+    dropped_status: np.ndarray  # SWF ids of jobs dropped for their status
+    dropped_invalid: np.ndarray  # SWF ids with unknown processors or run time
+    rejected: np.ndarray  # SWF ids of jobs needing more nodes than the machine has
+    estimates_raised: int  # estimates below the run time (raised to it unless asked not to)
+    user: np.ndarray | None = None  # SWF user id (-1 unknown)
+    requested: np.ndarray | None = None  # whether the estimate came from the requested time
+
+    def __len__(self) -> int:
+        return len(self.submit)
 
 
 def machine_nodes(header: SwfHeader, nodes: int | None, cores_per_node: int) -> int:
@@ -27,7 +52,7 @@ def machine_nodes(header: SwfHeader, nodes: int | None, cores_per_node: int) -> 
                                  "set nodes (>= 1)")
 
 
-def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: ReplayConfig,
+def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: TraceReplayConfig,
             raise_estimates: bool = True) -> Jobs:
     """The replayed jobs of a trace. ``raise_estimates=False`` keeps estimates below the run
     time (a kind that kills jobs at their wall-clock limit needs the user's real limit)."""
