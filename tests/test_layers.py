@@ -155,6 +155,30 @@ def test_importing_every_core_module_loads_no_kind_and_no_trace_reader():
     assert loaded == []
 
 
+# Folders of scheduling/ that are not kinds: the engine facade and the shared HPC library.
+NOT_KINDS = ("engine", "hpc")
+
+
+def sideways_imports(root: Path) -> list[str]:
+    """``file:line imports name`` for every import of one kind's folder from another kind's
+    folder or from the shared library (what two kinds share lives in scheduling/hpc)."""
+    out = []
+    for module, path in _modules(root, ("scheduling",)).items():
+        parts = module.split(".")
+        if len(parts) < 2 or parts[1] == "engine":  # the facade names its kinds' modules
+            continue
+        for name, line in imported_names(module, path):
+            other = name.split(".")
+            if other[0] == "scheduling" and len(other) > 1 and other[1] not in (
+                    parts[1], *NOT_KINDS):
+                out.append(f"{path.relative_to(root)}:{line} imports {name}")
+    return sorted(set(out))
+
+
+def test_no_kind_borrows_from_another_kind():
+    assert sideways_imports(ROOT) == []
+
+
 def test_no_module_takes_part_in_an_import_circle():
     assert circles(import_graph(ROOT)) == []
 
@@ -181,6 +205,11 @@ def test_the_checks_see_circles_inside_functions_and_web_imports_of_a_kind(tmp_p
         "scheduling/toy/__init__.py": "",
         "scheduling/toy/lab.py": "import os\n\ndef hook():\n    from hetsite.uploads import x\n",
         "scheduling/toy/form.py": "from django import forms\n",
+        "scheduling/hpc/__init__.py": "",
+        "scheduling/hpc/loop.py": "from scheduling.toy import sim\n",
+        "scheduling/other/__init__.py": "from scheduling.hpc import loop\n"
+                                        "from scheduling.engine import ENGINE\n"
+                                        "from ..toy.lab import hook\n",
         "simcore/__init__.py": "",
         "simcore/registry.py": "from .clock import RunClock\n"
                                "from scheduling.hpc.traces import TraceLibrary\n",
@@ -191,6 +220,11 @@ def test_the_checks_see_circles_inside_functions_and_web_imports_of_a_kind(tmp_p
                                      "scheduling/toy/form.py:1 imports django.forms",
                                      "scheduling/toy/lab.py:4 imports hetsite.uploads",
                                      "scheduling/toy/lab.py:4 imports hetsite.uploads.x"]
+    assert sideways_imports(tmp_path) == [
+        "scheduling/hpc/loop.py:1 imports scheduling.toy",
+        "scheduling/hpc/loop.py:1 imports scheduling.toy.sim",
+        "scheduling/other/__init__.py:3 imports scheduling.toy.lab",
+        "scheduling/other/__init__.py:3 imports scheduling.toy.lab.hook"]
     assert web_imports(tmp_path, ("simcore",), ABOVE_CORE) == [
         "simcore/registry.py:2 imports scheduling.hpc.traces",
         "simcore/registry.py:2 imports scheduling.hpc.traces.TraceLibrary"]
