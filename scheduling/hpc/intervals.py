@@ -37,20 +37,20 @@ class BusyIntervals:
     def slots(self) -> int:
         return self.start.shape[1] - 1
 
-    def _make_room(self, rows: np.ndarray) -> None:
-        """Twice the columns when one of ``rows`` is full."""
-        if (self.count[rows] >= self.slots).any():
-            old = (self.start, self.end, self.task)
-            k = old[0].shape[1]
-            self._alloc(2 * self.slots)
-            self.start[:, :k], self.end[:, :k], self.task[:, :k] = old
+    def _widen(self) -> None:
+        """Twice the columns (a row is full)."""
+        old = (self.start, self.end, self.task)
+        k = old[0].shape[1]
+        self._alloc(2 * (k - 1))
+        self.start[:, :k], self.end[:, :k], self.task[:, :k] = old
 
     def _store(self, task: int, rows: np.ndarray, start: float, end: float,
                appended: bool) -> None:
         """Store ``[start, end)`` on ``rows``; ``appended``: it follows everything booked on
         them (the usual case), else it goes into a void and later intervals shift right."""
-        self._make_room(rows)
         cnt = self.count[rows]
+        if cnt.max() >= self.start.shape[1] - 1:
+            self._widen()
         if appended:
             flat = rows * self.start.shape[1] + cnt
             self.start.ravel()[flat] = start
