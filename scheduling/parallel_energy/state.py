@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.traces import TraceLibrary
+from scheduling.hpc.traces import TraceLibrary
 
 from .config import ParallelEnergyConfig
 from .energy import EnergyLedger, mean_option_resources
