@@ -37,11 +37,11 @@ from simcore.params import to_dict  # noqa: E402
 
 
 def cpu_seconds(lab, params: dict, policy: str, seed: int) -> float:
-    from hetsite.uploads import trace_library
+    from hetsite.uploads import upload_store
 
     start = time.process_time()
     lab.engine.simulate({"kind": lab.kind, "params": params}, policy=policy, seed=seed,
-                        traces=trace_library())
+                        inputs=upload_store())
     return time.process_time() - start
 
 

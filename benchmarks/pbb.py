@@ -26,10 +26,10 @@ sys.path.insert(0, str(REPO))
 from _measure import best  # noqa: E402
 
 from scheduling.engine import ENGINE, preset_scenario  # noqa: E402
+from scheduling.hpc.traces import TraceLibrary  # noqa: E402
 from scheduling.swf_preemptive import simulate_trace  # noqa: E402
 from scheduling.swf_preemptive.policies import POLICIES  # noqa: E402
 from simcore.clock import RunClock  # noqa: E402
-from simcore.traces import TraceLibrary  # noqa: E402
 
 TARGET = 10_000
 

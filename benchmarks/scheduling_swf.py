@@ -23,11 +23,11 @@ sys.path.insert(0, str(REPO))
 
 from _measure import best  # noqa: E402
 
+from scheduling.hpc import traces  # noqa: E402
+from scheduling.hpc.swf import read_swf_arrays  # noqa: E402
 from scheduling.swf_replay import ReplayConfig, replay  # noqa: E402
 from scheduling.swf_replay.policies import Conservative, Easy, Fcfs  # noqa: E402
-from simcore import traces  # noqa: E402
 from simcore.params import from_dict  # noqa: E402
-from simcore.swf import read_swf_arrays  # noqa: E402
 
 POLICIES = {"fcfs": Fcfs, "easy": Easy, "conservative": Conservative}
 TARGETS = {"fcfs": 50_000, "easy": 20_000, "conservative": 2_000}

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from _measure import REPO, machine, measure, median
 
-TRACE = REPO / "simcore" / "traces" / "lublin_256.swf.gz"
+TRACE = REPO / "scheduling" / "hpc" / "traces" / "lublin_256.swf.gz"
 REPLAY_TARGET_S = 0.8
 
 # (label, engine package, arguments after ``python -m <package>``)

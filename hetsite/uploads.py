@@ -59,8 +59,8 @@ from django.core.files.uploadhandler import SkipFile, TemporaryFileUploadHandler
 from django.db import IntegrityError, transaction
 
 from simcore.errors import DecodedTooLarge, ScenarioError
+from simcore.inputs import UploadStore, upload_sha
 from simcore.lab import CheckedFile, FileInput
-from simcore.traces import TraceLibrary, UploadStore, upload_sha
 
 from .throttles import Denied, refused
 
@@ -80,7 +80,7 @@ class StoredUpload:
 
 class BlobStore(UploadStore, Protocol):
     """Where uploads are kept: ``save`` a checked file, ``info`` about one, and ``locate``
-    a readable local file for the engines (:class:`simcore.traces.UploadStore`)."""
+    a readable local file for the engines (:class:`simcore.inputs.UploadStore`)."""
 
     def save(self, sha256: str, source: Path, *, records: int, suffix: str = "",
              accepts: str = "", name: str = "") -> None: ...
@@ -197,11 +197,6 @@ def upload_store() -> BlobStore:
     if settings.HETSITE_TRACE_STORE == "folder":
         return FolderStore(Path(settings.HETSITE_TRACE_UPLOAD_DIR))
     return DatabaseStore(Path(settings.HETSITE_TRACE_CACHE_DIR))
-
-
-def trace_library() -> TraceLibrary:
-    """The shipped traces plus this site's uploads, as the engines read them."""
-    return TraceLibrary(uploads=upload_store())
 
 
 # --- receiving: the request's upload handler --------------------------------------------------

@@ -12,7 +12,7 @@
 | ``accounting`` | window overlap, pro-rated credit, per-minute cumulative series |
 | ``stats`` | means with Student-t 95% CIs (no scipy) |
 | ``claims`` | a figure's published claims and the verdict of their paired intervals |
-| ``swf``, ``traces`` | the SWF reader; the trace library and upload stores |
+| ``inputs`` | files a scenario names: ``upload:<sha256>`` references, the upload-store protocol |
 | ``sweep`` | ``sweep(engine, scenario, axes, policies, seeds)`` on every core |
 | ``cli`` | ``presets``, ``policies``, ``run``, ``sweep`` and the kinds' commands |
 | ``charts`` | chart helpers every kind shares (pure: data in, Plotly dict out) |

@@ -348,6 +348,33 @@ def mean_series(groups: dict, key: str, title: str, ytitle: str, scale: float = 
     return {"data": data, "layout": lay}
 
 
+def queue_over_time(groups: dict) -> dict:
+    """Mappable (waiting) tasks in the upper panel, running tasks (dotted) in the lower one, on
+    one time axis, so the two families of lines never sit on each other. For any kind whose
+    per-minute series count the tasks that could be mapped and those running (``mappable``,
+    ``running``; the resource managers of ch. 2-4 all do)."""
+    data = []
+    for label, runs in groups.items():
+        col = group_color(label, runs)
+        for key, axis, dash in (("mappable", "y", "solid"), ("running", "y2", "dot")):
+            t, y = mean_curve(runs, key)
+            if t is None:
+                continue
+            data.append({"type": "scatter", "mode": "lines", "name": label,
+                         "legendgroup": label, "showlegend": key == "mappable", "yaxis": axis,
+                         "line": {"color": col, "width": 1.4, "dash": dash},
+                         "hovertemplate": f"{label} {key}: %{{y:.3g}} at %{{x:.2f}} h"
+                                          "<extra></extra>",
+                         "x": rounded(t / 60.0), "y": rounded(y)})
+    lay = layout("Mappable and running tasks", "time (h)", "mappable (waiting)")
+    lay["xaxis"]["anchor"] = "y2"  # one time axis, under the lower panel
+    lay["yaxis"]["domain"] = [0.55, 1.0]
+    lay["yaxis2"] = {"domain": [0.0, 0.45], "title": {"text": "running"}, "zeroline": False,
+                     "automargin": True, "anchor": "x"}
+    lay["height"] = 460
+    return {"data": data, "layout": lay}
+
+
 def ecdf(groups: dict, key: str, title: str, xtitle: str, log_x: bool = False,
          total_key: str = "tasks_total", what: str = "tasks") -> dict:
     """Empirical CDF per group from stored quantiles (averaged over runs: Vincentization).

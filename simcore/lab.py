@@ -23,6 +23,7 @@ from typing import IO, Any, Protocol
 
 from .bounds import Bounds
 from .errors import ScenarioError
+from .inputs import UploadStore
 
 
 class _Unitless(str):
@@ -432,11 +433,6 @@ def discover() -> list[LabKind]:
 
 
 # -- what only a site has: its users' uploads -----------------------------------------------------
-
-class UploadStore(Protocol):
-    def locate(self, sha256: str) -> Path | None:
-        """A readable local file holding the upload with this SHA-256, or None."""
-
 
 class Uploads(Protocol):
     """A site's uploaded files as a kind's lab face reads them (to describe or price a

@@ -29,8 +29,8 @@ from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
 from .errors import PolicyViolation, ScenarioError
+from .inputs import UploadStore
 from .result import SCHEMA_VERSION, Result, code_version
-from .traces import TraceLibrary
 
 
 @dataclass(frozen=True)
@@ -160,10 +160,12 @@ class ScenarioSpec:
 
 @dataclass(frozen=True)
 class RunContext:
-    """What a kind's run function gets besides its config, policy and seed."""
+    """What a kind's run function gets besides its config, policy and seed: the clock it
+    reports progress on, and where the uploads its scenario may name are found (None: no
+    uploads here; a kind that reads files resolves them itself, see ``simcore.inputs``)."""
 
     clock: RunClock
-    traces: TraceLibrary
+    inputs: UploadStore | None = None
 
 
 @dataclass(frozen=True)
@@ -409,10 +411,13 @@ class Engine:
 
     # -- running -----------------------------------------------------------------------------------
     def simulate(self, scenario: ScenarioSpec | dict, policy: str, seed: int = 0,
-                 progress: Progress | None = None, traces: TraceLibrary | None = None) -> Result:
+                 progress: Progress | None = None, inputs: UploadStore | None = None, *,
+                 traces: UploadStore | None = None) -> Result:
         """Run one (scenario, policy, seed); deterministic apart from ``result.timing``.
 
-        ``traces`` says where uploaded traces are found (default: the shipped library only).
+        ``inputs`` says where the uploads a scenario names (``upload:<sha256>``) are found
+        (default: none, only what the kinds ship). ``traces`` is its older name, kept for
+        scripts that pass a trace library there.
         """
         if isinstance(scenario, dict):
             scenario = self.scenario_from_dict(scenario)
@@ -422,7 +427,7 @@ class Engine:
         spec = self.get_kind(scenario.kind)
         info = self.get_policy(scenario.kind, policy)
         clock = RunClock(progress)
-        ctx = RunContext(clock, traces or TraceLibrary())
+        ctx = RunContext(clock, inputs if inputs is not None else traces)
         started, cpu = time.perf_counter(), time.process_time()
         try:
             result = spec.run(scenario.params, info, int(seed), ctx)

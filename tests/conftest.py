@@ -74,7 +74,8 @@ def fresh_rate_limits():
 def lublin_path():
     """The shared Lublin trace: ../shared/traces (as in CI), else the library copy."""
     shared = ROOT.parent / "shared" / "traces" / "lublin_256.swf.gz"
-    return shared if shared.is_file() else ROOT / "simcore" / "traces" / "lublin_256.swf.gz"
+    library = ROOT / "scheduling" / "hpc" / "traces" / "lublin_256.swf.gz"
+    return shared if shared.is_file() else library
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,8 @@ run, are left out.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,6 +18,9 @@ PACKAGES = ("simcore", "scheduling", "uav", "hetsite", "frontend")
 KIND_TREES = ("scheduling", "uav")
 # What a kind may not import: the web app, its pages, and the web frameworks under them.
 WEB = ("hetsite", "frontend", "django", "rest_framework", "celery")
+# What the core may not import: anything above it. Kinds, the shared domain libraries beside
+# them (scheduling.hpc: the SWF reader, the trace library) and the web side all stand on it.
+ABOVE_CORE = ("scheduling", "uav") + WEB
 
 
 def _modules(root: Path, packages) -> dict[str, Path]:
@@ -116,21 +121,62 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def web_imports(root: Path, trees=KIND_TREES) -> list[str]:
-    """``file:line imports name`` for every import of the web side inside a kind (a Django
-    ``apps.py`` aside)."""
+def web_imports(root: Path, trees=KIND_TREES, forbidden=WEB) -> list[str]:
+    """``file:line imports name`` for every import of the web side (or of another ``forbidden``
+    top-level package) inside a kind (a Django ``apps.py`` aside)."""
     out = []
     for module, path in _modules(root, trees).items():
         if path.name == "apps.py":
             continue
         for name, line in imported_names(module, path):
-            if name.split(".")[0] in WEB:
+            if name.split(".")[0] in forbidden:
                 out.append(f"{path.relative_to(root)}:{line} imports {name}")
     return sorted(set(out))
 
 
 def test_no_kind_imports_the_web_app():
     assert web_imports(ROOT) == []
+
+
+def test_the_core_imports_nothing_above_it():
+    """No trace format in the core: the SWF reader and the trace library are the HPC kinds'
+    (scheduling.hpc), and a kind hands its run the uploads it may name, not a trace library."""
+    assert web_imports(ROOT, ("simcore",), ABOVE_CORE) == []
+
+
+def test_importing_every_core_module_loads_no_kind_and_no_trace_reader():
+    modules = sorted(m for m in _modules(ROOT, ("simcore",)) if m != "simcore.__main__")
+    code = ("import sys\n" + "".join(f"import {m}\n" for m in modules) +
+            "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in "
+            f"{ABOVE_CORE!r} or 'swf' in m or 'traces' in m))")
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert "simcore.registry" in modules and "simcore.lab" in modules
+    assert loaded == []
+
+
+# Folders of scheduling/ that are not kinds: the engine facade and the shared HPC library.
+NOT_KINDS = ("engine", "hpc")
+
+
+def sideways_imports(root: Path) -> list[str]:
+    """``file:line imports name`` for every import of one kind's folder from another kind's
+    folder or from the shared library (what two kinds share lives in scheduling/hpc)."""
+    out = []
+    for module, path in _modules(root, ("scheduling",)).items():
+        parts = module.split(".")
+        if len(parts) < 2 or parts[1] == "engine":  # the facade names its kinds' modules
+            continue
+        for name, line in imported_names(module, path):
+            other = name.split(".")
+            if other[0] == "scheduling" and len(other) > 1 and other[1] not in (
+                    parts[1], *NOT_KINDS):
+                out.append(f"{path.relative_to(root)}:{line} imports {name}")
+    return sorted(set(out))
+
+
+def test_no_kind_borrows_from_another_kind():
+    assert sideways_imports(ROOT) == []
 
 
 def test_no_module_takes_part_in_an_import_circle():
@@ -159,6 +205,14 @@ def test_the_checks_see_circles_inside_functions_and_web_imports_of_a_kind(tmp_p
         "scheduling/toy/__init__.py": "",
         "scheduling/toy/lab.py": "import os\n\ndef hook():\n    from hetsite.uploads import x\n",
         "scheduling/toy/form.py": "from django import forms\n",
+        "scheduling/hpc/__init__.py": "",
+        "scheduling/hpc/loop.py": "from scheduling.toy import sim\n",
+        "scheduling/other/__init__.py": "from scheduling.hpc import loop\n"
+                                        "from scheduling.engine import ENGINE\n"
+                                        "from ..toy.lab import hook\n",
+        "simcore/__init__.py": "",
+        "simcore/registry.py": "from .clock import RunClock\n"
+                               "from scheduling.hpc.traces import TraceLibrary\n",
     })
     graph = import_graph(tmp_path, ("hetsite", "scheduling"))
     assert circles(graph) == [["hetsite.celery", "hetsite.services.execution"]]
@@ -166,3 +220,11 @@ def test_the_checks_see_circles_inside_functions_and_web_imports_of_a_kind(tmp_p
                                      "scheduling/toy/form.py:1 imports django.forms",
                                      "scheduling/toy/lab.py:4 imports hetsite.uploads",
                                      "scheduling/toy/lab.py:4 imports hetsite.uploads.x"]
+    assert sideways_imports(tmp_path) == [
+        "scheduling/hpc/loop.py:1 imports scheduling.toy",
+        "scheduling/hpc/loop.py:1 imports scheduling.toy.sim",
+        "scheduling/other/__init__.py:3 imports scheduling.toy.lab",
+        "scheduling/other/__init__.py:3 imports scheduling.toy.lab.hook"]
+    assert web_imports(tmp_path, ("simcore",), ABOVE_CORE) == [
+        "simcore/registry.py:2 imports scheduling.hpc.traces",
+        "simcore/registry.py:2 imports scheduling.hpc.traces.TraceLibrary"]

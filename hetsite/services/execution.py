@@ -29,7 +29,7 @@ from simcore.stats import mean_ci
 
 from .. import kinds
 from ..models import FINAL_STATUSES, Experiment, Run, Status, SummaryRow
-from ..uploads import trace_library
+from ..uploads import upload_store
 from . import dispatch
 
 log = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ def execute_run(run_id: int) -> str:
         with Heartbeat(run):
             result = kind_lab.engine.simulate({"kind": experiment.kind, "params": params},
                                          policy=run.policy, seed=run.seed,
-                                         progress=ProgressReporter(run), traces=trace_library())
+                                         progress=ProgressReporter(run), inputs=upload_store())
     except RunCancelled:
         return end_run(run, Status.CANCELLED, "cancelled by request")
     except (ScenarioError, PolicyViolation) as err:

@@ -4,12 +4,13 @@ trace brings to a form (the trace as a file input, its facts, its job count as a
 
 from __future__ import annotations
 
-from simcore import lab, traces
+from scheduling.hpc import traces
+from scheduling.hpc.swf import read_swf
+from simcore import lab
 from simcore.bounds import Bounds
 from simcore.compact import downsample, quantiles
 from simcore.errors import ScenarioError
 from simcore.lab import UNITLESS, CheckedFile, FileInput, Limit, Metric, Opener
-from simcore.swf import read_swf
 
 
 def _waits_min(tasks) -> list:

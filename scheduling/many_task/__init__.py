@@ -10,6 +10,7 @@ and the ``many-task-checks`` command on ``scheduling.engine.ENGINE``.
 import numpy as np
 
 from scheduling.engine import ENGINE
+from scheduling.hpc.traces import TraceLibrary
 from simcore.errors import PolicyViolation
 from simcore.registry import PolicyInfo, RunContext
 from simcore.result import Result
@@ -40,7 +41,7 @@ def _cost(cfg: ManyTaskConfig, policy: str) -> float:
              headline=("tts_h", "utilization", "allocated_cpu_h", "wasted_cpu_h"),
              cost=_cost, policy_type=ManyTaskPolicy)
 def run(cfg: ManyTaskConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
-    wl = load(cfg.workload, seed, ctx.traces)
+    wl = load(cfg.workload, seed, TraceLibrary(ctx.inputs))
     dispatch = policy.build(cfg)
     order = _checked(dispatch.order(wl.runtimes, seed), len(wl))
     f = cfg.chop.f if dispatch.chop else 1.0

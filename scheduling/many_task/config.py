@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scheduling.hpc.traces import check_trace_name
 from simcore.errors import ScenarioError
 from simcore.params import group, param
-from simcore.traces import check_trace_name
 
 KIND = "many-task"
 

@@ -6,9 +6,12 @@ import hashlib
 import json
 
 import scheduling.engine as engine
+from scheduling.hpc import traces
+from scheduling.hpc.runtimes import LIST, read_runtime_list, sniff
+from scheduling.hpc.swf import read_swf
 from scheduling.many_task import charts as manytask
 from simcore import charts as shared
-from simcore import lab, traces
+from simcore import lab
 from simcore.compact import downsample
 from simcore.errors import ScenarioError
 from simcore.lab import (
@@ -22,8 +25,6 @@ from simcore.lab import (
     MetricBars,
     Opener,
 )
-from simcore.runtimes import LIST, read_runtime_list, sniff
-from simcore.swf import read_swf
 
 
 def _setting(params: dict, label: str) -> dict:
@@ -56,14 +57,14 @@ def compact_manytask(result) -> dict:
 
 def check_runtimes(open_file: Opener, *, max_bytes: int, max_records: int) -> CheckedFile:
     """Uploaded task run times: a list with one run time (s) per line, or an SWF trace whose
-    known run times are used (``simcore.runtimes``); its records are the run times."""
+    known run times are used (``scheduling.hpc.runtimes``); its records are the run times."""
     with open_file() as stream:
         form = sniff(stream, max_bytes)
     with open_file() as stream:
         if form == LIST:
             return CheckedFile(len(read_runtime_list(stream, max_bytes=max_bytes,
                                                      max_values=max_records)), ".txt")
-        # An SWF trace's known run times (simcore.runtimes.swf_runtimes), counted as they
+        # An SWF trace's known run times (scheduling.hpc.runtimes.swf_runtimes), counted as they
         # stream by rather than read into columns.
         _header, jobs = read_swf(stream, max_bytes=max_bytes, max_jobs=max_records)
         count = sum(1 for job in jobs if job.run_time >= 0)

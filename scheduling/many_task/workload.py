@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scheduling.hpc.traces import TraceLibrary
 from simcore.errors import ScenarioError
 from simcore.sampling import rng
-from simcore.traces import TraceLibrary
 
 from .config import WorkloadParams
 

@@ -80,31 +80,6 @@ def _budget_cap(runs, n: int) -> np.ndarray | None:
     return np.where(np.isfinite(cap), cap, np.inf)
 
 
-def queue_over_time(groups: dict) -> dict:
-    """Mappable (waiting) tasks in the upper panel, running tasks (dotted) in the lower one, on
-    one time axis, so the two families of lines never sit on each other."""
-    data = []
-    for label, runs in groups.items():
-        col = group_color(label, runs)
-        for key, axis, dash in (("mappable", "y", "solid"), ("running", "y2", "dot")):
-            t, y = mean_curve(runs, key)
-            if t is None:
-                continue
-            data.append({"type": "scatter", "mode": "lines", "name": label,
-                         "legendgroup": label, "showlegend": key == "mappable", "yaxis": axis,
-                         "line": {"color": col, "width": 1.4, "dash": dash},
-                         "hovertemplate": f"{label} {key}: %{{y:.3g}} at %{{x:.2f}} h"
-                                          "<extra></extra>",
-                         "x": rounded(t / 60.0), "y": rounded(y)})
-    lay = layout("Mappable and running tasks", "time (h)", "mappable (waiting)")
-    lay["xaxis"]["anchor"] = "y2"  # one time axis, under the lower panel
-    lay["yaxis"]["domain"] = [0.55, 1.0]
-    lay["yaxis2"] = {"domain": [0.0, 0.45], "title": {"text": "running"}, "zeroline": False,
-                     "automargin": True, "anchor": "x"}
-    lay["height"] = 460
-    return {"data": data, "layout": lay}
-
-
 def has_choices(groups: dict) -> bool:
     return any(any(v is not None for v in (r.series.get("chosen") or []))
                for runs in groups.values() for r in runs)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from scheduling.hpc.traces import check_trace_name
 from simcore.errors import ScenarioError
 from simcore.params import group, param
-from simcore.traces import check_trace_name
 
 KIND = "parallel-energy"
 

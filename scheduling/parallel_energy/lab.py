@@ -52,7 +52,7 @@ LAB = LabKind(
         ChartSpec("energy", "Energy against the budget", parallel.energy_vs_budget),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait time (ECDF)", "wait (min)")),
-        ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
+        ChartSpec("queue", "Mappable and running tasks", shared.queue_over_time),
         ChartSpec("metaheuristic", "Metaheuristic choice", parallel.metaheuristic_choice,
                   applies=parallel.has_choices),
     ],

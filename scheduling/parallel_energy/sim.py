@@ -19,10 +19,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from scheduling.hpc.traces import TraceLibrary
 from simcore.clock import RunClock
 from simcore.result import Result
 from simcore.sampling import rng
-from simcore.traces import TraceLibrary
 
 from .config import ParallelEnergyConfig
 from .energy import GJ, epr_mask, ept_mask, mean_option_resources, resources_remaining
@@ -126,9 +126,10 @@ def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, 
 
 
 def run(config: ParallelEnergyConfig, policy_info, seed: int, ctx) -> Result:
-    config = _resolve_budget(config, seed, ctx.traces)
+    traces = TraceLibrary(ctx.inputs)
+    config = _resolve_budget(config, seed, traces)
     policy = policy_info.build(config, rng(seed, "policy"))
-    return simulate_trial(config, policy, policy_info.label, seed, ctx.clock, ctx.traces)
+    return simulate_trial(config, policy, policy_info.label, seed, ctx.clock, traces)
 
 
 def _resolve_budget(config: ParallelEnergyConfig, seed: int, traces) -> ParallelEnergyConfig:

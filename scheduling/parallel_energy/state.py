@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scheduling.hpc.traces import TraceLibrary
 from simcore.errors import PolicyViolation
-from simcore.traces import TraceLibrary
 
 from .config import ParallelEnergyConfig
 from .energy import EnergyLedger, mean_option_resources

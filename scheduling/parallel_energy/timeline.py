@@ -2,8 +2,9 @@
 options (ch. 3 spec §5.5)).
 
 Each node keeps its busy intervals ``[start, end)`` (running tasks, permanent reservations and
-place-holders) sorted by start in a padded array row. Earliest-start queries use an index built
-from those rows (performance (ch. 3 spec §10.2)):
+place-holders) sorted by start in a padded array row (the store every node-placing kind shares,
+``scheduling.hpc.intervals``). Earliest-start queries use an index built from those rows (spec
+§10.2):
 
 * the candidate starts are ``now`` and every interval end in ``(now, horizon)``;
 * ``gap[k, i]`` is how long node ``i`` stays free from candidate ``k`` (``-inf`` if busy then);
@@ -25,33 +26,22 @@ import bisect
 
 import numpy as np
 
+from scheduling.hpc.intervals import BusyIntervals
 from simcore.errors import PolicyViolation
 
-EPS = 1e-6  # seconds; tolerance of interval comparisons (module layout (ch. 3 spec §10.1))
+EPS = 1e-6  # seconds; tolerance of interval comparisons (spec §10.1)
 INF = np.inf
 
 
-class ClusterTimeline:
+class ClusterTimeline(BusyIntervals):
     def __init__(self, nodes: int, horizon: float, slots: int = 4):
-        self.n = int(nodes)
+        super().__init__(nodes, slots)
         self.horizon = float(horizon)
         self.now = 0.0
         self.version = 0  # bumped on every change; callers cache per version
-        self._alloc(max(slots, 1))
+        self.last_end = np.full(self.n, -INF)  # end of each node's last interval
         self._built = False
         self._cand = self._gap = self._sorted = None
-
-    def _alloc(self, slots: int) -> None:
-        # One spare +inf column so "the first interval ending after t" always exists.
-        self.start = np.full((self.n, slots + 1), INF)
-        self.end = np.full((self.n, slots + 1), INF)
-        self.task = np.full((self.n, slots + 1), -1, dtype=np.int64)
-        self.count = np.zeros(self.n, dtype=np.int64)
-        self.last_end = np.full(self.n, -INF)  # end of each node's last interval
-
-    @property
-    def slots(self) -> int:
-        return self.start.shape[1] - 1
 
     # -- mutation --------------------------------------------------------------------------------
     def advance(self, now: float, remove=None) -> None:
@@ -79,13 +69,7 @@ class ClusterTimeline:
 
     def _drop(self, mask: np.ndarray) -> None:
         rows = np.flatnonzero(mask.any(axis=1))
-        m = mask[rows]
-        start = np.where(m, INF, self.start[rows])
-        order = np.argsort(start, axis=1, kind="stable")
-        self.start[rows] = np.take_along_axis(start, order, axis=1)
-        self.end[rows] = np.take_along_axis(np.where(m, INF, self.end[rows]), order, axis=1)
-        self.task[rows] = np.take_along_axis(np.where(m, -1, self.task[rows]), order, axis=1)
-        self.count[rows] -= m.sum(axis=1)
+        self._remove(rows, mask[rows])
         cnt = self.count[rows]
         self.last_end[rows] = np.where(cnt > 0, self.end[rows, np.maximum(cnt - 1, 0)], -INF)
         self.version += 1
@@ -94,40 +78,14 @@ class ClusterTimeline:
         self.version += 1
         self._built = False
 
-    def _ensure_slots(self, nodes: np.ndarray) -> None:
-        if (self.count[nodes] >= self.slots).any():
-            old = (self.start, self.end, self.task, self.count, self.last_end)
-            k = old[0].shape[1]
-            self._alloc(2 * self.slots)
-            self.start[:, :k], self.end[:, :k], self.task[:, :k] = old[0], old[1], old[2]
-            self.count, self.last_end = old[3], old[4]
-
     def _insert(self, task: int, nodes: np.ndarray, start: float, end: float,
                 appended: bool | None = None) -> None:
         """Store ``[start, end)`` on ``nodes``; ``appended``: known to follow everything booked
         on them (None: check)."""
-        cnt = self.count[nodes]
-        if cnt.max() >= self.slots:
-            self._ensure_slots(nodes)
         if appended is None:
             appended = bool((self.last_end[nodes] <= start).all())
-        if appended:  # the usual case: after everything booked
-            flat = nodes * self.start.shape[1] + cnt
-            self.start.ravel()[flat] = start
-            self.end.ravel()[flat] = end
-            self.task.ravel()[flat] = task
-            self.last_end[nodes] = end
-        else:  # into a void: shift the later intervals of each row right by one
-            pos = (self.start[nodes] < start).sum(axis=1)
-            later = np.arange(self.start.shape[1])[None, :] > pos[:, None]
-            for arr, value in ((self.start, start), (self.end, end), (self.task, task)):
-                rows = arr[nodes]
-                shifted = np.concatenate((rows[:, :1], rows[:, :-1]), axis=1)
-                new = np.where(later, shifted, rows)
-                new[np.arange(len(nodes)), pos] = value
-                arr[nodes] = new
-            self.last_end[nodes] = np.maximum(self.last_end[nodes], end)
-        self.count[nodes] = cnt + 1
+        self._store(task, nodes, start, end, appended)
+        self.last_end[nodes] = end if appended else np.maximum(self.last_end[nodes], end)
         self.version += 1
 
     def add(self, task: int, nodes, start: float, end: float) -> None:
@@ -191,21 +149,7 @@ class ClusterTimeline:
     # -- index -----------------------------------------------------------------------------------
     def _gaps(self, times: np.ndarray) -> np.ndarray:
         """gap[k, i]: free time of node i from ``times[k]`` (ascending; -inf when busy)."""
-        used = int(self.count.max(initial=0))
-        if used == 0:
-            return np.full((len(times), self.n), INF)
-        # Number of intervals that ended by each time = index of the next interval. An interval
-        # ending at e has ended by times[k] exactly when k >= #(times < e), so count those
-        # positions per node and accumulate down the times (O(K N), not O(K N slots)).
-        k = len(times)
-        first = np.searchsorted(times, self.end[:, :used], side="left")  # (N, used) in [0, K]
-        flat = (first * self.n + np.arange(self.n)[:, None]).ravel()
-        idx = np.bincount(flat, minlength=(k + 1) * self.n)[: k * self.n].reshape(k, self.n)
-        idx = np.cumsum(idx, axis=0, out=idx)
-        nxt = self.start[np.arange(self.n)[None, :], idx]
-        gap = nxt - times[:, None]
-        gap[gap <= 0.0] = -INF
-        return gap
+        return self.gaps(times, 0.0)
 
     def _build(self) -> None:
         used = max(int(self.count.max(initial=0)), 1)
@@ -315,8 +259,3 @@ class ClusterTimeline:
         s = np.clip(self.start, t0, t1)
         e = np.clip(self.end, t0, t1)
         return float(np.where(self.task >= 0, e - s, 0.0).sum())
-
-    def intervals(self):
-        """(node, start, end, task) of every stored interval."""
-        node, slot = np.nonzero(self.task >= 0)
-        return node, self.start[node, slot], self.end[node, slot], self.task[node, slot]

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
+from scheduling.hpc.swf import read_swf_arrays
+from scheduling.hpc.traces import TraceLibrary
 from simcore.errors import ScenarioError
 from simcore.sampling import rng as stream
-from simcore.swf import read_swf_arrays
-from simcore.traces import TraceLibrary
 from simcore.value import Shape, UtilityTable
 
 from .config import (

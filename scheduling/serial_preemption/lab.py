@@ -11,7 +11,6 @@ from scheduling.hpc.lab import (
     NON_NEGATIVE,
     compact_with_waits,
 )
-from scheduling.parallel_energy import charts as parallel
 from scheduling.serial_preemption import charts as serial
 from simcore import charts as shared
 from simcore.lab import (
@@ -59,7 +58,7 @@ LAB = LabKind(
         ChartSpec("preemptions-per-minute", "Preemptions per minute",
                   lambda g: shared.mean_series(g, "preemptions", "Preemptions per minute",
                                                "preemptions / min", with_band=False)),
-        ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
+        ChartSpec("queue", "Mappable and running tasks", shared.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait until first start (ECDF)",
                                         "wait (min)")),

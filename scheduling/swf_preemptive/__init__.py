@@ -5,10 +5,12 @@ reservation, kill on demand with six victim policies, priority classes (docs/pbb
 A sibling of ``swf-replay`` rather than more of its policies: it has its own parameters (the
 surrogate recipe, the accuracy model, classes, preemption options), its own randomness (so
 seeds matter, where a replay is deterministic) and its own metrics, while its trace reading,
-job preparation, event loop and per-job metrics are the replay's.
+job preparation and per-job metrics are the replay's; its event loop is the one every trace
+replay shares (scheduling.hpc.replay).
 """
 
 from scheduling.engine import ENGINE
+from scheduling.hpc.traces import TraceLibrary
 from simcore.registry import PolicyInfo, RunContext
 from simcore.result import Result
 
@@ -25,10 +27,11 @@ SPEC = "Preemption-based backfill (Snell, Clement, Jackson 2002)"
                          "may backfill past the reservation and are killed when a "
                          "higher-priority job needs their processors.",
              config_cls=PreemptiveConfig, spec=SPEC,
-             headline=("xf_mean", "queue_time_mean_s", "preemptions", "utilization"))
+             headline=("xf_mean", "queue_time_mean_s", "preemptions", "utilization"),
+             policy_type=policies.VictimPolicy)
 def run(config: PreemptiveConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
-    return simulate_trace(ctx.traces.load(config.trace), config, policy.factory, seed,
-                          ctx.clock)
+    trace = TraceLibrary(ctx.inputs).load(config.trace)
+    return simulate_trace(trace, config, policy.factory, seed, ctx.clock)
 
 
 policies.register(ENGINE, KIND)

@@ -1,16 +1,16 @@
 """Scenario parameters of kind ``swf-preemptive`` (preemption-based backfill).
 
-A preemptive scenario is a replay scenario (the trace and machine parameters of
-``swf-replay``) plus the workload recipe of the paper's surrogate, the wall-clock accuracy
-model, priority classes and the preemption options. Every [DEFAULT] of the spec
-(``shared/spec/preemption-backfill.md``) is a parameter here.
+A preemptive scenario is a replay scenario (the trace and machine parameters every trace
+replay has, ``scheduling.hpc.replay_config``) plus the workload recipe of the paper's
+surrogate, the wall-clock accuracy model, priority classes and the preemption options. Every
+[DEFAULT] of the spec (``shared/spec/preemption-backfill.md``) is a parameter here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scheduling.swf_replay.config import ReplayConfig
+from scheduling.hpc.replay_config import TraceReplayConfig
 from simcore.params import param
 
 KIND = "swf-preemptive"
@@ -24,8 +24,8 @@ RESUSAGE = ("procs", "procs-x-wallclock")
 
 
 @dataclass(frozen=True)
-class PreemptiveConfig(ReplayConfig):
-    # -- trace and machine (inherited from swf-replay; these two read differently here) -------
+class PreemptiveConfig(TraceReplayConfig):
+    # -- trace and machine (every trace replay's; these two read differently here) -----------
     estimate_scale: float = param(1.0, min=0.01, max=1000.0,
                                   help="wall-clock limit = scale x the trace's requested time "
                                        "(or x the run time when the accuracy model is off); "

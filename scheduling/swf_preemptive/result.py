@@ -2,7 +2,7 @@
 processor-count class and per priority class; preemptions, node-hours wasted, utilization.
 
 The per-job table, the waiting/running series and the replay metrics (bounded slowdown, mean
-queue length, makespan) are the replay's (:mod:`scheduling.swf_replay.result`).
+queue length, makespan) are every trace replay's (:mod:`scheduling.hpc.replay_metrics`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from scheduling.swf_replay.result import job_metrics, series
+from scheduling.hpc.replay_metrics import job_metrics, series
+from scheduling.hpc.traces import LoadedTrace
 from simcore.clock import RunClock
 from simcore.result import Result
-from simcore.traces import LoadedTrace
 
 from .config import PreemptiveConfig
 from .sim import Maui

@@ -1,9 +1,10 @@
-"""Maui-style scheduling with preemption-based backfill, on the replay's event loop.
+"""Maui-style scheduling with preemption-based backfill, on the shared trace-replay event loop.
 
 The event loop, the machine's free-node count, the per-job start times and the state log are
-the replay's (:class:`scheduling.swf_replay.sim.Replay`); this class is one more policy on it
-that may also *kill* running jobs (stop/restart: a killed job loses its work and waits again
-with its original submit time).
+those of every trace replay (:class:`scheduling.hpc.replay.JobReplay`); this class is one more
+scheduler on it, which may also *kill* running jobs (stop/restart: a killed job loses its work
+and waits again with its original submit time). Its policies are the victim orders
+(:class:`.policies.victims.VictimPolicy`).
 
 **Priority order.** Class first (High, Medium, Low), then Maui's queue-time priority. Queue time
 grows at the same rate for every waiting job and a killed job keeps its submit time, so within a
@@ -49,7 +50,7 @@ from bisect import bisect_left, insort
 import numpy as np
 
 from scheduling.hpc.backfill import shadow_time
-from scheduling.swf_replay.sim import InvariantError, Replay
+from scheduling.hpc.replay import InvariantError, JobReplay
 from simcore.clock import RunClock
 from simcore.errors import PolicyViolation
 from simcore.sampling import rng
@@ -80,7 +81,7 @@ def preemption_rights(config: PreemptiveConfig, enabled: bool = True
     return rights
 
 
-class Maui(Replay):
+class Maui(JobReplay):
     name = "maui"
 
     def __init__(self, workload: Workload, victims: type, config: PreemptiveConfig,

@@ -1,9 +1,9 @@
 """From a trace to the preemptive replay's jobs: the paper's surrogate recipe, wall-clock limits
 from the accuracy model with a per-user tendency, and priority classes drawn from the seed.
 
-The trace part (status filter, nodes, queue order, requested times) is the replay's
-:func:`scheduling.swf_replay.workload.prepare`; this module only adds what the preemptive
-study needs on top of it.
+The trace part (status filter, nodes, queue order, requested times) is every trace replay's
+(:func:`scheduling.hpc.jobs.prepare`); this module only adds what the preemptive study needs on
+top of it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scheduling.swf_replay.workload import MIN_ESTIMATE_S, Jobs, prepare
+from scheduling.hpc.jobs import MIN_ESTIMATE_S, Jobs, prepare
+from scheduling.hpc.swf import UNKNOWN
+from scheduling.hpc.traces import LoadedTrace
 from simcore.sampling import rng
-from simcore.swf import UNKNOWN
-from simcore.traces import LoadedTrace
 
 from .config import KIND, PreemptiveConfig
 

@@ -6,6 +6,7 @@ Importing this package registers the kind, its policies, presets and the ``repla
 """
 
 from scheduling.engine import ENGINE
+from scheduling.hpc.traces import TraceLibrary
 from simcore.registry import PolicyInfo, RunContext
 from simcore.result import Result
 
@@ -25,7 +26,7 @@ SPEC = "SWF replay (issue 4)"
              headline=("wait_mean_s", "bsld_mean", "utilization"), policy_type=Replay)
 def run(config: ReplayConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     # A replay is deterministic: the seed is accepted for the common contract and unused.
-    return replay(ctx.traces.load(config.trace), config, policy.factory, ctx.clock)
+    return replay(TraceLibrary(ctx.inputs).load(config.trace), config, policy.factory, ctx.clock)
 
 
 ENGINE.policy(KIND, "fcfs", label="FCFS", family="queue",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from scheduling.engine import ENGINE
-from simcore import traces
+from scheduling.hpc import traces
 from simcore.cli import print_summary, write_json
 from simcore.params import from_dict, to_dict
 from simcore.result import SCHEMA_VERSION, code_version

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from scheduling.hpc.jobs import prepare
+from scheduling.hpc.traces import LoadedTrace
 from simcore.clock import RunClock
 from simcore.result import Result
-from simcore.traces import LoadedTrace
 
 from .config import ReplayConfig
 from .result import build_result
 from .sim import Replay
-from .workload import prepare
 
 
 def replay(trace: LoadedTrace, config: ReplayConfig, policy: type[Replay],

@@ -1,151 +1,17 @@
-"""Event loop shared by the replay policies.
-
-Events are job arrivals (SWF submit times) and completions (start + actual run time). All
-events at one instant are applied together, completions first, then arrivals in queue order;
-then the policy schedules once. Applying simultaneous completions together lets the scheduler
-see every node freed at that instant (scheduling after each of them could only start jobs on a
-partial view). A job that starts and ends at the same instant is completed in a further round
-at that instant.
-
-The policy subclasses decide what to start in ``schedule``; this class tracks the machine
-(free node count), the queue counters, the per-job start times and the state series.
-"""
+"""The policy type of the swf-replay kind: a scheduler on the shared trace-replay event loop
+(:mod:`scheduling.hpc.replay`) that decides in ``schedule`` which waiting jobs start."""
 
 from __future__ import annotations
 
-import math
-import time
-from heapq import heapify, heappop, heappush
+from scheduling.hpc.replay import InvariantError, JobReplay
 
-from simcore.clock import RunClock
-from simcore.errors import PolicyViolation
-
-from .workload import Jobs
+__all__ = ["InvariantError", "Replay"]
 
 
-class InvariantError(AssertionError):
-    """A policy broke one of its guarantees (raised only with ``check=True``)."""
-
-
-class Replay:
-    """Replays ``jobs`` on ``jobs.machine_nodes`` nodes; a policy is a subclass (the kind's
-    policy type, checked at registration) that decides what starts in ``schedule``."""
-
-    name = ""
-
-    def __init__(self, jobs: Jobs, clock: RunClock | None = None, check: bool = False):
-        self.jobs = jobs
-        self.J = len(jobs)
-        self.N = jobs.machine_nodes
-        self.free = self.N
-        self.check = check
-        # Python lists: the event loop reads single items, which lists serve fastest.
-        self.sub = jobs.submit.tolist()
-        self.run_l = jobs.run.tolist()
-        self.est = jobs.estimate.tolist()
-        self.n = jobs.nodes.tolist()
-        self.start_t = [math.nan] * self.J
-        #: First reservation each job got (EASY: the shadow time when it became queue head;
-        #: conservative: its reservation at arrival); NaN if it never had one.
-        self.reservation = [math.nan] * self.J
-        self.arrived = 0
-        self.started = 0
-        self.done = 0
-        self._heap: list[tuple[float, int]] = []
-        self.clock = clock or RunClock()
-        self.log_t: list[float] = []
-        self.log_wait: list[int] = []
-        self.log_run: list[int] = []
-        self.log_busy: list[int] = []
-
-    # -- hooks -----------------------------------------------------------------------------
-    def on_complete(self, j: int, t: float) -> None:
-        """Job ``j`` ended at ``t`` (its nodes are already free)."""
+class Replay(JobReplay):
+    """An swf-replay policy (FCFS, EASY, conservative): the kind's policy type, checked at
+    registration. Its one method is ``schedule(t, completed, first_new)``: start jobs at
+    ``t`` (``first_new .. arrived-1`` arrived at ``t``; ``completed``: a job ended at ``t``)."""
 
     def schedule(self, t: float, completed: bool, first_new: int) -> None:
-        """Start jobs at ``t``; jobs ``first_new .. arrived-1`` arrived at ``t``."""
         raise NotImplementedError
-
-    def wakeup(self) -> float:
-        """Next instant the policy wants to schedule without an event (default: never)."""
-        return math.inf
-
-    def counters(self) -> dict:
-        """Policy-specific counters for ``result.extra``."""
-        return {}
-
-    # -- machine -----------------------------------------------------------------------------
-    def start(self, j: int, t: float) -> None:
-        """Start job ``j`` at ``t``; the engine's rules are checked first, whatever the policy
-        (NaN != NaN: a job not started yet)."""
-        if not 0 <= j < self.arrived or self.n[j] > self.free or self.start_t[j] == self.start_t[j]:
-            self._refuse(j, t)
-        self.free -= self.n[j]
-        self.start_t[j] = t
-        self.started += 1
-        heappush(self._heap, (t + self.run_l[j], j))
-
-    def _refuse(self, j: int, t: float) -> None:
-        if not 0 <= j < self.J:
-            raise PolicyViolation("waiting-task", None, f"job index {j} does not exist")
-        if j >= self.arrived:
-            raise PolicyViolation("arrival", None, f"job index {j} submitted at {self.sub[j]} s, "
-                                  f"started at {t} s")
-        if self.start_t[j] == self.start_t[j]:
-            raise PolicyViolation("waiting-task", None, f"job index {j} started at {t} s, "
-                                  f"already running since {self.start_t[j]} s")
-        raise PolicyViolation("capacity", None, f"job index {j} needs {self.n[j]} nodes at {t} s, "
-                              f"{self.free} free of {self.N}")
-
-    def kill(self, j: int, t: float) -> None:
-        """Stop running job ``j`` at ``t`` (stop/restart): its nodes are free again, its
-        completion is cancelled and it counts as waiting; its next start begins from zero."""
-        heap = self._heap
-        heap.remove((self.start_t[j] + self.run_l[j], j))
-        heapify(heap)
-        self.free += self.n[j]
-        self.started -= 1
-        self.start_t[j] = math.nan
-
-    def run(self) -> Replay:
-        sub = self.sub
-        n = self.n
-        heap = self._heap
-        J = self.J
-        i = 0
-        perf = time.perf_counter
-        report = self.clock.report
-        record = self.clock.record
-        log_t, log_wait = self.log_t, self.log_wait
-        log_run, log_busy = self.log_run, self.log_busy
-        while True:
-            t = sub[i] if i < J else math.inf
-            if heap and heap[0][0] < t:
-                t = heap[0][0]
-            w = self.wakeup()
-            if w < t:
-                t = w
-            if t == math.inf:
-                break
-            t0 = perf()
-            completed = False
-            while heap and heap[0][0] <= t:
-                j = heappop(heap)[1]
-                self.free += n[j]
-                self.done += 1
-                self.on_complete(j, t)
-                completed = True
-            first_new = i
-            while i < J and sub[i] <= t:
-                i += 1
-            self.arrived = i
-            self.schedule(t, completed, first_new)
-            record(perf() - t0)
-            log_t.append(t)
-            log_wait.append(i - self.started)
-            log_run.append(self.started - self.done)
-            log_busy.append(self.N - self.free)
-            report(self.done / J)
-        if self.started != J:
-            raise InvariantError(f"{self.name}: {J - self.started} jobs never started")
-        return self

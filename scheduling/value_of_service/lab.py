@@ -11,7 +11,6 @@ from scheduling.hpc.lab import (
     NON_NEGATIVE,
     compact_with_waits,
 )
-from scheduling.parallel_energy import charts as parallel
 from scheduling.value_of_service import charts as vos
 from simcore import charts as shared
 from simcore.lab import (
@@ -69,7 +68,7 @@ LAB = LabKind(
         ChartSpec("vos-over-time", "Cumulative VoS",
                   lambda g: shared.mean_series(g, "vos_cum", "Cumulative VoS earned", "VoS",
                                                bounds=NON_NEGATIVE)),
-        ChartSpec("queue", "Mappable and running tasks", parallel.queue_over_time),
+        ChartSpec("queue", "Mappable and running tasks", shared.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait until start (ECDF)",
                                         "wait (min)")),

@@ -18,12 +18,15 @@ Index (rebuilt when place-holders are erased, updated in place on every booking)
 A query is one gather and a few vectorized comparisons over the candidates; a booking ``[s, e)``
 on cores ``I`` sets ``G[k, I] = -inf`` for ``s <= T[k] < e``, caps ``G[k, I]`` at ``s - T[k]``
 before ``s``, and subtracts ``m`` from ``F`` on ``[s, e)``; only changed rows are re-sorted.
-Running tasks and permanent reservations are also kept per core (sorted padded rows) so the index
-can be rebuilt; place-holders live in the index only, so a rebuild erases them.
+Running tasks and permanent reservations are also kept per core (sorted padded rows, the store
+every node-placing kind shares: ``scheduling.hpc.intervals``) so the index can be rebuilt;
+place-holders live in the index only, so a rebuild erases them.
 
 The ch. 3 kind's ``ClusterTimeline`` indexes whole nodes only; here memory is a second resource
-and the two core choices of the chapter (lowest ids for Simple, fewest and smallest idle voids
-for Max VPTR) apply, so the index is its own.
+(so interval starts are candidates too, and a memory row goes with every candidate), a gap no
+longer than ``EPS`` counts as none (times are minutes), and the two core choices of the chapter
+(lowest ids for Simple, fewest and smallest idle voids for Max VPTR) apply, so the index is its
+own; only the store and the gap matrix are shared.
 """
 
 from __future__ import annotations
@@ -33,18 +36,18 @@ import heapq
 
 import numpy as np
 
+from scheduling.hpc.intervals import BusyIntervals
 from simcore.errors import PolicyViolation
 
 EPS = 1e-9  # minutes; tolerance of time comparisons
 INF = np.inf
 
 
-class NodeTimeline:
+class NodeTimeline(BusyIntervals):
     def __init__(self, cores: int, memory: float, slots: int = 4):
-        self.n = int(cores)
+        super().__init__(cores, slots)
         self.memory = float(memory)
         self.now = 0.0
-        self._alloc_store(max(slots, 1))
         self.ivals: dict[int, tuple[np.ndarray, float, float, float]] = {}
         self._ends: list[tuple[float, int]] = []  # heap of (end, task) for expiry
         self._cap = 0
@@ -54,46 +57,10 @@ class NodeTimeline:
         self.lo = self.hi = 0
         self.rebuild(0.0)
 
-    # -- per-core interval store (sorted by start in padded rows, like ch. 3's timeline) --------
-    def _alloc_store(self, slots: int) -> None:
-        self.start = np.full((self.n, slots + 1), INF)  # one spare +inf column
-        self.end = np.full((self.n, slots + 1), INF)
-        self.task = np.full((self.n, slots + 1), -1, dtype=np.int64)
-        self.count = np.zeros(self.n, dtype=np.int64)
-
+    # -- per-core interval store -------------------------------------------------------------
     def _store_insert(self, task: int, cores: np.ndarray, s: float, e: float) -> None:
-        if (self.count[cores] >= self.start.shape[1] - 1).any():
-            old = (self.start, self.end, self.task)
-            k = old[0].shape[1]
-            count = self.count
-            self._alloc_store(2 * (k - 1))
-            self.start[:, :k], self.end[:, :k], self.task[:, :k] = old
-            self.count = count
         pos = (self.start[cores] < s).sum(axis=1)
-        cnt = self.count[cores]
-        if (pos == cnt).all():  # after everything booked on these cores (the usual case)
-            self.start[cores, cnt] = s
-            self.end[cores, cnt] = e
-            self.task[cores, cnt] = task
-        else:  # into a void: shift later intervals right by one
-            later = np.arange(self.start.shape[1])[None, :] > pos[:, None]
-            rows = np.arange(len(cores))
-            for arr, value in ((self.start, s), (self.end, e), (self.task, task)):
-                block = arr[cores]
-                shifted = np.concatenate((block[:, :1], block[:, :-1]), axis=1)
-                new = np.where(later, shifted, block)
-                new[rows, pos] = value
-                arr[cores] = new
-        self.count[cores] = cnt + 1
-
-    def _store_drop(self, rows: np.ndarray, mask: np.ndarray) -> None:
-        """Delete the intervals ``mask`` (over ``self.start[rows]``) of cores ``rows``."""
-        start = np.where(mask, INF, self.start[rows])
-        order = np.argsort(start, axis=1, kind="stable")
-        self.start[rows] = np.take_along_axis(start, order, axis=1)
-        self.end[rows] = np.take_along_axis(np.where(mask, INF, self.end[rows]), order, axis=1)
-        self.task[rows] = np.take_along_axis(np.where(mask, -1, self.task[rows]), order, axis=1)
-        self.count[rows] -= mask.sum(axis=1)
+        self._store(task, cores, s, e, bool((pos == self.count[cores]).all()))
 
     def _expire(self, now: float) -> None:
         """Forget intervals that ended by ``now``."""
@@ -108,19 +75,12 @@ class NodeTimeline:
         if gone:
             rows = np.flatnonzero(self.end[:, 0] <= now)
             if rows.size:
-                self._store_drop(rows, self.end[rows] <= now)
+                self._remove(rows, self.end[rows] <= now)
 
     # -- index ---------------------------------------------------------------------------------
     def _gaps(self, times: np.ndarray) -> np.ndarray:
         """gap[k, i]: free time of core i from ``times[k]`` (-inf when busy)."""
-        used = int(self.count.max(initial=0))
-        if used == 0:
-            return np.full((len(times), self.n), INF)
-        idx = (self.end[None, :, :used] <= times[:, None, None]).sum(axis=2)
-        nxt = self.start[np.arange(self.n)[None, :], idx]
-        gap = nxt - times[:, None]
-        gap[gap <= EPS] = -INF
-        return gap
+        return self.gaps(times, EPS)
 
     def _reserve(self, extra: int) -> None:
         """Room for ``extra`` more rows after ``hi`` (moving the live rows to the front and
@@ -299,8 +259,3 @@ class NodeTimeline:
 
     def memory_used_now(self) -> float:
         return self.memory - float(self.F[self.lo])
-
-    def intervals(self):
-        """(core, start, end, task) of every stored interval."""
-        core, slot = np.nonzero(self.task >= 0)
-        return core, self.start[core, slot], self.end[core, slot], self.task[core, slot]

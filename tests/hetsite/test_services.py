@@ -95,10 +95,10 @@ def test_engine_error_fails_one_run_and_keeps_the_others(small, monkeypatch):
     bad = small["policies"][0]
     real = ui.engine.simulate
 
-    def flaky(scenario, policy, seed, progress=None, traces=None):
+    def flaky(scenario, policy, seed, progress=None, inputs=None):
         if policy == bad and seed == 5:
             raise ZeroDivisionError("boom")
-        return real(scenario, policy=policy, seed=seed, progress=progress, traces=traces)
+        return real(scenario, policy=policy, seed=seed, progress=progress, inputs=inputs)
 
     monkeypatch.setattr(ui.engine, "simulate", flaky)
     experiment = submission.create_experiment(submit(small))
@@ -188,7 +188,7 @@ def test_cancelled_run_is_marked_by_execute(small, monkeypatch):
     run = experiment.runs.first()
     ui = kinds.get_kind(small["kind"])
 
-    def cancel_midway(scenario, policy, seed, progress=None, traces=None):
+    def cancel_midway(scenario, policy, seed, progress=None, inputs=None):
         Experiment.objects.filter(pk=experiment.pk).update(cancel_requested=True)
         progress(0.5)
         raise AssertionError("progress should have raised RunCancelled")
@@ -237,7 +237,7 @@ def test_soft_time_limit_fails_the_run_with_the_limit(small, monkeypatch, settin
     run = experiment.runs.first()
     ui = kinds.get_kind(small["kind"])
 
-    def too_slow(scenario, policy, seed, progress=None, traces=None):
+    def too_slow(scenario, policy, seed, progress=None, inputs=None):
         raise SoftTimeLimitExceeded()
 
     monkeypatch.setattr(ui.engine, "simulate", too_slow)

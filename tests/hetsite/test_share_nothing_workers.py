@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 
 from hetsite.models import Experiment, Run, Status, Upload
 from hetsite.selectors import result_json
-from simcore.traces import LIBRARY_DIR
+from scheduling.hpc.traces import LIBRARY_DIR
 
 pytestmark = [pytest.mark.realstack, pytest.mark.django_db(transaction=True)]
 

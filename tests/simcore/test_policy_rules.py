@@ -333,13 +333,11 @@ def test_a_random_replay_policy_either_fails_by_name_or_gives_a_valid_schedule(s
         assert nodes[(start <= t) & (end > t)].sum() <= result.extra["nodes"]
 
 
-class TakesNoVictims:
+from scheduling.swf_preemptive.policies.victims import VictimPolicy  # noqa: E402
+
+
+class TakesNoVictims(VictimPolicy):
     """A victim order that hands back none of the pool: its blocked job starts anyway."""
-
-    preempts = True
-
-    def __init__(self, sim):
-        self.sim = sim
 
     def order(self, pool, t):
         return []

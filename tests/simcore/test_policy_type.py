@@ -12,9 +12,11 @@ import pytest
 
 from scheduling.engine import ENGINE, preset_scenario, simulate
 from scheduling.grid.policies import GridScheduler
+from scheduling.hpc.replay import JobReplay
 from scheduling.many_task.policies import ManyTaskPolicy
 from scheduling.parallel_energy.policies import Policy
 from scheduling.serial_preemption.policies import SerialPolicy
+from scheduling.swf_preemptive.policies import VictimPolicy
 from scheduling.swf_replay.sim import Replay
 from scheduling.value_of_service.policies import VosPolicy
 from simcore.registry import Engine
@@ -277,3 +279,18 @@ def test_a_uav_policy_written_on_the_base_runs_a_preset_to_the_end():
         result = UAV.simulate(UAV.preset_scenario("small-baseline"), "test-best-target", seed=3)
     assert result.summary["value"] > 0 and result.tasks["id"]
     assert not any(result.tasks["preempted"])
+
+
+def test_the_preemptive_kind_declares_its_victim_policies_and_shares_only_the_event_loop():
+    from scheduling.swf_preemptive.sim import Maui
+
+    assert ENGINE.get_kind("swf-preemptive").policy_type is VictimPolicy
+    factories = [p.factory for p in ENGINE.list_policies("swf-preemptive")]
+    assert len(factories) == 8 and all(issubclass(f, VictimPolicy) for f in factories)
+    # Both trace kinds run on the shared loop; neither kind's scheduler is the other's.
+    assert issubclass(Maui, JobReplay) and issubclass(Replay, JobReplay)
+    assert not issubclass(Maui, Replay)
+    with pytest.raises(TypeError, match=r"policy 'replay-easy' of kind 'swf-preemptive' must be "
+                                        r"a subclass of .*\.VictimPolicy"):
+        ENGINE.policy("swf-preemptive", "replay-easy", label="E", description="",
+                      spec="")(ENGINE.get_policy("swf-replay", "easy").factory)

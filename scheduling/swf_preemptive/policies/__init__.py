@@ -7,6 +7,7 @@ from .victims import (
     MinWork,
     RandomVictims,
     ScaledRemaining,
+    VictimPolicy,
     Victims,
     WcDuration,
     WcResUsage,
@@ -48,4 +49,4 @@ def register(engine, kind: str) -> None:
                       family="baseline" if not cls.preempts else "victims")(cls)
 
 
-__all__ = ["PLOTTED", "POLICIES", "FirstFit", "Victims", "register"]
+__all__ = ["PLOTTED", "POLICIES", "FirstFit", "VictimPolicy", "Victims", "register"]

@@ -13,20 +13,29 @@ if TYPE_CHECKING:
     from ..sim import Maui
 
 
-class FirstFit:
-    """The paper's non-preemptive baseline: First Fit backfill, nothing is ever preempted."""
+class VictimPolicy:
+    """The swf-preemptive kind's policy type (checked at registration): made with the
+    scheduler it serves, its one method ``order(pool, t)`` ranks the running jobs a blocked job
+    may preempt, first victim first. ``preempts = False`` declares a policy that never
+    preempts (the scheduler then never asks it)."""
 
-    preempts = False
+    preempts = True
 
     def __init__(self, sim: Maui):
         self.sim = sim
 
-    def order(self, pool: list[int], t: float) -> list[int]:  # pragma: no cover - never asked
+    def order(self, pool: list[int], t: float) -> list[int]:
         raise NotImplementedError
 
 
-class Victims(FirstFit):
-    preempts = True
+class FirstFit(VictimPolicy):
+    """The paper's non-preemptive baseline: First Fit backfill, nothing is ever preempted."""
+
+    preempts = False
+
+
+class Victims(VictimPolicy):
+    """Victims by a sort key of each job, smallest first."""
 
     def key(self, v: int, t: float):
         raise NotImplementedError

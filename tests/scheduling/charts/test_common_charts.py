@@ -173,7 +173,7 @@ def test_a_big_node_gantt_is_binned_whole_instead_of_truncated(monkeypatch):
 
 def test_mappable_and_running_have_their_own_panels_on_one_time_axis():
     s = {"t_min": [0, 60], "mappable": [3, 5], "running": [4, 4]}
-    fig = parallel.queue_over_time({"a": [run("a", 0, {}, s)], "b": [run("b", 0, {}, s)]})
+    fig = common.queue_over_time({"a": [run("a", 0, {}, s)], "b": [run("b", 0, {}, s)]})
     axes = {(t["name"], t["yaxis"]) for t in fig["data"]}
     assert axes == {("a", "y"), ("a", "y2"), ("b", "y"), ("b", "y2")}
     lay = fig["layout"]

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from scheduling.engine import scenario, simulate
+from scheduling.hpc.traces import TraceLibrary, UploadDir
 from scheduling.many_task.config import WorkloadParams
 from scheduling.many_task.workload import SURROGATES, load, lognormal
 from simcore.errors import ScenarioError
 from simcore.params import from_dict
 from simcore.sampling import rng
-from simcore.traces import TraceLibrary, UploadDir
 
 
 def params(**kw):

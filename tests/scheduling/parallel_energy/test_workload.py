@@ -168,8 +168,8 @@ def test_trace_driven_arrivals():
     # (ch. 3 spec §1.6) proportions.
     assert abs(int(trial.system.cores.sum()) - 0.3 * 256) <= 3
     # Reference cluster at P-state 0 runs for the trace run time; P-states scale it.
+    from scheduling.hpc.traces import TraceLibrary
     from scheduling.parallel_energy.workload import load_trace
-    from simcore.traces import TraceLibrary
     jobs, _ = load_trace(params, TraceLibrary())
     runs = dict(zip(jobs["arrival"].tolist(), jobs["run_time"].tolist(), strict=False))
     o, ty = trial.options, trial.types

@@ -3,9 +3,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scheduling.hpc.jobs import Jobs
 from scheduling.swf_preemptive.config import PreemptiveConfig
 from scheduling.swf_preemptive.workload import MEDIUM, Workload
-from scheduling.swf_replay.workload import Jobs
 from simcore.params import from_dict
 
 

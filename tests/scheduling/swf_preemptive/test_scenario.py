@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from scheduling.engine import ENGINE, RunCancelled, list_policies, preset_scenario, simulate
+from scheduling.hpc import traces
 from scheduling.swf_preemptive import PreemptiveConfig, simulate_trace
 from scheduling.swf_preemptive.policies import POLICIES
-from simcore import traces
 from simcore.cli import main
 from simcore.errors import ScenarioError
 from simcore.params import describe

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from scheduling.hpc.traces import TraceLibrary
 from scheduling.swf_preemptive.workload import (
     HIGH,
     LOW,
@@ -12,7 +13,6 @@ from scheduling.swf_preemptive.workload import (
     model_limits,
     offered_load,
 )
-from simcore.traces import TraceLibrary
 
 from .conftest import config
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scheduling.swf_replay.workload import Jobs
+from scheduling.hpc.jobs import Jobs
 
 
 @pytest.fixture(scope="session")

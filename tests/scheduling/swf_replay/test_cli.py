@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from scheduling.engine import ENGINE
-from simcore import traces
+from scheduling.hpc import traces
 from simcore.cli import main
 
 REPO = traces.LIBRARY_DIR.parents[1]

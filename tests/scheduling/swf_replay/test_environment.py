@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from scheduling.engine import ENGINE, RunCancelled, list_policies, preset_scenario, simulate
+from scheduling.hpc.replay_metrics import step_average
 from scheduling.swf_replay import ReplayConfig
-from scheduling.swf_replay.result import step_average
 from simcore.errors import ScenarioError
 from simcore.params import describe
 

@@ -4,11 +4,11 @@ import io
 
 import pytest
 
+from scheduling.hpc.jobs import MIN_ESTIMATE_S, prepare
+from scheduling.hpc.swf import read_swf_arrays
 from scheduling.swf_replay import ReplayConfig
-from scheduling.swf_replay.workload import MIN_ESTIMATE_S, prepare
 from simcore.errors import ScenarioError
 from simcore.params import from_dict
-from simcore.swf import read_swf_arrays
 
 # id submit wait run procs cpu mem rprocs rtime rmem status ...
 TRACE = """; MaxNodes: 4

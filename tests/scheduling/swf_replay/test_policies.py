@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from scheduling.hpc import traces
 from scheduling.swf_replay import ReplayConfig, replay
 from scheduling.swf_replay.policies.conservative import Conservative
 from scheduling.swf_replay.policies.easy import Easy
 from scheduling.swf_replay.policies.fcfs import Fcfs
-from simcore import traces
 from simcore.params import from_dict
 
 POLICIES = {"fcfs": Fcfs, "easy": Easy, "conservative": Conservative}

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scheduling.hpc.swf import FIELD_NAMES, SwfJob, read_swf, read_swf_arrays
 from simcore.errors import ScenarioError
-from simcore.swf import FIELD_NAMES, SwfJob, read_swf, read_swf_arrays
 
 HEADER = """; Version: 2.2
 ; Computer: test machine
@@ -155,8 +155,8 @@ class Endless(io.RawIOBase):
 def test_a_line_longer_than_any_trace_line_stops_the_reader_early(packed):
     """No newline for ever (a file without line breaks, a decompression bomb of one byte):
     the readers stop after the 64 KiB line limit, having read next to nothing of the rest."""
-    from simcore.runtimes import read_runtime_list, sniff
-    from simcore.swf import MAX_LINE_BYTES
+    from scheduling.hpc.runtimes import read_runtime_list, sniff
+    from scheduling.hpc.swf import MAX_LINE_BYTES
 
     for reader in (read_swf, read_swf_arrays, sniff, read_runtime_list):
         source = Endless()

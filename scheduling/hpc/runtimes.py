@@ -17,7 +17,8 @@ from typing import IO
 
 import numpy as np
 
-from .errors import ScenarioError
+from simcore.errors import ScenarioError
+
 from .swf import _open, read_swf_arrays
 
 LIST = "list"

@@ -32,7 +32,7 @@ from typing import IO
 
 import numpy as np
 
-from .errors import DecodedTooLarge, ScenarioError
+from simcore.errors import DecodedTooLarge, ScenarioError
 
 GZIP_MAGIC = b"\x1f\x8b"
 

@@ -15,18 +15,18 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
-from ..errors import ScenarioError
+from simcore.errors import ScenarioError
+from simcore.inputs import UploadStore, upload_sha
+
 from ..runtimes import read_runtimes
 from ..swf import SwfHeader, read_swf_arrays
 
 LIBRARY_DIR = Path(__file__).resolve().parent
 _SUFFIXES = (".swf.gz", ".swf")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,63}$")
-_UPLOAD_RE = re.compile(r"^upload:([0-9a-f]{64})$")
 
 #: One line per library trace, for the web form and ``docs/replay.md``.
 DESCRIPTIONS = {
@@ -43,11 +43,6 @@ class LoadedTrace:
     name: str
     header: SwfHeader
     columns: dict[str, np.ndarray]
-
-
-class UploadStore(Protocol):
-    def locate(self, sha256: str) -> Path | None:
-        """A readable local file holding the upload with this SHA-256, or None."""
 
 
 @dataclass(frozen=True)
@@ -82,12 +77,6 @@ def list_traces() -> list[dict]:
             for name, path in library().items()]
 
 
-def upload_sha(value: str) -> str | None:
-    """The SHA-256 an ``upload:<sha256>`` reference names, or None for a library name."""
-    m = _UPLOAD_RE.match(value)
-    return m.group(1) if m else None
-
-
 def check_trace_name(value: str) -> None:
     """Validate the form of a trace reference (raises ScenarioError("trace", ...))."""
     if upload_sha(value) is not None:
@@ -103,6 +92,11 @@ class TraceLibrary:
     """The shipped traces plus, when given, an upload store."""
 
     uploads: UploadStore | None = None
+
+    def locate(self, sha256: str) -> Path | None:
+        """The upload store's file (a library is itself a store: scripts that pass one to
+        ``simulate(..., traces=...)`` keep working)."""
+        return self.uploads.locate(sha256) if self.uploads is not None else None
 
     def resolve(self, value: str) -> Path:
         """The file behind a trace reference; never accepts a path."""
@@ -126,7 +120,7 @@ class TraceLibrary:
 
     def load_runtimes(self, value: str) -> np.ndarray:
         """The task run times a reference names: a run-time list (one per line) or an SWF
-        trace's run-time column (see ``simcore.runtimes``); read-only, cached."""
+        trace's run-time column (see ``scheduling.hpc.runtimes``); read-only, cached."""
         path = self.resolve(value)
         st = path.stat()
         return _load_runtimes(str(path), st.st_size, st.st_mtime_ns)

@@ -6,9 +6,9 @@ import io
 import numpy as np
 import pytest
 
+from scheduling.hpc.runtimes import read_runtime_list, read_runtimes, sniff
+from scheduling.hpc.traces import TraceLibrary, UploadDir
 from simcore.errors import ScenarioError
-from simcore.runtimes import read_runtime_list, read_runtimes, sniff
-from simcore.traces import TraceLibrary, UploadDir
 
 SWF = b"""; MaxProcs: 4
 1 0 -1 100 2 -1 -1 2 120 -1 1 1 1 1 1 -1 -1 -1

@@ -1,4 +1,5 @@
-"""From SWF columns to the replayed job set: filtering, nodes, estimates, queue order."""
+"""From SWF columns to the replayed job set (filtering, nodes, estimates, queue order), for
+every kind that replays a trace on a machine of identical nodes."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore.errors import ScenarioError
-from simcore.swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
 
-from .config import ReplayConfig
+from .replay_config import TraceReplayConfig
+from .swf import STATUS_COMPLETED, UNKNOWN, SwfHeader
 
 #: Estimates of zero are raised to this (s), the SWF time resolution, so that every job holds
 #: its nodes for a positive time in a reservation profile.
@@ -51,7 +52,7 @@ def machine_nodes(header: SwfHeader, nodes: int | None, cores_per_node: int) -> 
                                  "set nodes (>= 1)")
 
 
-def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: ReplayConfig,
+def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: TraceReplayConfig,
             raise_estimates: bool = True) -> Jobs:
     """The replayed jobs of a trace. ``raise_estimates=False`` keeps estimates below the run
     time (a kind that kills jobs at their wall-clock limit needs the user's real limit)."""

@@ -6,9 +6,9 @@ import hashlib
 import pytest
 
 from scheduling.engine import ENGINE
-from simcore import traces
+from scheduling.hpc import traces
+from scheduling.hpc.traces import TraceLibrary, UploadDir, list_traces
 from simcore.errors import ScenarioError
-from simcore.traces import TraceLibrary, UploadDir, list_traces
 
 KIND = "swf-replay"
 SMALL = (traces.LIBRARY_DIR / "lublin_256_small.swf").read_bytes()
@@ -44,14 +44,19 @@ def test_uploads_need_an_upload_store():
 def test_an_uploaded_trace_runs_by_hash(tmp_path, suffix, data):
     digest = hashlib.sha256(data).hexdigest()
     (tmp_path / f"{digest}{suffix}").write_bytes(data)
-    store = TraceLibrary(uploads=UploadDir(tmp_path))
-    result = ENGINE.simulate({"kind": KIND, "params": {"trace": f"upload:{digest}"}}, "fcfs",
-                             traces=store)
+    store = UploadDir(tmp_path)
+    scenario = {"kind": KIND, "params": {"trace": f"upload:{digest}"}}
+    result = ENGINE.simulate(scenario, "fcfs", inputs=store)
     library = ENGINE.simulate(ENGINE.preset_scenario("swf-small"), "fcfs")
     assert result.tasks["start"].tolist() == library.tasks["start"].tolist()
+    # A script of an earlier release passes a trace library as ``traces``: the same run.
+    older = ENGINE.simulate(scenario, "fcfs", traces=TraceLibrary(uploads=store))
+    assert older.to_json() == result.to_json()
     missing = "upload:" + "b" * 64
     with pytest.raises(ScenarioError, match="not found"):
-        ENGINE.simulate({"kind": KIND, "params": {"trace": missing}}, "fcfs", traces=store)
+        ENGINE.simulate({"kind": KIND, "params": {"trace": missing}}, "fcfs", inputs=store)
+    with pytest.raises(ScenarioError, match="no upload store"):
+        ENGINE.simulate(scenario, "fcfs")
 
 
 def test_parsed_traces_are_cached_and_read_only():
