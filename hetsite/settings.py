@@ -10,6 +10,8 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from simcore import plugins as simcore_plugins
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"  # git-ignored: local broker data, generated secret key, uploads
 
@@ -313,3 +315,7 @@ HETSITE_LIMITS = {
         "many_task_work": 1_000_000_000,
     }.items()
 }
+# Policy plugins (docs/plugins.md): the installed distributions whose hetsite.policies entry
+# points load, comma-separated; unset, every installed one. A name not installed is reported on
+# /admin/plugins/ and by `manage.py check`.
+HETSITE_PLUGINS = simcore_plugins.parse(env.str("HETSITE_PLUGINS", default=None))

@@ -7,7 +7,9 @@ deterministic result JSON (``--timing`` adds wall-clock figures) and prints the 
 product and prints the mean and 95% CI per (point, policy); ``--baseline POLICY`` adds the
 paired difference to that policy; ``--csv`` writes one row per run as runs finish.
 A command that needs one kind loads only that kind. Invalid input prints
-``error: <parameter>: <message>`` and exits with status 2.
+``error: <parameter>: <message>`` and exits with status 2. Policies of installed plugins are
+listed beside the project's own; a plugin that failed to load is named on stderr by
+``policies``, and by ``run`` when the policy asked for is not there.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import plugins
 from .errors import ScenarioError
 from .params import parse_value
 from .registry import Engine
@@ -184,6 +187,14 @@ def run_sweep(engine: Engine, args) -> int:
     return 0
 
 
+def print_plugin_problems(engine: Engine) -> None:
+    """Every plugin of the kinds loaded so far that added nothing, and why, on stderr."""
+    from .lab import entry_points  # every kind's name, whichever engine owns it
+
+    for failure in plugins.problems([engine], [ep.name for ep in entry_points()]):
+        print(f"error: {failure}", file=sys.stderr)
+
+
 def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
     """Run the CLI; kinds add subcommands through the engine."""
     argv = list(argv)
@@ -222,7 +233,9 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
             return 0
         if args.command == "policies":
             for p in engine.list_policies(args.kind):
-                print(f"{p.name:<28} {p.kind:<18} {p.spec:<14} {p.description}")
+                origin = f"  [plugin {p.plugin}]" if p.plugin else ""
+                print(f"{p.name:<28} {p.kind:<18} {p.spec:<14} {p.description}{origin}")
+            print_plugin_problems(engine)
             return 0
         if args.command == "sweep" or args.command in engine.sweep_aliases:
             for key, value in engine.sweep_aliases.get(args.command, {}).items():
@@ -248,6 +261,8 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
         return 0
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if exc.field == "policy":  # perhaps the plugin that would add it did not load
+            print_plugin_problems(engine)
         return 2
     except (OSError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

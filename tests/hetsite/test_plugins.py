@@ -1,0 +1,234 @@
+"""Policy plugins (docs/plugins.md): the examples under examples/, installed by pip into a
+temporary folder (no network, no build isolation), show in the command line, the API, the form,
+a finished lab experiment and a sweep, each run recording the plugin's name and version;
+broken plugins (an import error, a policy of the wrong type) are named in the command line and
+on the staff's plugins page while the rest keeps working; ``HETSITE_PLUGINS`` restricts."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from hetsite.models import Status
+from hetsite.services import submission
+from scheduling.engine import ENGINE
+from simcore import plugins
+from uav.engine import ENGINE as UAV_ENGINE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+SJF = {"name": "hetsite-replay-sjf", "version": "0.1.0"}
+
+# Two broken plugins, as installed metadata plus their module: one does not import, one
+# registers a function where the replay kind wants a subclass of its Replay.
+BROKEN = {
+    "broken_import.py": '''
+        import a_module_nobody_installed  # noqa: F401
+
+        def register(policies):
+            pass
+        ''',
+    "broken_import-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: broken-import\n"
+                                             "Version: 1.0\n",
+    "broken_import-1.0.dist-info/entry_points.txt": "[hetsite.policies]\n"
+                                                     "swf-replay = broken_import:register\n",
+    "wrong_protocol.py": '''
+        def first_come(jobs, clock=None, check=False):
+            return jobs
+
+        def register(policies):
+            policies.policy("not-a-replay", label="Not a replay", description="a function",
+                            spec="")(first_come)
+        ''',
+    "wrong_protocol-2.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: wrong-protocol\n"
+                                              "Version: 2.0\n",
+    "wrong_protocol-2.0.dist-info/entry_points.txt": "[hetsite.policies]\n"
+                                                      "swf-replay = wrong_protocol:register\n",
+}
+
+
+@pytest.fixture(scope="module")
+def site_dir(tmp_path_factory):
+    """The examples, installed as pip installs them, into one folder."""
+    target = tmp_path_factory.mktemp("plugins") / "site"
+    for example in ("replay-sjf",):
+        copy = target.parent / example  # pip builds in the source folder: keep the tree clean
+        shutil.copytree(EXAMPLES / example, copy, ignore=shutil.ignore_patterns("tests"))
+        pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                              "--no-build-isolation", "--no-index", "--target", str(target),
+                              str(copy)], capture_output=True, text=True)
+        assert pip.returncode == 0, pip.stdout + pip.stderr
+    return target
+
+
+@pytest.fixture(scope="module")
+def broken_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("broken")
+    for name, text in BROKEN.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(textwrap.dedent(text).lstrip())
+    return path
+
+
+def cli(*args, path, allow=None, engine="scheduling.engine"):
+    env = {"PYTHONPATH": os.pathsep.join([*map(str, path), str(ROOT)]), "PATH": "/usr/bin:/bin"}
+    if allow is not None:
+        env[plugins.ENV] = allow
+    return subprocess.run([sys.executable, "-m", engine, *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+
+
+def listed(out: str) -> dict[str, str]:
+    return {line.split()[0]: line for line in out.splitlines() if line.strip()}
+
+
+def test_the_command_line_lists_and_runs_the_installed_plugins_policy(site_dir, tmp_path):
+    before = listed(cli("policies", path=[]).stdout)
+    out = cli("policies", path=[site_dir])
+    assert out.returncode == 0 and out.stderr == ""
+    policies = listed(out.stdout)
+    assert set(policies) - set(before) == {"shortest-first"}
+    assert "swf-replay" in policies["shortest-first"]
+    assert "[plugin hetsite-replay-sjf 0.1.0]" in policies["shortest-first"]
+
+    run = cli("run", "--preset", "swf-example", "--policy", "shortest-first",
+              "--out", str(tmp_path / "r.json"), path=[site_dir])
+    assert run.returncode == 0, run.stderr
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["meta"]["plugin"] == SJF and result["meta"]["policy"] == "shortest-first"
+    # The project's own policies record no plugin: their results are as before.
+    own = cli("run", "--preset", "swf-example", "--policy", "easy",
+              "--out", str(tmp_path / "own.json"), path=[site_dir])
+    assert own.returncode == 0
+    assert "plugin" not in json.loads((tmp_path / "own.json").read_text())["meta"]
+
+
+def test_the_examples_own_tests_pass_where_it_is_installed(site_dir):
+    tests = EXAMPLES / "replay-sjf" / "tests"
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:django", "--rootdir", str(tests), str(tests)],
+                         cwd=tests, capture_output=True, text=True,
+                         env={"PYTHONPATH": f"{site_dir}{os.pathsep}{ROOT}",
+                              "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout and "skipped" not in out.stdout
+
+
+def test_broken_plugins_are_named_and_the_rest_still_works(site_dir, broken_dir, tmp_path):
+    out = cli("policies", path=[site_dir, broken_dir])
+    assert out.returncode == 0
+    assert "shortest-first" in listed(out.stdout) and "easy" in listed(out.stdout)
+    errors = out.stderr.splitlines()
+    assert ("error: plugin broken-import (entry point swf-replay = broken_import:register): "
+            "ModuleNotFoundError: No module named 'a_module_nobody_installed'") in errors
+    wrong = next(line for line in errors if "wrong-protocol" in line)
+    assert ("policy 'not-a-replay' of kind 'swf-replay' must be a subclass of "
+            "scheduling.swf_replay.sim.Replay") in wrong
+
+    # Asking for the policy the broken plugin would have added: the error, and why.
+    run = cli("run", "--preset", "swf-example", "--policy", "not-a-replay", path=[broken_dir])
+    assert run.returncode == 2
+    assert "unknown policy 'not-a-replay'" in run.stderr
+    assert "wrong-protocol" in run.stderr and "must be a subclass" in run.stderr
+    # Another kind of the engine, and the other engine, are untouched.
+    ok = cli("run", "--preset", "swf-example", "--policy", "shortest-first",
+             "--out", str(tmp_path / "r.json"), path=[site_dir, broken_dir])
+    assert ok.returncode == 0, ok.stderr
+    assert cli("policies", path=[broken_dir], engine="uav.engine").returncode == 0
+
+
+def test_hetsite_plugins_restricts_which_plugins_load(site_dir, broken_dir):
+    only = cli("policies", path=[site_dir, broken_dir], allow="hetsite-replay-sjf")
+    assert "shortest-first" in listed(only.stdout) and only.stderr == ""
+    none_of_them = cli("policies", path=[site_dir, broken_dir], allow="broken_import, nope")
+    assert "shortest-first" not in listed(none_of_them.stdout)
+    errors = none_of_them.stderr.splitlines()
+    assert any("broken-import" in e and "ModuleNotFoundError" in e for e in errors)
+    assert "error: plugin nope: HETSITE_PLUGINS names it, but it is not installed" in errors
+    assert not any("wrong-protocol" in e for e in errors)
+
+
+@pytest.fixture
+def on_site(site_dir, broken_dir, monkeypatch):
+    """This process as a site that has the examples and the broken plugins installed: both
+    engines load their kinds' plugins afresh, as a new process would."""
+    monkeypatch.syspath_prepend(str(broken_dir))
+    monkeypatch.syspath_prepend(str(site_dir))
+    monkeypatch.setattr(plugins, "_allowed", (None,))
+    for engine in (ENGINE, UAV_ENGINE):
+        engine.load()  # the project's own, registered for good before the copies below
+        monkeypatch.setattr(engine, "_loaded", set())
+        monkeypatch.setattr(engine, "policies", dict(engine.policies))
+        monkeypatch.setattr(engine, "plugin_failures", [])
+    yield
+    for name in [m for m in sys.modules if m.split(".")[0] in ("replay_sjf", "wrong_protocol")]:
+        del sys.modules[name]
+
+
+def test_the_site_offers_the_plugin_policy_and_records_its_plugin_in_every_run(on_site):
+    api = Client().get("/api/policies/?kind=swf-replay").json()
+    mine = next(p for p in api if p["name"] == "shortest-first")
+    assert mine["plugin"] == SJF and mine["label"] == "Shortest estimate first"
+    assert next(p for p in api if p["name"] == "easy")["plugin"] is None
+    kinds = {k["kind"]: k for k in Client().get("/api/kinds/").json()}
+    assert "shortest-first" in [p["name"] for p in kinds["swf-replay"]["policies"]]
+    form = Client().get("/new/swf-replay/").content.decode()
+    assert 'value="shortest-first"' in form and "not-a-replay" not in form
+
+    experiment = submission.create_experiment(submission.validate_submission(
+        kind="swf-replay", preset="swf-example", policies=["easy", "shortest-first"],
+        trials=1))
+    experiment.refresh_from_db()
+    assert experiment.status == Status.DONE, [r.error for r in experiment.runs.all()]
+    runs = {run.policy: run for run in experiment.runs.all()}
+    assert runs["shortest-first"].plugin == SJF and runs["easy"].plugin is None
+    from replay_sjf import ShortestFirst
+
+    from scheduling.swf_replay.run import replay
+    from simcore.traces import TraceLibrary
+
+    direct = replay(TraceLibrary().load("example_8"),
+                    ENGINE.preset_scenario("swf-example").params, ShortestFirst)
+    assert runs["shortest-first"].summary["wait_mean_s"] == direct.summary["wait_mean_s"]
+    run_api = Client().get(f"/api/runs/{runs['shortest-first'].public_id}/").json()
+    assert run_api["plugin"] == SJF
+    page = Client().get(f"/e/{experiment.public_id}/").content.decode()
+    assert "shortest-first: hetsite-replay-sjf 0.1.0" in page
+
+
+def test_a_sweep_runs_the_plugin_policy_at_every_point(on_site):
+    experiment = submission.create_experiment(submission.validate_submission(
+        kind="swf-replay", preset="swf-example", policies=["fcfs", "shortest-first"],
+        trials=1, axes=[{"param": "estimate_scale", "values": [1.0, 2.0]}]))
+    experiment.refresh_from_db()
+    assert experiment.status == Status.DONE, [r.error for r in experiment.runs.all()]
+    cells = {(row["point"], row["policy"]): row["runs"] for row in experiment.summary}
+    assert cells == {(p, pol): 1 for p in (0, 1) for pol in ("fcfs", "shortest-first")}
+    assert {r.plugin["name"] for r in experiment.runs.filter(policy="shortest-first")} == {
+        SJF["name"]}
+
+
+def test_the_staff_page_names_each_failed_plugin_and_strangers_do_not_see_it(on_site):
+    anonymous = Client().get("/admin/plugins/")
+    assert anonymous.status_code == 302 and "/admin/login/" in anonymous["Location"]
+    staff = Client()
+    staff.force_login(User.objects.create_user("ops", is_staff=True))
+    page = staff.get("/admin/plugins/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    failed = html[html.index('id="failed-plugins"'):html.index('id="installed-title"')]
+    assert "broken-import" in failed and "No module named" in failed
+    assert "wrong-protocol" in failed and "scheduling.swf_replay.sim.Replay" in failed
+    loaded = html[html.index('id="loaded-plugins"'):]
+    assert "hetsite-replay-sjf" in loaded and "swf-replay/shortest-first" in loaded
+    # The site keeps serving, the kinds and their own policies with it.
+    assert Client().get("/api/kinds/").status_code == 200
+    assert 'value="easy"' in Client().get("/new/swf-replay/").content.decode()
