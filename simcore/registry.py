@@ -60,11 +60,19 @@ class PolicyInfo:
     label: str
     description: str
     spec: str
-    factory: Callable[..., Any]
+    # The policy's class, a subclass of its kind's ``policy_type``; its kind builds it per run.
+    factory: type
     family: str = ""
+    # The keywords the policy was registered with (kinds that build policies with
+    # :meth:`build` pass them to the constructor).
     options: dict = field(default_factory=dict)
     # The installed package a plugin's policy comes from; None for the project's own.
     plugin: plugins.Plugin | None = None
+
+    def build(self, *args):
+        """An instance for one run: ``factory(*args, **options)`` (the kind says what ``args``
+        are, e.g. the scenario and the policy's random stream)."""
+        return self.factory(*args, **self.options)
 
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "label": self.label,
@@ -223,9 +231,15 @@ class Engine:
     def _check_policy_type(self, name: str, kind: str, factory) -> None:
         spec = self.kinds.get(kind)
         wanted = spec.policy_type if spec else None
-        if wanted is not None and not (isinstance(factory, type) and issubclass(factory, wanted)):
+        if wanted is None:
+            return
+        if not (isinstance(factory, type) and issubclass(factory, wanted)):
             raise TypeError(f"policy {name!r} of kind {kind!r} must be a subclass of "
                             f"{wanted.__module__}.{wanted.__qualname__}, got {factory!r}")
+        missing = sorted(getattr(factory, "__abstractmethods__", ()))
+        if missing:
+            raise TypeError(f"policy {name!r} of kind {kind!r} ({factory.__qualname__}) does "
+                            f"not define {', '.join(missing)}")
 
     def policy(self, kind, name, *, label, description, spec, family="", **options):
         def decorate(factory):

@@ -10,6 +10,7 @@ from scheduling.engine import ENGINE
 
 from . import policies, presets
 from .config import KIND, ParallelEnergyConfig
+from .policies import Policy
 from .sim import run
 
 
@@ -33,6 +34,7 @@ ENGINE.kind(
     spec="ch3-parallel-utility-energy.md",
     headline=("pct_max_utility", "energy_gj"),
     cost=_cost,
+    policy_type=Policy,
 )(run)
 policies.register(ENGINE)
 presets.register(ENGINE)

@@ -125,7 +125,7 @@ def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, 
 
 def run(config: ParallelEnergyConfig, policy_info, seed: int, ctx) -> Result:
     config = _resolve_budget(config, seed, ctx.traces)
-    policy = policy_info.factory(config, rng(seed, "policy"))
+    policy = policy_info.build(config, rng(seed, "policy"))
     return simulate_trial(config, policy, policy_info.label, seed, ctx.clock, ctx.traces)
 
 

@@ -12,6 +12,7 @@ from simcore.sampling import rng
 
 from . import policies, presets
 from .config import KIND, SerialConfig
+from .policies import SerialPolicy
 from .result import build_result
 from .sim import run_simulation
 from .workload import generate
@@ -29,10 +30,11 @@ from .workload import generate
     cost=lambda cfg, policy: (cfg.system.n_clusters * cfg.system.cores_per_cluster
                               * cfg.workload.tasks_per_core_per_day
                               * (3.0 if policy.endswith("-pair") else 1.0)),
+    policy_type=SerialPolicy,
 )
 def run(cfg: SerialConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     wl = generate(cfg, seed)
-    heuristic = policy.factory(cfg, rng(seed, "ch4-policy"))
+    heuristic = policy.build(cfg, rng(seed, "ch4-policy"))
     s = cfg.scheduler
     rec = run_simulation(wl, heuristic, warmup=s.warmup_min, duration=s.duration_min,
                          interval=s.mapping_interval_min, min_utility=s.min_utility,

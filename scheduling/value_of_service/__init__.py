@@ -13,6 +13,7 @@ from simcore.sampling import rng
 
 from . import figures, policies, presets
 from .config import KIND, VosConfig
+from .policies import VosPolicy
 from .result import build_result
 from .sim import run_simulation
 from .workload import generate
@@ -37,10 +38,11 @@ def _cost(cfg: VosConfig, policy: str) -> float:
     spec="ch2-value-of-service.md",
     headline=("pct_max_vos", "pct_max_perf_value", "pct_max_energy_value", "tasks_completed"),
     cost=_cost,
+    policy_type=VosPolicy,
 )
 def run(cfg: VosConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     wl = generate(cfg, seed)
-    heuristic = policy.factory(cfg, rng(seed, "vos/policy"))
+    heuristic = policy.build(cfg, rng(seed, "vos/policy"))
     rec = run_simulation(wl, cfg, heuristic, ctx.clock)
     return build_result(rec, cfg, ctx.clock)
 

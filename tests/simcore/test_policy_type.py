@@ -1,9 +1,18 @@
 """A kind's policy type is checked when a policy registers, with an error naming the policy."""
 
+import heapq
+import importlib
+import re
+from contextlib import contextmanager
+
+import numpy as np
 import pytest
 
-from scheduling.engine import ENGINE
+from scheduling.engine import ENGINE, preset_scenario, simulate
+from scheduling.parallel_energy.policies import Policy
+from scheduling.serial_preemption.policies import SerialPolicy
 from scheduling.swf_replay.sim import Replay
+from scheduling.value_of_service.policies import VosPolicy
 from simcore.registry import Engine
 
 
@@ -46,3 +55,135 @@ def test_policies_registered_before_their_kind_are_checked_when_it_registers():
 def test_the_replay_kind_declares_its_policy_type_and_its_policies_are_of_it():
     assert ENGINE.get_kind("swf-replay").policy_type is Replay
     assert all(issubclass(p.factory, Replay) for p in ENGINE.list_policies("swf-replay"))
+
+
+# -- every kind declares its base; a policy written against it runs --------------------------
+
+@contextmanager
+def registered(engine, kind, name, cls, **options):
+    """``cls`` registered as policy ``name`` of ``kind`` for the duration of a test."""
+    engine.policy(kind, name, label=name, description="a test policy", spec="",
+                  **options)(cls)
+    try:
+        yield
+    finally:
+        del engine.policies[(kind, name)]
+
+
+BASES = {  # kind -> (engine, the base's import path, its one method)
+    "parallel-energy": (ENGINE, "scheduling.parallel_energy.policies.base.Policy", "map"),
+    "value-of-service": (ENGINE, "scheduling.value_of_service.policies.base.VosPolicy", "map"),
+    "serial-preemption": (ENGINE, "scheduling.serial_preemption.policies.base.SerialPolicy",
+                          "map"),
+}
+
+
+def _base(path):
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("kind", sorted(BASES))
+def test_each_kind_declares_its_base_and_every_policy_of_it_is_a_subclass(kind):
+    engine, path, method = BASES[kind]
+    base = _base(path)
+    assert engine.get_kind(kind).policy_type is base
+    assert engine.list_policies(kind)
+    assert all(issubclass(p.factory, base) for p in engine.list_policies(kind))
+    doc = getattr(base, method).__doc__ or ""
+    assert len(doc.split()) > 30, f"{path}.{method} is not documented"
+
+
+@pytest.mark.parametrize("kind", sorted(BASES))
+def test_each_kind_refuses_a_policy_of_another_type_by_name(kind):
+    engine, path, method = BASES[kind]
+    before = dict(engine.policies)
+    with pytest.raises(TypeError, match=rf"policy 'not-a-policy' of kind '{kind}' must be a "
+                                        rf"subclass of {re.escape(path)}, got <function"):
+        engine.policy(kind, "not-a-policy", label="N", description="", spec="")(
+            lambda *args: None)
+    # a subclass that leaves the one method out is refused too, naming the method
+    incomplete = type("Incomplete", (_base(path),), {})
+    with pytest.raises(TypeError, match=rf"policy 'incomplete' of kind '{kind}' \(Incomplete\) "
+                                        rf"does not define {method}"):
+        engine.policy(kind, "incomplete", label="I", description="", spec="")(incomplete)
+    assert engine.policies == before
+
+
+class StartNowFirstFit(Policy):
+    """Each waiting task, in arrival order, on the first cluster where it can start now at
+    P-state 0 within the energy budget; never reserves."""
+
+    def map(self, st, ctx):
+        opts = st.options
+        for t in ctx.tasks.tolist():
+            for c in opts.eligible_clusters[t]:
+                d = float(opts.duration[t, c, 0])
+                start = float(st.timelines[c].earliest1(int(opts.nodes[t, c]), [d])[0])
+                power = float(st.charge_power[t, c, 0])
+                if start <= st.now and st.ledger.fits(start, start + d, power):
+                    st.assign(t, c, 0, start, permanent=True)
+                    ctx.assigned.add(t)
+                    break
+
+
+def test_a_parallel_energy_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "parallel-energy", "test-start-now", StartNowFirstFit):
+        scenario = preset_scenario("small", {"time.sim_h": 8.0})
+        result = simulate(scenario, "test-start-now", seed=3)
+    interval = scenario.params.time.mapping_interval_s
+    tasks = result.tasks
+    started = [i for i, s in enumerate(tasks["start"]) if s is not None]
+    assert result.summary["tasks_completed"] > 0 and started
+    assert result.meta["policy"] == "test-start-now"
+    # it never reserves: every task starts at the mapping event that placed it and nothing
+    # is ever held for later
+    assert all(tasks["start"][i] % interval == 0 for i in started)
+    assert not any(result.events["reserved"])
+
+
+class FirstConfigurationNow(VosPolicy):
+    """Arrival order, each task's first configuration, started now where it fits; never
+    books the future, never drops."""
+
+    def map(self, sim, tasks):
+        wl = sim.wl
+        for j in tasks.tolist():
+            ty = wl.type[j]
+            c, m, d = wl.cfg_cores[ty, :1], wl.cfg_mem[ty, :1], wl.etc[ty, :1]
+            start, node = sim.earliest(c, m, d)
+            if start[0] == sim.now:
+                sim.assign(j, 0, sim.now, int(node[0]), "lowest", placeholder=False)
+
+
+def test_a_value_of_service_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "value-of-service", "test-first-now", FirstConfigurationNow):
+        result = simulate(preset_scenario("vos-small"), "test-first-now", seed=3)
+    summary = result.summary
+    assert summary["tasks_completed"] > 0 and summary["vos"] > 0
+    assert summary["reservations_made"] == summary["placeholders_made"] == 0
+    assert summary["tasks_dropped"] == 0
+
+
+class HighestUtilityFirst(SerialPolicy):
+    """Waiting groups by their best utility, each task on an idle core of its best valid
+    cluster; never preempts."""
+
+    def map(self, sim, ctx):
+        best = ctx.util.max(axis=1)
+        for row in np.argsort(-best, kind="stable").tolist():
+            for _ in range(int(ctx.count[row])):
+                open_ = [j for j in range(sim.K) if ctx.valid[row, j] and sim.idle[j]]
+                if not open_:
+                    break
+                j = max(open_, key=lambda j: ctx.util[row, j])
+                core = heapq.heappop(sim.idle[j])
+                sim.start(sim.take(int(ctx.gidx[row])), core, float(ctx.util[row, j]))
+
+
+def test_a_serial_preemption_policy_written_on_the_base_runs_a_preset_to_the_end():
+    with registered(ENGINE, "serial-preemption", "test-best-first", HighestUtilityFirst):
+        result = simulate(preset_scenario("ch4-small"), "test-best-first", seed=3)
+    summary = result.summary
+    assert summary["tasks_completed"] > 0 and summary["pct_max_utility"] > 0
+    assert summary["preemptions"] == 0

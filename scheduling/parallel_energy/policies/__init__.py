@@ -10,7 +10,7 @@ the dropping threshold are scenario parameters.
 from __future__ import annotations
 
 from ..config import KIND
-from .base import EventContext, Policy
+from .base import EventContext, Policy, StartCache
 from .comparison import Conservative, Easy, MultiQueue, RandomPolicy
 from .meta import EventBased, TaskBased
 from .minmin import MinMin
@@ -54,31 +54,26 @@ META = {
 }
 
 
-def _register(engine, name, label, description, spec, family, build):
+def _register(engine, cls, name, label, description, spec, family, **options):
     for suffix, (filt, text) in FILTERS.items():
         spec_text = spec if filt is None else f"{spec}, {FILTER_SPEC[filt]}"
-
-        def factory(cfg, gen, _filt=filt):
-            return build(cfg, gen, _filt)
-
         engine.policy(KIND, name + suffix, label=label + text, description=description,
-                      spec=spec_text, family=family, energy_filter=filt)(factory)
+                      spec=spec_text, family=family, energy_filter=filt, **options)(cls)
 
 
 def register(engine) -> None:
-    """Register every ch3 heuristic on ``engine``."""
+    """Register every ch3 heuristic on ``engine``: each is a :class:`Policy` subclass, built
+    per run as ``cls(cfg, gen, **options)`` with the options registered here."""
     for name, (cls, label, spec, desc) in COMPARISON.items():
-        _register(engine, name, label, desc, spec, "comparison",
-                  lambda cfg, gen, filt, cls=cls: cls(cfg, gen, filt))
+        _register(engine, cls, name, label, desc, spec, "comparison")
     for measure, (label, what) in MEASURES.items():
         for variant, (permanent, vtext) in VARIANTS.items():
-            _register(engine, f"max-{measure}-{variant}", f"{label} ({variant.upper()})",
+            _register(engine, MinMin, f"max-{measure}-{variant}", f"{label} ({variant.upper()})",
                       f"Min-Min: repeatedly assign the task whose best option maximizes {what}; "
                       f"future starts become {vtext}.", "§5.8", "utility",
-                      lambda cfg, gen, filt, m=measure, p=permanent: MinMin(cfg, gen, m, p, filt))
+                      objective=measure, permanent=permanent)
     for name, (cls, label, desc) in META.items():
-        _register(engine, name, label, desc, "§5.9", "metaheuristic",
-                  lambda cfg, gen, filt, cls=cls: cls(cfg, gen, filt))
+        _register(engine, cls, name, label, desc, "§5.9", "metaheuristic")
 
 
-__all__ = ["EventContext", "Policy"]
+__all__ = ["EventContext", "Policy", "StartCache"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,8 +98,22 @@ class StartCache:
         self._py: list[list | None] = [None] * len(self.tasks)
 
 
-class Policy:
-    """A heuristic run once per mapping event. Subclasses implement :meth:`map`."""
+class Policy(ABC):
+    """The base of every parallel-energy policy; the kind refuses to register any other type.
+
+    The engine builds one instance per run, ``cls(cfg, gen, **options)``: ``cfg`` is the
+    scenario (:class:`~scheduling.parallel_energy.config.ParallelEnergyConfig`), ``gen`` the
+    policy's own random stream (so a policy's draws never shift the workload's), ``options``
+    the keywords the policy was registered with (``energy_filter`` here; a subclass may take
+    more, e.g. :class:`~.minmin.MinMin`'s ``objective`` and ``permanent``). It then calls
+    :meth:`map` once per mapping event. Class attributes a subclass may set: ``family``
+    (recorded in the result), ``uses_utility`` (utility-aware policies drop hopeless tasks
+    first), ``pstates`` (the P-states :class:`StartCache` offers; None = all).
+
+    Helpers for policy authors: :class:`StartCache` (earliest start of every task, cluster and
+    P-state, refreshed only where the schedule changed), ``st.ledger.fits(start, end, power)``
+    (whether an option stays within the energy budget), ``st.utility.value(tasks, finish)``.
+    """
 
     family = "comparison"
     uses_utility = False
@@ -116,5 +131,26 @@ class Policy:
             return False
         return self.uses_utility or self.cfg.scheduler.drop_comparison
 
-    def map(self, st: State, ctx: EventContext) -> None:  # pragma: no cover - abstract
+    @abstractmethod
+    def map(self, st: State, ctx: EventContext) -> None:
+        """Map the waiting tasks of one mapping event; called once per event at ``st.now``.
+
+        Reads: ``ctx.tasks`` (the mappable task ids, in arrival order, after dropping) and
+        ``ctx.allowed`` (the energy filter's (task, cluster, P-state) mask aligned with
+        ``ctx.tasks``, or None for all); the schedule ``st``: ``now``, ``options`` (per task,
+        cluster and P-state: ``duration``, ``nodes``, ``power``, ``energy``, ``resources``,
+        ``eligible``), ``timelines`` (per cluster, ``earliest1``/``earliest`` start of n nodes
+        for a duration), ``ledger`` (the energy budget: ``fits``, ``remaining``),
+        ``charge_power`` (what an option charges the ledger), ``utility``, ``reservations``.
+
+        Acts only through ``st.assign(task, cluster, pstate, start, permanent)`` (start now
+        when ``start <= st.now``, else a permanent reservation or, ``permanent=False``, a
+        place-holder removed at the next event) followed by ``ctx.assigned.add(task)``; a
+        task left unassigned waits for the next event. Returns nothing.
+
+        The engine enforces: a booking needs that many nodes free on the cluster over the
+        whole interval (else ``RuntimeError``); the policy must itself keep starts before the
+        end of the simulated window (``st.horizon``, which the timelines' earliest starts
+        respect) and options within the energy budget (``st.ledger.fits``).
+        """
         raise NotImplementedError

@@ -7,6 +7,7 @@ import heapq
 import numpy as np
 
 from ..sim import Context, SerialSim
+from .base import SerialPolicy
 
 
 def _pick_cluster(rng: np.random.Generator | None, feasible: np.ndarray,
@@ -59,11 +60,8 @@ def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool
         pos = closed_at if (whole_group and remaining[row] > 0) else closed_at + 1
 
 
-class RandomPolicy:
+class RandomPolicy(SerialPolicy):
     """Tasks in random order, each on a uniformly random feasible idle core (spec ch4 §9.1)."""
-
-    def __init__(self, rng: np.random.Generator):
-        self.rng = rng
 
     def map(self, sim: SerialSim, ctx: Context) -> None:
         if not any(sim.idle) or ctx.gidx.size == 0:
@@ -72,11 +70,13 @@ class RandomPolicy:
         walk(sim, ctx, self.rng.permutation(slots), self.rng, whole_group=False)
 
 
-class FcfsPolicy:
-    """Tasks by arrival (then id), each on an arbitrary feasible idle core (spec ch4 §9.2)."""
+class FcfsPolicy(SerialPolicy):
+    """Tasks by arrival (then id), each on an arbitrary feasible idle core (spec ch4 §9.2):
+    a random one, or the lowest index where the scenario's ``fcfs_core`` says so."""
 
-    def __init__(self, rng: np.random.Generator | None):
-        self.rng = rng  # None: lowest feasible core index instead of a random one
+    def __init__(self, cfg=None, rng: np.random.Generator | None = None):
+        lowest = cfg is not None and cfg.scheduler.fcfs_core != "random"
+        super().__init__(cfg, None if lowest else rng)  # no rng: the lowest feasible core
 
     def map(self, sim: SerialSim, ctx: Context) -> None:
         if not any(sim.idle) or ctx.gidx.size == 0:

@@ -27,12 +27,14 @@ import heapq
 import numpy as np
 
 from ..sim import Context, SerialSim
+from .base import SerialPolicy
 
 
-class GreedyPolicy:
+class GreedyPolicy(SerialPolicy):
     """``technique``: ``none`` (Max Util / Max UPT), ``greedy`` or ``diff``."""
 
-    def __init__(self, mode: str, technique: str):
+    def __init__(self, cfg=None, rng=None, *, mode: str, technique: str = "none"):
+        super().__init__(cfg, rng)
         if mode not in ("util", "upt") or technique not in ("none", "greedy", "diff"):
             raise ValueError(f"bad policy {mode}/{technique}")
         self.mode = mode

@@ -34,6 +34,7 @@ import heapq
 import numpy as np
 
 from ..sim import Context, SerialSim
+from .base import SerialPolicy
 
 # The option a row has chosen: none, an idle core, ordering A (preempt the partner now) or
 # ordering B (let the partner finish first, so the task waits for the next event).
@@ -63,8 +64,14 @@ def pair_terms(t: float, upt: bool, table, ret_t, obj_t, util_t, arr_t, urow_t, 
             np.where(is_a, util_t, u_tb), is_a)
 
 
-class PairPolicy:
-    def __init__(self, mode: str, tie: str = "wait"):
+class PairPolicy(SerialPolicy):
+    """``tie``: whether an equal-valued pair preempts or waits; by default the scenario's
+    ``pair_tie`` (``"wait"`` without a scenario)."""
+
+    def __init__(self, cfg=None, rng=None, *, mode: str, tie: str | None = None):
+        super().__init__(cfg, rng)
+        if tie is None:
+            tie = cfg.scheduler.pair_tie if cfg is not None else "wait"
         if mode not in ("util", "upt"):
             raise ValueError(f"bad mode {mode!r}")
         if tie not in ("preempt", "wait"):

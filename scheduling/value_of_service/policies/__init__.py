@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..config import KIND
 from ..model import METRICS
+from .base import VosPolicy
 from .simple import SimplePolicy
 from .value import ValuePolicy
 
@@ -30,10 +31,11 @@ VALUE = {
 
 
 def register(engine) -> None:
+    """Register every heuristic: each a :class:`VosPolicy` subclass, built per run as
+    ``cls(cfg, rng, **options)`` with the options given here."""
     for name, (label, dropping, placeholders, text) in SIMPLE.items():
         engine.policy(KIND, name, label=label, family="simple", spec="§7.2",
-                      description=text)(
-            lambda cfg, rng, d=dropping, p=placeholders: SimplePolicy(rng, d, p))
+                      description=text, dropping=dropping, placeholders=placeholders)(SimplePolicy)
     for metric, (name, label) in VALUE.items():
         what = METRICS[metric][0]
         proposed = metric == "vptr"
@@ -41,6 +43,8 @@ def register(engine) -> None:
                       description=(f"Two-phase greedy (Min-Min style) committing the task and "
                                    f"configuration of highest {what} at its earliest start; "
                                    "place-holders, dropping, void-minimising cores."
-                                   + ("" if proposed else " A variant of Max VPTR.")))(
-            lambda cfg, rng, m=metric: ValuePolicy(
-                m, (cfg.scheduler.tr_core_weight, cfg.scheduler.tr_memory_weight)))
+                                   + ("" if proposed else " A variant of Max VPTR.")),
+                      metric=metric)(ValuePolicy)
+
+
+__all__ = ["SimplePolicy", "ValuePolicy", "VosPolicy", "register"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import VosPolicy
 
-class SimplePolicy:
-    def __init__(self, rng: np.random.Generator, dropping: bool, placeholders: bool):
-        self.rng = rng
+
+class SimplePolicy(VosPolicy):
+    def __init__(self, cfg, rng: np.random.Generator, dropping: bool, placeholders: bool):
+        super().__init__(cfg, rng)
         self.dropping = dropping
         self.placeholders = placeholders
 

@@ -18,15 +18,17 @@ import numpy as np
 from simcore.value import soft_hard
 
 from ..model import METRICS
+from .base import VosPolicy
 
 
-class ValuePolicy:
+class ValuePolicy(VosPolicy):
     placeholders = True
 
-    def __init__(self, metric: str, tr_weights: tuple[float, float]):
+    def __init__(self, cfg, rng: np.random.Generator | None, metric: str):
+        super().__init__(cfg, rng)
         self.metric = metric
         self.cost = METRICS[metric][1]
-        self.tr_weights = tr_weights
+        self.tr_weights = (cfg.scheduler.tr_core_weight, cfg.scheduler.tr_memory_weight)
 
     def map(self, sim, tasks: np.ndarray) -> None:
         wl = sim.wl

@@ -38,7 +38,7 @@ def _mask_after_some_events(overrides, events=40):
     from simcore.sampling import rng
 
     cfg = preset_scenario("small", {**BUSY, **overrides}).params
-    policy = ENGINE.get_policy("parallel-energy", "max-upr-ph+ept").factory(cfg, rng(2, "policy"))
+    policy = ENGINE.get_policy("parallel-energy", "max-upr-ph+ept").build(cfg, rng(2, "policy"))
     st = State(Trial.generate(cfg, 2))
     for k in range(events):
         st.advance(k * cfg.time.mapping_interval_s, True)

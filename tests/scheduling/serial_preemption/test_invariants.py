@@ -19,14 +19,14 @@ from simcore.value import UtilityTable, step
 
 EPS = 1e-7
 POLICIES = {
-    "random": lambda: RandomPolicy(rng(1, "p")),
-    "fcfs": lambda: FcfsPolicy(rng(1, "p")),
-    "max-util": lambda: GreedyPolicy("util", "none"),
-    "max-upt-greedy": lambda: GreedyPolicy("upt", "greedy"),
-    "max-util-diff": lambda: GreedyPolicy("util", "diff"),
-    "max-upt-diff": lambda: GreedyPolicy("upt", "diff"),
-    "max-util-pair": lambda: PairPolicy("util"),
-    "max-upt-pair": lambda: PairPolicy("upt"),
+    "random": lambda: RandomPolicy(rng=rng(1, "p")),
+    "fcfs": lambda: FcfsPolicy(rng=rng(1, "p")),
+    "max-util": lambda: GreedyPolicy(mode="util", technique="none"),
+    "max-upt-greedy": lambda: GreedyPolicy(mode="upt", technique="greedy"),
+    "max-util-diff": lambda: GreedyPolicy(mode="util", technique="diff"),
+    "max-upt-diff": lambda: GreedyPolicy(mode="upt", technique="diff"),
+    "max-util-pair": lambda: PairPolicy(mode="util"),
+    "max-upt-pair": lambda: PairPolicy(mode="upt"),
 }
 
 
@@ -115,8 +115,8 @@ def test_window_proration_70_30():
                   scale=np.array([2.0, 2.0]), can_preempt=np.array([True, True]),
                   preemptible=np.array([True, True]), burst=np.array([0, 1]),
                   group_start=np.array([0, 1]), group_end=np.array([1, 2]))
-    rec = run_simulation(wl, GreedyPolicy("util", "none"), warmup=10.0, duration=40.0,
-                         trace=True)
+    rec = run_simulation(wl, GreedyPolicy(mode="util", technique="none"), warmup=10.0,
+                         duration=40.0, trace=True)
     sim = rec.sim
     # Task 0 runs [3, 13): 7 of 10 minutes inside [10, 40) ... 3 before the window.
     assert sim.credit[0] == pytest.approx(2.0 * 0.3)

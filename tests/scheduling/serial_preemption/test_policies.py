@@ -39,8 +39,8 @@ def worked_example():
 
 
 def test_worked_example_greedy_preempts_diff_uses_idle_core():
-    greedy = run_hand(worked_example(), GreedyPolicy("util", "greedy"))
-    diff = run_hand(worked_example(), GreedyPolicy("util", "diff"))
+    greedy = run_hand(worked_example(), GreedyPolicy(mode="util", technique="greedy"))
+    diff = run_hand(worked_example(), GreedyPolicy(mode="util", technique="diff"))
     # Greedy: t2 (2.5 > Val(t1) = 2.0) takes c1; t1 waits for c1 although c2 is idle.
     assert greedy.sim.preemptions == 1
     assert sorted(greedy.sim.trace) == [(0, 0, 0.0, 1.0), (0, 0, 6.0, 25.0), (1, 0, 1.0, 6.0)]
@@ -54,8 +54,8 @@ def test_worked_example_greedy_preempts_diff_uses_idle_core():
 def test_worked_example_without_flags_is_max_util():
     wl = worked_example()
     wl.can_preempt[:] = False
-    a = run_hand(wl, GreedyPolicy("util", "greedy"))
-    b = run_hand(worked_example(), GreedyPolicy("util", "none"))
+    a = run_hand(wl, GreedyPolicy(mode="util", technique="greedy"))
+    b = run_hand(worked_example(), GreedyPolicy(mode="util", technique="none"))
     assert a.sim.trace == b.sim.trace and a.sim.preemptions == 0
 
 
@@ -77,7 +77,7 @@ def test_pair_two_orderings_on_one_core(mode):
     assert bool(is_a)
     assert float(net) == pytest.approx(4.0 / 3.0 + 1.0 / 8.0 if upt else 5.0)
     assert float(own) == pytest.approx(4.0 / 3.0 if upt else 4.0) and float(own_u) == 4.0
-    rec = run_hand(wl, PairPolicy(mode))
+    rec = run_hand(wl, PairPolicy(mode=mode))
     assert sorted(rec.sim.trace) == [(0, 0, 0.0, 2.0), (0, 0, 5.0, 13.0), (1, 0, 2.0, 5.0)]
 
     # B wins: r loses everything if delayed past 11 (A: 0.5 + 0 vs B: 1 + 0.5).
@@ -86,7 +86,7 @@ def test_pair_two_orderings_on_one_core(mode):
     net, own, own_u, is_a = pair_terms(2.0, False, fast, 3.0, 0.5, 0.5, 1.5, 1, 0.5,
                                        8.0, 1.0, 0.0, 0, 1.0)
     assert not bool(is_a) and float(net) == 1.5 and float(own) == 0.5
-    rec = run_hand(wl, PairPolicy("util"))
+    rec = run_hand(wl, PairPolicy(mode="util"))
     assert rec.sim.preemptions == 0
     assert sorted(rec.sim.trace) == [(0, 0, 0.0, 10.0), (1, 0, 10.0, 13.0)]
     assert rec.policy.deferred >= 1
@@ -96,14 +96,14 @@ def test_pair_ties_go_to_ordering_b_unless_told_to_preempt():
     # Equal nets (A: 1 + 1, B: 1 + 1 with flat utilities). By default no preemption: "Tasks are
     # not preempted unless higher utility can be earned for another task" (A18).
     wl = one_core(step(100.0), 1.0, step(100.0))
-    rec = run_hand(wl, PairPolicy("util"))
+    rec = run_hand(wl, PairPolicy(mode="util"))
     assert rec.sim.preemptions == 0
     # pair_tie="preempt" (the Pair paragraph drops preemption only "if the second ordering
     # results in higher Util"): t preempts r. Reversed, the pair ties again, so with flat
     # utilities the two swap at every event (free preemption; the guard only stops it within
     # one event) until t is done.
     wl = one_core(step(100.0), 1.0, step(100.0))
-    rec = run_hand(wl, PairPolicy("util", "preempt"))
+    rec = run_hand(wl, PairPolicy(mode="util", tie="preempt"))
     assert sorted(rec.sim.trace) == [(0, 0, 0.0, 2.0), (0, 0, 3.0, 4.0), (0, 0, 5.0, 6.0),
                                      (0, 0, 7.0, 13.0), (1, 0, 2.0, 3.0), (1, 0, 4.0, 5.0),
                                      (1, 0, 6.0, 7.0)]
@@ -154,7 +154,7 @@ def test_greedy_family_matches_the_literal_algorithm(ref, seed, family, p, mode,
     cfg = ref.tiny_config(utility={"family": family},
                           workload={"p_can_preempt": p, "p_preemptible": p},
                           scheduler={"tie_break": tie})
-    fast, _ = ref.simulate_raw(cfg, GreedyPolicy(mode, tech), seed)
+    fast, _ = ref.simulate_raw(cfg, GreedyPolicy(mode=mode, technique=tech), seed)
     slow, _ = ref.simulate_raw(cfg, ref.RefGreedy(mode, tech), seed)
     assert _same_run(fast, slow)
 
@@ -169,7 +169,7 @@ def test_pair_matches_the_literal_algorithm(ref, seed, family, p, mode, tie, sta
                           workload={"p_can_preempt": p, "p_preemptible": p,
                                     "tasks_per_core_per_day": 120},
                           scheduler={"duration_min": 100, "warmup_min": 20})
-    fast, _ = ref.simulate_raw(cfg, PairPolicy(mode, tie), seed)
+    fast, _ = ref.simulate_raw(cfg, PairPolicy(mode=mode, tie=tie), seed)
     slow, _ = ref.simulate_raw(cfg, ref.RefPair(mode, tie), seed)
     assert _same_run(fast, slow)
 
@@ -177,7 +177,7 @@ def test_pair_matches_the_literal_algorithm(ref, seed, family, p, mode, tie, sta
 def test_cross_check_exercises_preemption(ref):
     """Guard against a vacuous cross-check: the tiny scenarios do preempt."""
     cfg = ref.tiny_config()
-    for policy in (GreedyPolicy("util", "diff"), PairPolicy("util")):
+    for policy in (GreedyPolicy(mode="util", technique="diff"), PairPolicy(mode="util")):
         rec, _ = ref.simulate_raw(cfg, policy, 3)
         assert rec.sim.preemptions > 0
 
@@ -190,7 +190,7 @@ def test_greedy_and_diff_events_terminate_with_bounded_preemptions(ref, small, t
     have had the larger difference at the earlier step), so no zero-length segment occurs."""
     cfg = small.params
     for mode in ("util", "upt"):
-        rec, _ = ref.simulate_raw(cfg, GreedyPolicy(mode, tech), 5)
+        rec, _ = ref.simulate_raw(cfg, GreedyPolicy(mode=mode, technique=tech), 5)
         running_before = [0] + rec.running[:-1]
         for pre, busy, assigned in zip(rec.preempted, running_before, rec.assigned,
                                        strict=True):

@@ -71,7 +71,7 @@ def _events(small, seed, policy_name):
     cfg = small.params
     wl = generate(cfg, seed)
     sim = VosSim(wl, cfg)
-    policy = get_policy("value-of-service", policy_name).factory(cfg, rng(seed, "vos/policy"))
+    policy = get_policy("value-of-service", policy_name).build(cfg, rng(seed, "vos/policy"))
     r = cfg.scheduler
     for e in range(int(r.duration_h * 60 / r.interval_min)):
         sim.begin_event(e * r.interval_min)
@@ -85,7 +85,7 @@ def test_placeholders_are_gone_at_the_next_event(small):
     cfg = small.params
     wl = generate(cfg, 3)
     sim = VosSim(wl, cfg)
-    policy = ValuePolicy("vptr", (1.0, 1.0))
+    policy = ValuePolicy(cfg, None, "vptr")
     checked = 0
     for e in range(600):
         sim.begin_event(float(e))
@@ -121,7 +121,7 @@ def test_incremental_rounds_make_the_literal_decisions(small, ref, policy, every
         twin = copy.deepcopy(sim)
         ref.max_vptr_event(twin, tasks, metric)
         mine = copy.deepcopy(sim)
-        ValuePolicy(metric, (1.0, 1.0)).map(mine, tasks)
+        ValuePolicy(small.params, None, metric).map(mine, tasks)
         for name in ("status", "start", "config", "node"):
             np.testing.assert_array_equal(getattr(mine, name), getattr(twin, name))
         assert mine.cores == twin.cores
@@ -138,7 +138,7 @@ def test_incremental_rounds_make_the_literal_decisions(small, ref, policy, every
 def test_run_simulation_counts_events_and_starts(small, policy):
     cfg = small.params
     wl = generate(cfg, 1)
-    heuristic = get_policy("value-of-service", policy).factory(cfg, rng(1, "vos/policy"))
+    heuristic = get_policy("value-of-service", policy).build(cfg, rng(1, "vos/policy"))
     rec = run_simulation(wl, cfg, heuristic, RunClock())
     assert len(rec.events["t_min"]) == 720
     last = rec.events["t_min"][-1]
