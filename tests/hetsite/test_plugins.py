@@ -26,6 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SJF = {"name": "hetsite-replay-sjf", "version": "0.1.0"}
+UPE = {"name": "hetsite-upe-weighted", "version": "0.2.0"}
 
 # Two broken plugins, as installed metadata plus their module: one does not import, one
 # registers a function where the replay kind wants a subclass of its Replay.
@@ -59,7 +60,7 @@ BROKEN = {
 def site_dir(tmp_path_factory):
     """The examples, installed as pip installs them, into one folder."""
     target = tmp_path_factory.mktemp("plugins") / "site"
-    for example in ("replay-sjf",):
+    for example in ("replay-sjf", "upe-weighted"):
         copy = target.parent / example  # pip builds in the source folder: keep the tree clean
         shutil.copytree(EXAMPLES / example, copy, ignore=shutil.ignore_patterns("tests"))
         pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
@@ -95,9 +96,11 @@ def test_the_command_line_lists_and_runs_the_installed_plugins_policy(site_dir, 
     out = cli("policies", path=[site_dir])
     assert out.returncode == 0 and out.stderr == ""
     policies = listed(out.stdout)
-    assert set(policies) - set(before) == {"shortest-first"}
+    assert set(policies) - set(before) == {"shortest-first", "max-upe2-ph", "max-upe-half-ph"}
     assert "swf-replay" in policies["shortest-first"]
     assert "[plugin hetsite-replay-sjf 0.1.0]" in policies["shortest-first"]
+    assert "parallel-energy" in policies["max-upe2-ph"]
+    assert "[plugin hetsite-upe-weighted 0.2.0]" in policies["max-upe-half-ph"]
 
     run = cli("run", "--preset", "swf-example", "--policy", "shortest-first",
               "--out", str(tmp_path / "r.json"), path=[site_dir])
@@ -111,11 +114,10 @@ def test_the_command_line_lists_and_runs_the_installed_plugins_policy(site_dir, 
     assert "plugin" not in json.loads((tmp_path / "own.json").read_text())["meta"]
 
 
-def test_the_examples_own_tests_pass_where_it_is_installed(site_dir):
-    tests = EXAMPLES / "replay-sjf" / "tests"
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "-p", "no:django", "--rootdir", str(tests), str(tests)],
-                         cwd=tests, capture_output=True, text=True,
+@pytest.mark.parametrize("example", ["replay-sjf", "upe-weighted"])
+def test_each_example_s_own_tests_pass_where_it_is_installed(site_dir, example):
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:django"],
+                         cwd=EXAMPLES / example, capture_output=True, text=True,
                          env={"PYTHONPATH": f"{site_dir}{os.pathsep}{ROOT}",
                               "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
@@ -204,16 +206,20 @@ def test_the_site_offers_the_plugin_policy_and_records_its_plugin_in_every_run(o
     assert "shortest-first: hetsite-replay-sjf 0.1.0" in page
 
 
-def test_a_sweep_runs_the_plugin_policy_at_every_point(on_site):
+def test_a_sweep_runs_the_ch3_plugin_policy_beside_max_upe_at_every_point(on_site):
+    policies = ["max-upe-ph", "max-upe2-ph"]
     experiment = submission.create_experiment(submission.validate_submission(
-        kind="swf-replay", preset="swf-example", policies=["fcfs", "shortest-first"],
-        trials=1, axes=[{"param": "estimate_scale", "values": [1.0, 2.0]}]))
+        kind="parallel-energy", preset="small", policies=policies, trials=1,
+        axes=[{"param": "energy.budget_gj", "values": [0.6, 0.9]}]))
     experiment.refresh_from_db()
     assert experiment.status == Status.DONE, [r.error for r in experiment.runs.all()]
     cells = {(row["point"], row["policy"]): row["runs"] for row in experiment.summary}
-    assert cells == {(p, pol): 1 for p in (0, 1) for pol in ("fcfs", "shortest-first")}
-    assert {r.plugin["name"] for r in experiment.runs.filter(policy="shortest-first")} == {
-        SJF["name"]}
+    assert cells == {(p, pol): 1 for p in (0, 1) for pol in policies}
+    for run in experiment.runs.all():
+        assert run.plugin == (UPE if run.policy == "max-upe2-ph" else None)
+        direct = ENGINE.simulate(ENGINE.preset_scenario("small", run.overrides), run.policy,
+                                 seed=run.seed)
+        assert run.summary == direct.summary
 
 
 def test_the_staff_page_names_each_failed_plugin_and_strangers_do_not_see_it(on_site):
