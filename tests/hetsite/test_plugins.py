@@ -6,6 +6,7 @@ on the staff's plugins page while the rest keeps working; ``HETSITE_PLUGINS`` re
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -112,6 +113,27 @@ def test_the_command_line_lists_and_runs_the_installed_plugins_policy(site_dir, 
               "--out", str(tmp_path / "own.json"), path=[site_dir])
     assert own.returncode == 0
     assert "plugin" not in json.loads((tmp_path / "own.json").read_text())["meta"]
+
+
+def test_the_tutorial_s_example_is_the_example_plugin_word_for_word():
+    doc = (ROOT / "docs" / "plugins.md").read_text()
+    section = doc[doc.index("## A 30-line example"):]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    assert block == (EXAMPLES / "replay-sjf" / "replay_sjf" / "__init__.py").read_text()
+    assert len(block.splitlines()) <= 40
+
+
+def test_a_sweep_on_a_figure_s_seeds_puts_the_plugin_beside_the_published_policies(site_dir):
+    # docs/plugins.md, "On a figure": ch3-quick's preset and seeds, the plugin policy added.
+    figure = ENGINE.get_figure("ch3-quick")
+    out = cli("sweep", "--preset", figure.preset, "--policies",
+              ",".join([*figure.policies, "max-upe2-ph"]), "--trials", "2", "--first-seed",
+              str(figure.first_seed), "--baseline", "max-upe-ph", path=[site_dir])
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[1]: line for line in out.stdout.splitlines()
+            if line.startswith("-")}
+    assert set(rows) == {"easy", "max-upe-ph", "max-upe2-ph"}
+    assert rows["max-upe2-ph"].split()[2] == "2"  # two paired seeds
 
 
 @pytest.mark.parametrize("example", ["replay-sjf", "upe-weighted"])
