@@ -184,11 +184,12 @@ def test_hetsite_plugins_restricts_which_plugins_load(site_dir, broken_dir):
 def on_site(site_dir, broken_dir, monkeypatch):
     """This process as a site that has the examples and the broken plugins installed: both
     engines load their kinds' plugins afresh, as a new process would."""
+    for engine in (ENGINE, UAV_ENGINE):
+        engine.load()  # the project's own, registered for good before the copies below
     monkeypatch.syspath_prepend(str(broken_dir))
     monkeypatch.syspath_prepend(str(site_dir))
     monkeypatch.setattr(plugins, "_allowed", (None,))
     for engine in (ENGINE, UAV_ENGINE):
-        engine.load()  # the project's own, registered for good before the copies below
         monkeypatch.setattr(engine, "_loaded", set())
         monkeypatch.setattr(engine, "policies", dict(engine.policies))
         monkeypatch.setattr(engine, "plugin_failures", [])
@@ -260,3 +261,34 @@ def test_the_staff_page_names_each_failed_plugin_and_strangers_do_not_see_it(on_
     # The site keeps serving, the kinds and their own policies with it.
     assert Client().get("/api/kinds/").status_code == 200
     assert 'value="easy"' in Client().get("/new/swf-replay/").content.decode()
+
+
+@pytest.mark.browser
+def test_in_chromium_staff_read_each_failure_and_a_result_page_names_the_plugin(
+        on_site, live_server, page, admin_user):
+    experiment = submission.create_experiment(submission.validate_submission(
+        kind="swf-replay", preset="swf-example", policies=["shortest-first"], trials=1))
+    page.goto(f"{live_server.url}/e/{experiment.public_id}/")
+    assert page.inner_text("#plugins") == "shortest-first: hetsite-replay-sjf 0.1.0"
+
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/plugins/")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", "password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#failed-plugins")
+    rows = [[cell.inner_text() for cell in row.locator("td").all()]
+            for row in page.locator("#failed-plugins tbody tr").all()]
+    assert sorted(r[:2] for r in rows) == [
+        ["broken-import", "swf-replay = broken_import:register"],
+        ["wrong-protocol", "swf-replay = wrong_protocol:register"]]
+    errors = dict((r[0], r[2]) for r in rows)
+    assert errors["broken-import"] == ("ModuleNotFoundError: No module named "
+                                       "'a_module_nobody_installed'")
+    assert errors["wrong-protocol"].startswith(
+        "TypeError: policy 'not-a-replay' of kind 'swf-replay' must be a subclass of "
+        "scheduling.swf_replay.sim.Replay")
+    loaded = [[cell.inner_text() for cell in row.locator("td").all()]
+              for row in page.locator("#loaded-plugins tbody tr").all()]
+    assert ["hetsite-replay-sjf", "0.1.0", "swf-replay/shortest-first"] in loaded
+    assert ["hetsite-upe-weighted", "0.2.0",
+            "parallel-energy/max-upe2-ph, parallel-energy/max-upe-half-ph"] in loaded
