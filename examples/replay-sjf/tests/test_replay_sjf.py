@@ -8,7 +8,11 @@ from hypothesis import strategies as st
 from replay_sjf import ShortestFirst
 
 from scheduling.engine import ENGINE, preset_scenario, simulate
-from scheduling.swf_replay.workload import Jobs
+
+try:  # the replayed jobs moved to the shared HPC library (issue 29)
+    from scheduling.hpc.jobs import Jobs
+except ImportError:
+    from scheduling.swf_replay.workload import Jobs
 
 
 def jobs_of(rows, nodes):
