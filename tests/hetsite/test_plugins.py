@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.core import checks
 from django.test import Client
 
+from hetsite.kinds import check_kinds
 from hetsite.models import Status
 from hetsite.services import submission
 from scheduling.engine import ENGINE
@@ -254,6 +256,11 @@ def test_the_staff_page_names_each_failed_plugin_and_strangers_do_not_see_it(on_
     assert "wrong-protocol" in failed and "scheduling.swf_replay.sim.Replay" in failed
     loaded = html[html.index('id="loaded-plugins"'):]
     assert "hetsite-replay-sjf" in loaded and "swf-replay/shortest-first" in loaded
+    # manage.py check (and runserver, migrate) warns about each, and the site still starts.
+    warnings = [w for w in check_kinds() if w.id == "hetsite.W003"]
+    assert sorted(w.msg.split(" (")[0] for w in warnings) == ["plugin broken-import",
+                                                             "plugin wrong-protocol"]
+    assert all(w.level == checks.WARNING for w in warnings)
     # The site keeps serving, the kinds and their own policies with it.
     assert Client().get("/api/kinds/").status_code == 200
     assert 'value="easy"' in Client().get("/new/swf-replay/").content.decode()
