@@ -148,13 +148,21 @@ def load(engine: Engine, kind: str) -> list[Failure]:
         plugin = _plugin(ep)
         if wanted is not None and _normal(plugin.name) not in wanted:
             continue
+        before = set(engine.policies)
         try:
             policies = Policies(engine, kind, plugin)
             ep.load()(policies)
+            # A policy put on the engine directly would run without its plugin recorded.
+            direct = sorted(name for _, name in set(engine.policies) - before)
+            if direct:
+                raise RuntimeError(f"it registered {', '.join(direct)} on the engine itself; "
+                                   "a plugin registers through register(policies)")
             if not policies.added:
                 raise RuntimeError(f"its register function added no policy to {kind!r}")
             engine.add_plugin_policies(kind, plugin, policies.added)
         except Exception as err:  # whatever a plugin does wrong, the site keeps running
+            for key in set(engine.policies) - before:
+                del engine.policies[key]
             failure = Failure(plugin.name, f"{ep.name} = {ep.value}", _one_line(err))
             log.error("policy %s", failure)
             failures.append(failure)

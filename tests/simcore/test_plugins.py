@@ -54,6 +54,7 @@ def engine():
     engine.kind(KIND, title="k", description="k", config_cls=object, policy_type=base.Base)(
         lambda *a: None)
     engine.policy(KIND, "own", label="Own", description="", spec="")(base.Own)
+    base.ENGINE = engine  # within reach of a plugin that bypasses its register(policies)
     return engine
 
 
@@ -120,6 +121,14 @@ def test_one_wrong_policy_keeps_out_every_policy_of_its_plugin(install):
     ('''
      register = None
      ''', "TypeError: 'NoneType' object is not callable"),
+    ('''
+     import plugin_test_base
+
+     def register(policies):
+         plugin_test_base.ENGINE.policy("plugin-test-kind", "sneaky", label="S",
+                                        description="", spec="")(plugin_test_base.Own)
+     ''', "RuntimeError: it registered sneaky on the engine itself; a plugin registers "
+          "through register(policies)"),
 ])
 def test_every_way_a_plugin_fails_is_a_named_failure_never_an_exception(install, source, error):
     install("failing-plugin", source)
