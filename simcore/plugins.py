@@ -152,8 +152,9 @@ def load(engine: Engine, kind: str) -> list[Failure]:
         try:
             policies = Policies(engine, kind, plugin)
             ep.load()(policies)
-            # A policy put on the engine directly would run without its plugin recorded.
-            direct = sorted(name for _, name in set(engine.policies) - before)
+            # A policy put on the engine directly would run without its plugin recorded. (Only
+            # this kind's: importing the plugin may load another kind, with its own policies.)
+            direct = sorted(name for k, name in set(engine.policies) - before if k == kind)
             if direct:
                 raise RuntimeError(f"it registered {', '.join(direct)} on the engine itself; "
                                    "a plugin registers through register(policies)")
@@ -162,7 +163,8 @@ def load(engine: Engine, kind: str) -> list[Failure]:
             engine.add_plugin_policies(kind, plugin, policies.added)
         except Exception as err:  # whatever a plugin does wrong, the site keeps running
             for key in set(engine.policies) - before:
-                del engine.policies[key]
+                if key[0] == kind:
+                    del engine.policies[key]
             failure = Failure(plugin.name, f"{ep.name} = {ep.value}", _one_line(err))
             log.error("policy %s", failure)
             failures.append(failure)

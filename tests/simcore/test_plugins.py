@@ -157,3 +157,26 @@ def test_an_entry_point_named_after_no_kind_and_an_absent_allowed_name_are_repor
     assert found["typo-plugin"].startswith("no scenario kind is called 'plugin-test-knid'")
     assert found["not-installed-anywhere"] == ("HETSITE_PLUGINS names it, but it is not "
                                                 "installed")
+
+
+def test_a_plugin_that_loads_another_kind_on_import_leaves_that_kind_s_policies_alone(
+        install, tmp_path):
+    (tmp_path / "plugin_test_other.py").write_text(textwrap.dedent('''
+        import plugin_test_base
+
+        ENGINE = plugin_test_base.ENGINE
+        ENGINE.kind("other-kind", title="o", description="o", config_cls=object)(
+            lambda *a: None)
+        ENGINE.policy("other-kind", "theirs", label="T", description="", spec="")(
+            plugin_test_base.Own)
+        '''))
+    install("importing-plugin", "import plugin_test_other  # noqa: F401\n" + textwrap.dedent(
+        GOOD))
+    e = engine()
+    e.modules["other-kind"] = "plugin_test_other"
+    try:
+        assert "reverse" in [p.name for p in e.list_policies(KIND)]
+        assert e.plugin_failures == []
+        assert [p.name for p in e.list_policies("other-kind")] == ["theirs"]
+    finally:
+        sys.modules.pop("plugin_test_other", None)
