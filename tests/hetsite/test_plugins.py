@@ -295,3 +295,18 @@ def test_in_chromium_staff_read_each_failure_and_a_result_page_names_the_plugin(
     assert ["hetsite-replay-sjf", "0.1.0", "swf-replay/shortest-first"] in loaded
     assert ["hetsite-upe-weighted", "0.2.0",
             "parallel-energy/max-upe2-ph, parallel-energy/max-upe-half-ph"] in loaded
+
+
+@pytest.mark.realstack
+def test_a_real_worker_loads_the_plugin_itself_and_records_it_on_the_run(
+        on_site, site_dir, database, live_celery, start_worker, wait_for):
+    start_worker(PYTHONPATH=os.pathsep.join([str(site_dir), str(ROOT)]))
+    experiment = submission.create_experiment(submission.validate_submission(
+        kind="swf-replay", preset="swf-example", policies=["easy", "shortest-first"],
+        trials=1))
+    wait_for(lambda: experiment.runs.exclude(status__in=(Status.DONE, Status.FAILED)).count()
+             == 0, 240, "the runs to finish")
+    runs = {run.policy: run for run in experiment.runs.all()}
+    assert all(r.status == Status.DONE and r.worker for r in runs.values()), [
+        r.error for r in runs.values()]
+    assert runs["shortest-first"].plugin == SJF and runs["easy"].plugin is None
