@@ -73,13 +73,49 @@ def site_dir(tmp_path_factory):
     return target
 
 
-@pytest.fixture(scope="module")
-def broken_dir(tmp_path_factory):
-    path = tmp_path_factory.mktemp("broken")
-    for name, text in BROKEN.items():
+# A UAV policy from a plugin: the kind has no policy class yet, so its factory convention
+# (``factory(rng) -> policy``) is what a plugin follows; here the greedy best-sensor rule.
+UAV_PLUGIN = {
+    "uav_alias.py": '''
+        import functools
+
+        from uav.engine.policies import make_policy
+
+        def register(policies):
+            policies.policy("best-sensor-too", label="Random best sensor (plugin)",
+                            description="rbs, from a plugin", spec="")(
+                functools.partial(make_policy, "rbs"))
+        ''',
+    "uav_alias-0.3.dist-info/METADATA": "Metadata-Version: 2.1\nName: uav-alias\nVersion: 0.3\n",
+    "uav_alias-0.3.dist-info/entry_points.txt": "[hetsite.policies]\nuav = uav_alias:register\n",
+}
+
+
+def write_tree(path: Path, files: dict) -> Path:
+    for name, text in files.items():
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(textwrap.dedent(text).lstrip())
     return path
+
+
+def test_the_uav_engine_loads_its_kind_s_plugins_too(tmp_path):
+    plugin = write_tree(tmp_path / "uav-plugin", UAV_PLUGIN)
+    out = cli("policies", path=[plugin], engine="uav.engine")
+    assert out.returncode == 0 and out.stderr == ""
+    assert "[plugin uav-alias 0.3]" in listed(out.stdout)["best-sensor-too"]
+    for policy in ("best-sensor-too", "rbs"):
+        run = cli("run", "--preset", "small-baseline", "--policy", policy, "--seed", "4",
+                  "--out", str(tmp_path / f"{policy}.json"), path=[plugin], engine="uav.engine")
+        assert run.returncode == 0, run.stderr
+    mine, theirs = (json.loads((tmp_path / f"{p}.json").read_text())
+                    for p in ("best-sensor-too", "rbs"))
+    assert mine["meta"]["plugin"] == {"name": "uav-alias", "version": "0.3"}
+    assert mine["summary"] == theirs["summary"]  # the same rule, the same seed
+
+
+@pytest.fixture(scope="module")
+def broken_dir(tmp_path_factory):
+    return write_tree(tmp_path_factory.mktemp("broken"), BROKEN)
 
 
 def cli(*args, path, allow=None, engine="scheduling.engine"):
