@@ -346,3 +346,16 @@ def test_a_real_worker_loads_the_plugin_itself_and_records_it_on_the_run(
     assert all(r.status == Status.DONE and r.worker for r in runs.values()), [
         r.error for r in runs.values()]
     assert runs["shortest-first"].plugin == SJF and runs["easy"].plugin is None
+
+
+def test_the_site_s_setting_restricts_its_plugins_and_check_names_the_missing_one(
+        site_dir, broken_dir):
+    env = {"PYTHONPATH": os.pathsep.join([str(site_dir), str(broken_dir), str(ROOT)]),
+           "PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "hetsite.settings_test",
+           plugins.ENV: "hetsite-upe-weighted,not-installed-here"}
+    out = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr  # warnings only: the site starts
+    warnings = [line for line in (out.stdout + out.stderr).splitlines() if "hetsite.W003" in line]
+    assert len(warnings) == 1 and "plugin not-installed-here" in warnings[0], warnings
+    assert "not installed" in warnings[0]
