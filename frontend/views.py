@@ -259,8 +259,15 @@ def figures_index(request):
         # Spread over the workers: the wall time on an idle site.
         costs[name] = {at: size and {**size, "wall_s": size["estimated_cpu_s"] / slots}
                        for at, size in cost.items()}
+    # Every other policy of a figure's kind (built in or installed) may run beside its own.
+    others = {}
+    for kind, figs in groups.items():
+        lab = kinds.get_kind(kind)
+        names = [p.name for p in lab.engine.list_policies(kind)] if lab else []
+        others |= {f.name: [n for n in names if n not in f.policies] for f in figs}
     return render(request, "frontend/figures.html", {
         "groups": [(kinds.get_kind(k), figs) for k, figs in groups.items()],
+        "others": others,
         "costs": costs, "workers": slots,
         "scoreboard": scoreboard.page(scoreboard.load(), kinds.all_figures())})
 
@@ -278,7 +285,9 @@ def run_figure(request, name):
         messages.error(request, "Trials must be a whole number.")
         return redirect("frontend:figures")
     try:
-        sub = submission.figure_submission(name, int(raw) if raw else None)
+        sub = submission.figure_submission(name, int(raw) if raw else None,
+                                           base_seed=None,
+                                           with_policies=request.POST.getlist("with_policies"))
     except ScenarioError as err:
         if err.field == "figure":
             raise Http404(err.message) from None

@@ -424,11 +424,14 @@ def sweep_axes(ui: kinds.LabKind | None, experiment: Experiment) -> str:
 def published(experiment: Experiment, runs: list | None = None) -> dict | None:
     """For an experiment made from a figure preset: the figure, the published claim and, from
     the finished runs (SweepRuns, if already loaded), each claim's verdict (the rule and record
-    of hetsite.scoreboard)."""
+    of hetsite.scoreboard), and where each policy added to the figure stands against each
+    published one."""
     from . import scoreboard, selectors
 
     figure = kinds.get_figure(experiment.figure) if experiment.figure else None
     if figure is None:
         return None
     runs = selectors.sweep_runs(experiment) if runs is None else runs
-    return {"figure": figure, "checks": scoreboard.live(figure, runs) if runs else []}
+    return {"figure": figure, "checks": scoreboard.live(figure, runs) if runs else [],
+            "added": [p for p in experiment.policies if p not in figure.policies],
+            "standing": scoreboard.standing_rows(figure, runs) if runs else []}

@@ -24,17 +24,19 @@ from simcore.registry import Figure
 from simcore.sweep import SweepRun, axis_value, points, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
 
-from . import kinds, presenters, selectors
+from . import kinds, presenters, scoreboard, selectors
 from .models import FINAL_STATUSES, Experiment
 from .services import submission
 
 
 def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
                    progress=None, first_seed: int | None = None,
-                   known: dict | None = None) -> list[SweepRun]:
-    """Every run of the figure through the core sweep runner, ``jobs`` processes; runs found
-    in ``known`` (another figure's identical runs, see simcore.sweep) are not run again."""
-    sub = submission.figure_submission(figure.name, trials, _first(figure, first_seed))
+                   known: dict | None = None, with_policies=()) -> list[SweepRun]:
+    """Every run of the figure (and of ``with_policies``, other policies of its kind) through
+    the core sweep runner, ``jobs`` processes; runs found in ``known`` (another figure's
+    identical runs, see simcore.sweep) are not run again."""
+    sub = submission.figure_submission(figure.name, trials, _first(figure, first_seed),
+                                       with_policies)
     engine = sub.lab.engine.ENGINE
     total = len(sub.points) * len(sub.policies) * sub.trials
     done = []
@@ -51,11 +53,11 @@ def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
 
 
 def run_on_workers(figure: Figure, trials: int | None = None, progress=None,
-                   poll: float = 1.0, first_seed: int | None = None,
+                   poll: float = 1.0, first_seed: int | None = None, with_policies=(),
                    ) -> tuple[Experiment, list[SweepRun]]:
     """Submit the figure as an experiment, wait for the workers to finish it."""
-    experiment = submission.create_experiment(
-        submission.figure_submission(figure.name, trials, _first(figure, first_seed)))
+    experiment = submission.create_experiment(submission.figure_submission(
+        figure.name, trials, _first(figure, first_seed), with_policies))
     total = experiment.runs.count()
     while True:
         experiment.refresh_from_db()
@@ -159,6 +161,14 @@ def standalone_html(figure: Figure, charts_: list[dict], checks: list[dict]) -> 
         parts.append(pio.to_html(item["figure"], include_plotlyjs=(i == 0), full_html=False))
     return ("<!doctype html><html><head><meta charset='utf-8'><title>"
             f"{_esc(figure.title)}</title></head><body>{''.join(parts)}</body></html>")
+
+
+def standing_line(c: dict) -> str:
+    """``mine vs easy on pct_max_utility, pooled over 3 points: +3.1 [1.2, 5.0] (n=4) better``"""
+    text = (f"{c['better']} vs {c['worse']} on {c['metric']}: "
+            f"{_num(c['diff_mean'], sign=True)} [{_num(c['diff_low'])}, {_num(c['diff_high'])}]"
+            f" (n={c['n']}) ")
+    return text + c["standing"] + ("" if c["lower"] is not None else " (no better side)")
 
 
 def check_line(c: dict) -> str:
@@ -280,9 +290,12 @@ def write_outputs(figure: Figure, runs: list[SweepRun], checks: list[dict], out:
              "png": out / f"{figure.name}.png"}
     files["csv"].write_text(points_csv(figure, rows))
     files["runs"].write_text(runs_csv(figure, runs))
+    added = scoreboard.standing_of(figure, runs)
     files["json"].write_text(json.dumps({"figure": figure.public(),
                                          "seeds": sorted({r.seed for r in runs}), "rows": rows,
-                                         "checks": checks}, indent=1, default=str))
+                                         "checks": checks,
+                                         **({"standing": added} if added else {})},
+                                        indent=1, default=str))
     files["html"].write_text(standalone_html(figure, figures_of(figure, rows), checks))
     why = screenshot(files["html"], files["png"]) if png else "not asked for"
     if why:

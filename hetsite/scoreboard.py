@@ -311,3 +311,34 @@ def live(figure: Figure, runs: list) -> list[dict]:
     recorded = {c["key"]: c for c in load()["figures"].get(figure.name, {}).get("checks", [])}
     return [display(figure, c, recorded=recorded.get(c["key"]))
             for c in C.evaluate(figure.claims, runs)]
+
+
+def standing_of(figure: Figure, runs: list) -> list[dict]:
+    """Where each policy the runs add to the figure's stands against each published one, on
+    every metric of the figure (simcore.claims.standing); empty without added policies."""
+    published = set(figure.policies)
+    added = list(dict.fromkeys(r.policy for r in runs if r.policy not in published))
+    if not added:
+        return []
+    return C.standing(added, list(figure.policies), directions(figure), runs)
+
+
+def directions(figure: Figure) -> dict[str, bool | None]:
+    """Per metric of the figure, whether lower is better, as its kind declares it; None where
+    it declares no better side (a claim's direction says which arm is larger, not which is
+    better: tail-chopping's longer time to solution is a cost the paper accepts)."""
+    lab = kinds.get_kind(figure.kind)
+    declared = {m.key: m.higher_is_better for m in lab.metrics} if lab else {}
+    return {key: None if declared.get(key) is None else not declared[key]
+            for key in figure.metrics}
+
+
+def standing_rows(figure: Figure, runs: list) -> list[dict]:
+    """:func:`standing_of` as a result page shows it."""
+    return [{"dom_id": re.sub(r"[^a-z0-9]+", "-", f"standing-{c['better']}-{c['worse']}-"
+                                                   f"{c['metric']}".lower()).strip("-"),
+             "added": c["better"], "published": c["worse"], "metric": c["metric"],
+             "lower": c["lower"], "n": c["n"], "diff": _g(c["diff_mean"]),
+             "low": _g(c["diff_low"]), "high": _g(c["diff_high"]),
+             "standing": c["standing"]}
+            for c in standing_of(figure, runs)]

@@ -276,3 +276,35 @@ def problems(record: dict) -> list[str]:
 
 def _show(x) -> str:
     return "none" if x is None else f"{x:.4g}"
+
+
+#: A challenger's verdict against a published policy, in the words of a comparison; on a
+#: metric with no better side, whether it is higher or lower.
+STANDING = {"holds": "better", "inconclusive": "indistinguishable", "contradicted": "worse"}
+LEVEL = {"holds": "higher", "inconclusive": "indistinguishable", "contradicted": "lower"}
+
+
+def standing(challengers: Sequence[str], published: Sequence[str],
+             metrics: dict[str, bool | None], runs: Sequence,
+             confidence: float = 0.95) -> list[dict]:
+    """Where each challenger stands against each published policy on each metric, pooled
+    over the points (each seed's values averaged over them) and paired by seed, judged by the
+    rule of the claims: *better* when the interval of challenger − published lies on the
+    metric's better side of 0, *worse* on the other, *indistinguishable* when it contains 0.
+
+    ``metrics`` maps each metric to ``lower`` (True when lower is better, None when neither
+    side is better: ``standing`` then says *higher*, *lower* or *indistinguishable*). One
+    record per (challenger, published, metric), shaped as :func:`judge`'s with ``standing``.
+    """
+    out = []
+    for metric, lower in metrics.items():
+        data = _collect(runs, metric)
+        for challenger in challengers:
+            for other in published:
+                record = judge(Claim(challenger, other, metric, lower=bool(lower)),
+                               data.arm(None, challenger), data.arm(None, other), None, None,
+                               data.points, confidence)
+                record["lower"] = lower
+                record["standing"] = (LEVEL if lower is None else STANDING)[record["verdict"]]
+                out.append(record)
+    return out

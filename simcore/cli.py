@@ -7,9 +7,11 @@ deterministic result JSON (``--timing`` adds wall-clock figures) and prints the 
 product and prints the mean and 95% CI per (point, policy); ``--baseline POLICY`` adds the
 paired difference to that policy; ``--csv`` writes one row per run as runs finish.
 A command that needs one kind loads only that kind. Invalid input prints
-``error: <parameter>: <message>`` and exits with status 2. Policies of installed plugins are
-listed beside the project's own; a plugin that failed to load is named on stderr by
-``policies``, and by ``run`` when the policy asked for is not there.
+``error: <parameter>: <message>`` and exits with status 2; a policy that breaks one of the
+engine's rules (``simcore.errors.RULES``) prints ``error: policy 'NAME' broke the rule ...`` and
+exits with status 3. Policies of installed plugins are listed beside the project's own; a
+plugin that failed to load is named on stderr by ``policies``, and by ``run`` when the policy
+asked for is not there.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import plugins
-from .errors import ScenarioError
+from .errors import PolicyViolation, ScenarioError
 from .params import parse_value
 from .registry import Engine
 
@@ -264,6 +266,9 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
         if exc.field == "policy":  # perhaps the plugin that would add it did not load
             print_plugin_problems(engine)
         return 2
+    except PolicyViolation as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
     except (OSError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

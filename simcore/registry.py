@@ -30,7 +30,7 @@ from . import plugins
 from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
-from .errors import ScenarioError
+from .errors import PolicyViolation, ScenarioError
 from .result import SCHEMA_VERSION, Result, code_version
 from .traces import TraceLibrary
 
@@ -449,7 +449,12 @@ class Engine:
         clock = RunClock(progress)
         ctx = RunContext(clock, traces or TraceLibrary())
         started, cpu = time.perf_counter(), time.process_time()
-        result = spec.run(scenario.params, info, int(seed), ctx)
+        try:
+            result = spec.run(scenario.params, info, int(seed), ctx)
+        except PolicyViolation as exc:
+            if exc.policy is None:
+                exc.policy = policy
+            raise
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu
         clock.finish()

@@ -10,7 +10,8 @@ from ..models import Experiment, Run, Scenario, Visibility
 from ..services import submission
 
 TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "name", "policy",
-             "seed", "axes", "visibility", "notes", "tags", "dry_run", "add"}
+             "seed", "axes", "visibility", "notes", "tags", "dry_run", "add",
+             "with_policies"}
 
 
 RUNS_INLINE = 100  # runs listed in an experiment's detail; all of them at runs_url, paged
@@ -191,6 +192,10 @@ class FigureRunSerializer(StrictSerializer):
     base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, required=False,
                                          help_text="seed of the first trial (default: the "
                                                    "figure's recorded seeds, from 1000)")
+    with_policies = serializers.ListField(
+        child=serializers.CharField(max_length=80), required=False, max_length=64,
+        help_text="other policies of the figure's kind to run beside the published ones, on "
+                  "the same seeds; the result page compares each with every published policy")
     dry_run = serializers.BooleanField(required=False, default=False,
                                        help_text="true: answer 200 with the price and create "
                                                  "nothing")
@@ -199,7 +204,8 @@ class FigureRunSerializer(StrictSerializer):
         self.dry_run = data.get("dry_run", False)
         try:
             return submission.figure_submission(self.context["figure"], data.get("trials"),
-                                                data.get("base_seed"))
+                                                data.get("base_seed"),
+                                                data.get("with_policies", []))
         except ScenarioError as err:
             raise scenario_error(err) from None
 

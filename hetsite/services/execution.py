@@ -22,7 +22,7 @@ from django.db import connections, transaction
 from django.db.models import Count, Exists, F, OuterRef, Sum
 from django.utils import timezone
 
-from simcore.errors import RunCancelled, ScenarioError
+from simcore.errors import PolicyViolation, RunCancelled, ScenarioError
 from simcore.params import with_overrides
 from simcore.result import Result
 from simcore.stats import mean_ci
@@ -170,7 +170,7 @@ def execute_run(run_id: int) -> str:
                                          progress=ProgressReporter(run), traces=trace_library())
     except RunCancelled:
         return end_run(run, Status.CANCELLED, "cancelled by request")
-    except ScenarioError as err:
+    except (ScenarioError, PolicyViolation) as err:
         return end_run(run, Status.FAILED, str(err))
     except Exception as err:
         if type(err).__name__ == "SoftTimeLimitExceeded":

@@ -252,34 +252,61 @@ def update_experiment(experiment: Experiment, *, name=None, notes=None, tags=Non
 
 
 def figure_submission(name: str, trials: int | None = None,
-                      base_seed: int | None = None) -> Submission:
+                      base_seed: int | None = None, with_policies=()) -> Submission:
     """The experiment that reproduces a figure preset: its trials and its seeds (from 1000,
-    the recorded ones) unless ``trials`` or ``base_seed`` is given."""
+    the recorded ones) unless ``trials`` or ``base_seed`` is given. ``with_policies`` adds
+    other policies of the figure's kind (built in or installed as plugins) on the same seeds
+    and points, to be compared with the published ones (field ``with_policies``)."""
     figure = kinds.get_figure(name)
     if figure is None:
         known = ", ".join(f.name for f in kinds.all_figures())
         raise ScenarioError("figure", f"unknown figure {name!r}; known: {known}")
     lab = lab_kind(figure.kind)
+    extra = _with_policies(lab, figure, with_policies)
     params = with_overrides(_preset_params(lab, figure.preset), figure.overrides)
     # The published trial counts (up to 1,000 missions) exceed what the site lets anyone ask
     # for; a figure preset is a fixed, reviewed size, so its own sizes are allowed too, up to
     # the publication's trial count when it states one.
     sub = validate_submission(
-        kind=figure.kind, params=params, preset=figure.preset, policies=list(figure.policies),
+        kind=figure.kind, params=params, preset=figure.preset,
+        policies=[*figure.policies, *extra],
         trials=figure.trials if trials is None else trials,
         base_seed=figure.first_seed if base_seed is None else base_seed,
-        name=f"{figure.title} ({figure.source})",
+        name=f"{figure.title} ({figure.source})" + (f" with {', '.join(extra)}" if extra
+                                                    else ""),
         axes=[{"param": p, "values": list(v)} for p, v in figure.axes],
-        lim=_figure_limits(figure))
+        lim=_figure_limits(figure, len(extra)))
     return _as_figure(sub, figure)
 
 
-def _figure_limits(figure) -> dict:
-    """The site's limits, raised to a figure preset's own sizes."""
+def _with_policies(lab: kinds.LabKind, figure, names) -> list[str]:
+    """The extra policies of a figure run, checked: each a policy of the figure's kind named
+    once, not one the figure runs already, at most the site's policies per experiment."""
+    if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(
+            isinstance(n, str) for n in names):
+        raise ScenarioError("with_policies", "must be a list of policy names")
+    most = limits()["max_policies"]
+    if len(names) > most:
+        raise ScenarioError("with_policies", f"at most {most} policies may be added")
+    if len(set(names)) != len(names):
+        raise ScenarioError("with_policies", "each policy may be added once")
+    for n in names:
+        if n in figure.policies:
+            raise ScenarioError("with_policies", f"{n!r} is one of the figure's own policies")
+        try:
+            lab.engine.get_policy(figure.kind, n)
+        except ScenarioError as err:
+            raise ScenarioError("with_policies", err.message) from None
+    return list(names)
+
+
+def _figure_limits(figure, extra: int = 0) -> dict:
+    """The site's limits, raised to a figure preset's own sizes (with ``extra`` policies)."""
     points = math.prod(len(v) for _, v in figure.axes)
     most = max(figure.trials, figure.paper_trials or 0)
-    own = {"max_trials": most, "max_policies": len(figure.policies),
-           "max_points": points, "max_runs": points * len(figure.policies) * most}
+    policies = len(figure.policies) + extra
+    own = {"max_trials": most, "max_policies": policies,
+           "max_points": points, "max_runs": points * policies * most}
     return {k: max(v, own[k]) for k, v in limits().items()}
 
 
@@ -558,8 +585,7 @@ def added_trials(experiment: Experiment, add: int) -> tuple[Submission, str]:
     when the new total is beyond the limits."""
     if isinstance(add, bool) or not isinstance(add, int) or add < 1:
         raise ScenarioError("add", "must be an integer >= 1")
-    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
-    lim = _experiment_limits(figure)
+    lim = _experiment_limits(experiment)
     total = experiment.trials + add
     if total > lim["max_trials"]:
         raise ScenarioError("add", f"{experiment.trials:,} trials + {add:,} = {total:,}; at most "
@@ -573,19 +599,23 @@ def added_trials(experiment: Experiment, add: int) -> tuple[Submission, str]:
     except ScenarioError as err:
         field_name = "add" if err.field in ("trials", "axes") else err.field
         raise ScenarioError(field_name, err.message) from None
+    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
     if figure is not None:
         whole = _as_figure(whole, figure)
     return dataclasses.replace(whole, trials=add), whole.beyond_site_limits
 
 
-def _experiment_limits(figure) -> dict:
-    return _figure_limits(figure) if figure is not None else limits()
+def _experiment_limits(experiment: Experiment) -> dict:
+    """A figure experiment's limits count the policies it added to the figure's."""
+    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
+    if figure is None:
+        return limits()
+    return _figure_limits(figure, len(set(experiment.policies) - set(figure.policies)))
 
 
 def trials_limit(experiment: Experiment) -> int:
     """The most trials the experiment may grow to (a figure's: its published count)."""
-    figure = kinds.get_figure(experiment.figure) if experiment.figure else None
-    return _experiment_limits(figure)["max_trials"]
+    return _experiment_limits(experiment)["max_trials"]
 
 
 def add_trials(experiment: Experiment, add: int, account: Account = SITE) -> Experiment:

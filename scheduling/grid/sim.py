@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.clock import RunClock
+from simcore.errors import PolicyViolation
 
 from .policies import Scheduler
 from .policies.balance import balance
@@ -250,7 +251,12 @@ class GridSim:
         self.q_d[n] -= self.rd[j]
 
     def start(self, j: int, n: int, t: float) -> None:
-        """Start (or resume) the already dequeued job ``j`` on node ``n`` at ``t``."""
+        """Start (or resume) the already dequeued job ``j`` on node ``n`` at ``t``; the
+        engine's rules are checked first, whatever the policy (exact: whole cores and MiB)."""
+        if (self.state[j] != QUEUED or self.entry[j] is not None or self.submit[j] > t
+                or self.rc[j] > self.free_c[n] or self.rm[j] > self.free_m[n]
+                or self.rd[j] > self.free_d[n] or self.rs[j] > self.speed[n]):
+            self._refuse(j, n, t)
         self.free_c[n] -= self.rc[j]
         self.free_m[n] -= self.rm[j]
         self.free_d[n] -= self.rd[j]
@@ -266,6 +272,21 @@ class GridSim:
         if self.first_start[j] == INF:
             self.first_start[j] = t
         heapq.heappush(self.heap, (t + trem, j, self.epoch[j]))
+
+    def _refuse(self, j: int, n: int, t: float) -> None:
+        if self.state[j] != QUEUED or self.entry[j] is not None:
+            raise PolicyViolation("waiting-task", None, f"job {j} started on node {n} at {t} s "
+                                  "is not a dequeued waiting job")
+        if self.submit[j] > t:
+            raise PolicyViolation("arrival", None, f"job {j} submitted at {self.submit[j]} s, "
+                                  f"started at {t} s")
+        if self.rs[j] > self.speed[n]:
+            raise PolicyViolation("eligibility", None, f"job {j} needs speed {self.rs[j]}, "
+                                  f"node {n} has {self.speed[n]}")
+        raise PolicyViolation("capacity", None, f"job {j} ({self.rc[j]} cores, {self.rm[j]} "
+                              f"MiB, {self.rd[j]} MiB disk) started on node {n} at {t} s with "
+                              f"{self.free_c[n]} cores, {self.free_m[n]} MiB, {self.free_d[n]} "
+                              "MiB disk free")
 
     def preempt(self, j: int, n: int, t: float) -> None:
         """Suspend running ``j``: it keeps its progress and rejoins ``n``'s queue (spec §2)."""

@@ -7,7 +7,10 @@ Importing this package registers the kind, its four policies, its presets and fi
 and the ``many-task-checks`` command on ``scheduling.engine.ENGINE``.
 """
 
+import numpy as np
+
 from scheduling.engine import ENGINE
+from simcore.errors import PolicyViolation
 from simcore.registry import PolicyInfo, RunContext
 from simcore.result import Result
 
@@ -37,7 +40,7 @@ def _cost(cfg: ManyTaskConfig, policy: str) -> float:
              cost=_cost)
 def run(cfg: ManyTaskConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     wl = load(cfg.workload, seed, ctx.traces)
-    order = policy.factory.order(wl.runtimes, seed)
+    order = _checked(policy.factory.order(wl.runtimes, seed), len(wl))
     f = cfg.chop.f if policy.options["chop"] else 1.0
     r = cfg.chop.r
     planner = Planner(wl.runtimes[order], cfg.machine, cfg.machine.workers, ctx.clock)
@@ -49,6 +52,16 @@ def run(cfg: ManyTaskConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> 
         grid = planner.tradeoff(list(cfg.tradeoff.ratios), fractions, keep=keep)
     schedule = planner.schedule(r, f)
     return build_result(cfg, wl, order, planner, schedule, r, f, grid, ctx.clock)
+
+
+def _checked(order, n: int) -> np.ndarray:
+    """A policy's dispatch order must hand out every task exactly once."""
+    order = np.asarray(order)
+    if (order.shape != (n,) or order.dtype.kind not in "iu"
+            or not np.array_equal(np.sort(order), np.arange(n))):
+        raise PolicyViolation("waiting-task", None, f"the dispatch order must name each of the "
+                              f"{n} tasks exactly once (got {order.size} ids)")
+    return order
 
 
 policies.register(ENGINE)

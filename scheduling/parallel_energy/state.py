@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.errors import PolicyViolation
 from simcore.traces import TraceLibrary
 
 from .config import ParallelEnergyConfig
@@ -193,12 +194,19 @@ class State:
 
     # -- assignment ------------------------------------------------------------------------------
     def assign(self, t: int, c: int, p: int, s: float, permanent: bool) -> None:
-        """Start ``t`` now, or book a permanent reservation or a place-holder at ``s``."""
+        """Start ``t`` now, or book a permanent reservation or a place-holder at ``s``.
+
+        The engine's rules are checked here, before anything changes, whatever the policy."""
         opts = self.options
+        self._check(t, c, p, s)
         d = float(opts.duration[t, c, p])
         n = int(opts.nodes[t, c])
+        defer = self.energy_at_start and permanent and s > self.now + EPS
+        if not defer and not self.ledger.fits(s, s + d, float(self.charge_power[t, c, p])):
+            raise PolicyViolation("energy-budget", None, f"task {t} on cluster {c}, P-state "
+                                  f"{p} from {s} s needs more energy than the day has left")
         nodes = self.timelines[c].book(t, n, s, d)
-        if self.energy_at_start and permanent and s > self.now + EPS:
+        if defer:
             self.uncommitted.add(t)
         else:
             self.ledger.commit(s, s + d, float(self.charge_power[t, c, p]))
@@ -213,6 +221,20 @@ class State:
         else:
             self.status[t] = PLACEHOLDER
             self.placeholders.append(t)
+
+    def _check(self, t: int, c: int, p: int, s: float) -> None:
+        status = self.status[t] if 0 <= t < len(self.status) else None
+        if status != MAPPABLE:
+            if status == PENDING:
+                raise PolicyViolation("arrival", None, f"task {t} arrives at "
+                                      f"{self.trial.tasks.arrival[t]} s, mapped at {self.now} s")
+            raise PolicyViolation("waiting-task", None, f"task {t} is not waiting at {self.now} s")
+        if not (0 <= c < len(self.timelines) and 0 <= p < self.options.duration.shape[2]
+                and self.options.eligible[t, c]):
+            raise PolicyViolation("eligibility", None, f"task {t} may not run on cluster {c} "
+                                  f"in P-state {p}")
+        if not s >= self.now - EPS:
+            raise PolicyViolation("start-time", None, f"task {t} booked from {s} s at {self.now} s")
 
     def _started(self, t: int) -> None:
         self.status[t] = STARTED

@@ -24,6 +24,8 @@ import bisect
 
 import numpy as np
 
+from simcore.errors import PolicyViolation
+
 EPS = 1e-6  # seconds; tolerance of interval comparisons (spec §10.1)
 INF = np.inf
 
@@ -139,7 +141,7 @@ class ClusterTimeline:
     def book(self, task: int, n: int, start: float, duration: float) -> np.ndarray:
         """Choose ``n`` nodes at ``start`` (Fig. 21), book them and return their indices."""
         end = start + duration
-        free, prev_end, nxt, appended = self._free_at(n, start, duration)
+        free, prev_end, nxt, appended = self._free_at(n, start, duration, task)
         if len(free) > n:
             pick = self._choose(free, prev_end, nxt, start, end)[:n]
             free, prev_end, nxt = free[pick], prev_end[pick], nxt[pick]
@@ -147,16 +149,17 @@ class ClusterTimeline:
         self._update_index(free, prev_end, nxt, start, end)
         return np.sort(free)
 
-    def _free_at(self, n: int, start: float, duration: float):
+    def _free_at(self, n: int, start: float, duration: float, task: int | None = None):
         """Nodes free for ``[start, start + duration)``, with the end of their previous busy
         interval and the start of their next one, and whether nothing is booked on any of them
-        after ``start``; at least ``n`` of them or RuntimeError."""
+        after ``start``; at least ``n`` of them, or the booking breaks the rule "capacity"."""
         self._ensure()
         row = self._row_of.get(start)
         gap = self._gap[row] if row is not None else self._gaps(np.array([start]))[0]
         free = np.flatnonzero(gap >= duration - EPS)
         if len(free) < n:
-            raise RuntimeError(f"only {len(free)} of {n} nodes free at {start}")
+            raise PolicyViolation("capacity", None, f"task {task}: {n} nodes booked on a "
+                                  f"cluster with {len(free)} free from {start} s")
         last = self.last_end[free]
         appended = bool(last.max() <= start)
         if appended:  # the usual case: the previous interval is the last one

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.clock import RunClock
+from simcore.errors import PolicyViolation
 
 from .ufast import FastUtility
 from .workload import Workload
@@ -158,14 +159,26 @@ class SerialSim:
 
     # -- task transitions -------------------------------------------------------------------------
     def start(self, task: int, core: int, util: float) -> None:
-        """Start (or resume) ``task`` on the idle ``core`` now; ``util`` is U at completion."""
+        """Start (or resume) ``task`` on the idle ``core`` now; ``util`` is U at completion.
+
+        The engine's rules are checked here, whatever the policy."""
+        now = self.now
+        if not (0 <= task < len(self.status) and self.status[task] == WAITING):
+            raise PolicyViolation("waiting-task", None, f"task {task} is not waiting at {now} min")
+        if self.t_arr[task] > now + EPS:
+            raise PolicyViolation("arrival", None, f"task {task} arrives at "
+                                  f"{self.t_arr[task]} min, started at {now} min")
+        if not 0 <= core < self.M:
+            raise PolicyViolation("capacity", None, f"task {task} started on core {core}, "
+                                  f"of {self.M}")
         j = int(self.core_cluster[core])
         bound = self.bound[task]
         if bound >= 0 and bound != j:
-            raise RuntimeError(f"task {task} is bound to cluster {bound}, not {j}")
+            raise PolicyViolation("bound-cluster", None, f"task {task} is bound to cluster "
+                                  f"{bound}, resumed on {j} at {now} min")
         if self.c_task[core] >= 0:
-            raise RuntimeError(f"core {core} already runs task {self.c_task[core]}")
-        now = self.now
+            raise PolicyViolation("capacity", None, f"task {task} started at {now} min on core "
+                                  f"{core}, which runs task {self.c_task[core]}")
         ret = self.etc[self.t_type[task], j] - self.executed[task]
         self.c_task[core] = task
         self.c_end[core] = now + ret

@@ -18,6 +18,7 @@ import time
 from heapq import heapify, heappop, heappush
 
 from simcore.clock import RunClock
+from simcore.errors import PolicyViolation
 
 from .workload import Jobs
 
@@ -75,14 +76,26 @@ class Replay:
 
     # -- machine -----------------------------------------------------------------------------
     def start(self, j: int, t: float) -> None:
-        n = self.n[j]
-        self.free -= n
-        if self.check and (self.free < 0 or not math.isnan(self.start_t[j]) or j >= self.arrived):
-            raise InvariantError(f"{self.name}: bad start of job index {j} at {t} "
-                                 f"(free {self.free})")
+        """Start job ``j`` at ``t``; the engine's rules are checked first, whatever the policy
+        (NaN != NaN: a job not started yet)."""
+        if not 0 <= j < self.arrived or self.n[j] > self.free or self.start_t[j] == self.start_t[j]:
+            self._refuse(j, t)
+        self.free -= self.n[j]
         self.start_t[j] = t
         self.started += 1
         heappush(self._heap, (t + self.run_l[j], j))
+
+    def _refuse(self, j: int, t: float) -> None:
+        if not 0 <= j < self.J:
+            raise PolicyViolation("waiting-task", None, f"job index {j} does not exist")
+        if j >= self.arrived:
+            raise PolicyViolation("arrival", None, f"job index {j} submitted at {self.sub[j]} s, "
+                                  f"started at {t} s")
+        if self.start_t[j] == self.start_t[j]:
+            raise PolicyViolation("waiting-task", None, f"job index {j} started at {t} s, "
+                                  f"already running since {self.start_t[j]} s")
+        raise PolicyViolation("capacity", None, f"job index {j} needs {self.n[j]} nodes at {t} s, "
+                              f"{self.free} free of {self.N}")
 
     def kill(self, j: int, t: float) -> None:
         """Stop running job ``j`` at ``t`` (stop/restart): its nodes are free again, its

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.clock import RunClock
+from simcore.errors import PolicyViolation
 
 from .config import VosConfig
 from .model import task_value
@@ -108,8 +109,10 @@ class VosSim:
     def assign(self, task: int, k: int, start: float, node: int, rule: str,
                placeholder: bool) -> None:
         """Start ``task`` in configuration ``k`` now, or book it from ``start`` on: a
-        place-holder (``placeholder``) or a permanent reservation. ``rule`` picks the cores."""
+        place-holder (``placeholder``) or a permanent reservation. ``rule`` picks the cores.
+        The engine's rules are checked here, whatever the policy."""
         wl = self.wl
+        self._check(task, k, start, node)
         ty = wl.type[task]
         c, m, d = int(wl.cfg_cores[ty, k]), float(wl.cfg_mem[ty, k]), float(wl.etc[ty, k])
         if rule == "voids" and len(self.nodes) > 1:  # ties between nodes: fewest, smallest voids
@@ -120,6 +123,9 @@ class VosSim:
                     cores, voids, size = tl.choose(c, start, d, rule)
                     if best is None or (voids, size) < best[:2]:
                         best = (voids, size, i, cores)
+            if best is None:
+                raise PolicyViolation("capacity", None, f"task {task}: no node has configuration "
+                                      f"{k} free from {start} min")
             node, cores = best[2], best[3]
         else:
             cores, _, _ = self.nodes[node].choose(c, start, d, rule)
@@ -138,6 +144,22 @@ class VosSim:
         self.node[task], self.config[task] = node, k
         self.cores[task] = cores.tolist()
         self.value[task], self.v_p[task], self.v_e[task] = float(value), float(v_p), float(v_e)
+
+    def _check(self, task: int, k: int, start: float, node: int) -> None:
+        wl = self.wl
+        if not (0 <= task < len(self.status) and self.status[task] == WAITING
+                and task not in self.placeholders):
+            raise PolicyViolation("waiting-task", None, f"task {task} is not waiting at "
+                                  f"{self.now} min")
+        if wl.arrival[task] > self.now:
+            raise PolicyViolation("arrival", None, f"task {task} arrives at {wl.arrival[task]} "
+                                  f"min, mapped at {self.now} min")
+        if not (0 <= k < wl.n_cfg[wl.type[task]] and 0 <= node < len(self.nodes)):
+            raise PolicyViolation("eligibility", None, f"task {task}: configuration {k} on node "
+                                  f"{node} is not one of its own")
+        if not start >= self.now:
+            raise PolicyViolation("start-time", None, f"task {task} booked from {start} min at "
+                                  f"{self.now} min")
 
     def drop(self, task: int) -> None:
         self.status[task] = DROPPED

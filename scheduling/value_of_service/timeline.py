@@ -32,6 +32,8 @@ import heapq
 
 import numpy as np
 
+from simcore.errors import PolicyViolation
+
 EPS = 1e-9  # minutes; tolerance of time comparisons
 INF = np.inf
 
@@ -212,6 +214,9 @@ class NodeTimeline:
         self._reserve(2)
         a = self._row(start)
         b = self._row(end)
+        if mem > 0 and (self.F[a:b] < mem - EPS).any():
+            raise PolicyViolation("capacity", None, f"task {task}: {mem} GB booked from "
+                                  f"{start} min on a node without that much memory free")
         G = self.G
         G[a:b, cores] = -INF
         self.F[a:b] -= mem
@@ -262,7 +267,8 @@ class NodeTimeline:
         gap = self.G[r]
         free = np.flatnonzero(gap >= d - EPS)
         if free.size < c:
-            raise RuntimeError(f"only {free.size} of {c} cores free at {start} for {d}")
+            raise PolicyViolation("capacity", None,
+                                  f"only {free.size} of {c} cores free at {start} min for {d}")
         if rule == "lowest":
             return free[:c], 0, 0.0
         # The previous interval on a core ended where the core last turned free before

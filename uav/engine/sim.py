@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from simcore.clock import RunClock
+from simcore.errors import PolicyViolation
 
 from .config import UavConfig
 from .model import N_SENSORS, Mission
@@ -527,6 +528,9 @@ class MappingView:
         observing ``t`` and the target ``u`` was observing.
         """
         sim, now = self._sim, self.now
+        if not (0 <= u < self.n_uavs and 0 <= t < self.n_targets and 0 <= s < N_SENSORS
+                and self.uav_ok[u] and self.target_ok[t] and self.valid[u, t, s]):
+            self._refuse(u, s, t)
         freed_u = freed_t = -1
         for sid in {int(sim.uav_surveil[u]), int(sim.target_surveil[t])} - {-1}:
             sv = sim.surveils[sid]
@@ -543,6 +547,25 @@ class MappingView:
         self.running_target[u], self.running_sensor[u], self.running_uav[t] = t, s, u
         self.assigned += 1
         return freed_u, freed_t
+
+    def _refuse(self, u: int, s: int, t: int) -> None:
+        """The rule a refused start (u, s, t) breaks, checked before anything changes."""
+        sim, now = self._sim, self.now
+        at = f"at {now:.4f} h"
+        if not (0 <= u < self.n_uavs and 0 <= t < self.n_targets and 0 <= s < N_SENSORS):
+            raise PolicyViolation("eligibility", None, f"no UAV {u}, sensor {s} or target {t}")
+        if not sim.uav_present[u]:
+            raise PolicyViolation("capacity", None, f"UAV {u} is not in the fleet {at}")
+        if not self.energy_remaining[u] > TOL:
+            raise PolicyViolation("energy-budget", None, f"UAV {u} has no energy left {at}")
+        if not (sim.target_present[t] and sim.target_window_start[t] <= now):
+            raise PolicyViolation("arrival", None, f"target {t} is not open for surveillance "
+                                  f"yet {at}")
+        if not self.target_ok[t]:
+            raise PolicyViolation("waiting-task", None, f"target {t}'s window is over or it was "
+                                  f"surveilled in this window {at}")
+        raise PolicyViolation("eligibility", None, f"UAV {u} cannot surveil target {t} with "
+                              f"sensor {s} {at}")
 
     def event_record(self) -> dict:
         """This event's row of ``result.events``."""

@@ -6,6 +6,12 @@ this process otherwise; writes the points CSV, ``FIGURE-runs.csv`` (one row per 
 ``FIGURE.json`` (with ``checks``: each published claim and point judged on the paired 95%
 interval), a standalone HTML page and a PNG of the charts; prints the claim and the verdicts.
 
+``--with-policy NAME`` (repeatable) runs other policies of the figure's kind beside the
+published ones, on the same seeds and points, and prints (and writes to ``FIGURE.json`` as
+``standing``) where each stands against each published policy on the figure's metrics: n, the
+mean paired difference, its 95% interval and better / indistinguishable / worse. Never with
+``--record``: the record holds the published claims only.
+
 ``--list`` lists the figure presets. ``--record`` runs the named figures (all of them without
 names; ``--skip-recorded`` resumes) at their own trials and seeds and writes each figure's
 record to docs/reproduction_status.json as soon as it finishes. ``--rescore`` judges the claims
@@ -83,6 +89,9 @@ class Command(BaseCommand):
                             help="judge the claims again from the runs CSVs under --out")
         parser.add_argument("--quick", action="store_true",
                             help="only the figures marked quick (one cheap claim per chapter)")
+        parser.add_argument("--with-policy", action="append", default=[], metavar="NAME",
+                            help="also run this policy of the figure's kind and compare it "
+                                 "with the published ones (repeatable; not with --record)")
         parser.add_argument("--no-png", action="store_true", help="skip the screenshot")
         parser.add_argument("--write-docs", action="store_true",
                             help="regenerate the tables of docs/reproduction.md")
@@ -101,6 +110,9 @@ class Command(BaseCommand):
                                or (opts["trials"] is not None and not opts["short"])):
             raise CommandError("--record runs each figure at its own trials and seeds (fewer "
                                "trials only with --short REASON)")
+        if opts["with_policy"] and (opts["record"] or opts["rescore"]):
+            raise CommandError("--with-policy does not go with --record or --rescore: the "
+                               "record holds the published claims only")
         if opts["short"] and (not opts["record"] or opts["trials"] is None):
             raise CommandError("--short goes with --record and --trials")
         status = scoreboard.load(status_path)
@@ -135,7 +147,8 @@ class Command(BaseCommand):
             checks = reproduce.checks_of(figure, runs)
             files = reproduce.write_outputs(figure, runs, checks, Path(opts["out"]),
                                             png=not opts["no_png"])
-            self._report(figure, checks, files, cpu, spent, wall)
+            self._report(figure, checks, files, cpu, spent, wall,
+                         scoreboard.standing_of(figure, runs))
             recorded = status["figures"].get(figure.name)
             if opts["check"] and recorded is not None:
                 moved += [f"{figure.name}: {m}" for m in _moved(recorded["checks"], checks)]
@@ -150,15 +163,15 @@ class Command(BaseCommand):
         return moved
 
     def _runs(self, figure, trials, opts, workers, known):
-        seed = opts["first_seed"]
+        seed, added = opts["first_seed"], opts["with_policy"]
         try:
             if workers:
                 experiment, runs = reproduce.run_on_workers(figure, trials, progress=_bar,
-                                                           first_seed=seed)
+                                                           first_seed=seed, with_policies=added)
                 self.stdout.write(f"  experiment /e/{experiment.public_id}/")
                 return runs
             return reproduce.run_in_process(figure, trials, opts["jobs"], progress=_bar,
-                                            first_seed=seed, known=known)
+                                            first_seed=seed, known=known, with_policies=added)
         except ScenarioError as err:
             raise CommandError(f"{figure.name}: {err}") from None
 
@@ -182,13 +195,17 @@ class Command(BaseCommand):
             raise CommandError(f"unknown figure {', '.join(unknown)}; see --list")
         return [by_name[n] for n in opts["figures"]]
 
-    def _report(self, figure, checks, files, cpu, spent, wall):
+    def _report(self, figure, checks, files, cpu, spent, wall, added=()):
         w = self.stdout.write
         w(f"  published ({figure.source}): {figure.claim}")
         if figure.scale:
             w(f"  scaled: {figure.scale}")
         for c in checks:
             w("  " + reproduce.check_line(c))
+        if added:
+            w("  added policies against the published ones (paired, pooled over the points):")
+        for c in added:
+            w("    " + reproduce.standing_line(c))
         w(f"  {cpu:.1f} CPU-s in its runs ({spent:.1f} spent here, the rest shared with an "
           f"earlier figure), {wall:.1f} s wall")
         w("  wrote " + ", ".join(str(p) for p in files.values()))
