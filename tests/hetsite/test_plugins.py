@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from django.core import checks
+from django.core.management import call_command
 from django.test import Client
 
 from hetsite.kinds import check_kinds
@@ -56,6 +57,26 @@ BROKEN = {
                                               "Version: 2.0\n",
     "wrong_protocol-2.0.dist-info/entry_points.txt": "[hetsite.policies]\n"
                                                       "swf-replay = wrong_protocol:register\n",
+}
+# A plugin that loads fine and then breaks an engine rule at run time: every arriving job
+# starts at once, free nodes or not.
+RULE_BREAKER = {
+    "eager_start.py": '''
+        from scheduling.swf_replay.sim import Replay
+
+        class EagerStart(Replay):
+            def schedule(self, t, completed, first_new):
+                for j in range(first_new, self.arrived):
+                    self.start(j, t)
+
+        def register(policies):
+            policies.policy("eager-start", label="Eager start", description="no waiting",
+                            spec="")(EagerStart)
+        ''',
+    "eager_start-0.9.dist-info/METADATA": "Metadata-Version: 2.1\nName: eager-start\n"
+                                          "Version: 0.9\n",
+    "eager_start-0.9.dist-info/entry_points.txt": "[hetsite.policies]\n"
+                                                  "swf-replay = eager_start:register\n",
 }
 
 
@@ -218,6 +239,18 @@ def test_hetsite_plugins_restricts_which_plugins_load(site_dir, broken_dir):
     assert not any("wrong-protocol" in e for e in errors)
 
 
+@pytest.fixture(scope="module")
+def rule_breaker_dir(tmp_path_factory):
+    return write_tree(tmp_path_factory.mktemp("rule-breaker"), RULE_BREAKER)
+
+
+def test_a_plugin_policy_that_breaks_a_rule_fails_its_run_by_the_rule_s_name(rule_breaker_dir):
+    out = cli("run", "--preset", "swf-example", "--policy", "eager-start",
+              path=[rule_breaker_dir])
+    assert out.returncode == 3
+    assert "error: policy 'eager-start' broke the rule 'capacity'" in out.stderr
+
+
 @pytest.fixture
 def on_site(site_dir, broken_dir, monkeypatch):
     """This process as a site that has the examples and the broken plugins installed: both
@@ -232,7 +265,8 @@ def on_site(site_dir, broken_dir, monkeypatch):
         monkeypatch.setattr(engine, "policies", dict(engine.policies))
         monkeypatch.setattr(engine, "plugin_failures", [])
     yield
-    for name in [m for m in sys.modules if m.split(".")[0] in ("replay_sjf", "wrong_protocol")]:
+    for name in [m for m in sys.modules if m.split(".")[0] in (
+            "replay_sjf", "upe_weighted", "wrong_protocol", "eager_start")]:
         del sys.modules[name]
 
 
@@ -359,3 +393,37 @@ def test_the_site_s_setting_restricts_its_plugins_and_check_names_the_missing_on
     warnings = [line for line in (out.stdout + out.stderr).splitlines() if "hetsite.W003" in line]
     assert len(warnings) == 1 and "plugin not-installed-here" in warnings[0], warnings
     assert "not installed" in warnings[0]
+
+
+def test_in_the_lab_the_rule_breaking_plugin_s_run_fails_by_name_and_the_others_finish(
+        on_site, rule_breaker_dir, monkeypatch):
+    monkeypatch.syspath_prepend(str(rule_breaker_dir))  # before the engines load (on_site)
+    experiment = submission.create_experiment(submission.validate_submission(
+        kind="swf-replay", preset="swf-example", policies=["easy", "eager-start"], trials=1))
+    runs = {run.policy: run for run in experiment.runs.all()}
+    assert runs["easy"].status == Status.DONE
+    failed = runs["eager-start"]
+    assert failed.status == Status.FAILED and failed.result_bytes == 0
+    assert failed.error.startswith("policy 'eager-start' broke the rule 'capacity'")
+
+
+def test_a_figure_runs_with_the_plugin_policy_added_on_its_seeds(on_site, tmp_path, capsys):
+    # manage.py reproduce --with-policy: where the plugin stands against each published policy.
+    call_command("reproduce", "ch3-quick", "--with-policy", "max-upe2-ph", "--trials", "2",
+                 "--in-process", "--jobs", "1", "--no-png", "--out", str(tmp_path))
+    data = json.loads((tmp_path / "ch3-quick.json").read_text())
+    assert {(c["better"], c["worse"], c["n"]) for c in data["standing"]} == {
+        ("max-upe2-ph", "easy", 2), ("max-upe2-ph", "max-upe-ph", 2)}
+    assert "max-upe2-ph vs max-upe-ph on pct_max_utility" in capsys.readouterr().out
+    # The lab's figure experiment with the plugin policy added: its runs record the plugin.
+    experiment = submission.create_experiment(submission.figure_submission(
+        "ch3-quick", 2, with_policies=["max-upe2-ph"]))
+    experiment.refresh_from_db()
+    assert experiment.status == Status.DONE and experiment.figure == "ch3-quick"
+    assert experiment.policies == ["easy", "max-upe-ph", "max-upe2-ph"]
+    seeds = {run.seed for run in experiment.runs.all()}
+    assert seeds == set(data["seeds"]) == {1000, 1001}
+    assert {run.policy: run.plugin for run in experiment.runs.all()} == {
+        "easy": None, "max-upe-ph": None, "max-upe2-ph": UPE}
+    page = Client().get(f"/e/{experiment.public_id}/").content.decode()
+    assert 'id="standing"' in page and "max-upe2-ph: hetsite-upe-weighted 0.2.0" in page

@@ -139,7 +139,10 @@ def test_the_budget_check_lets_a_correct_policy_through_unchanged():
 
 
 # -- value-of-service (ch. 2) --------------------------------------------------------------------
-class VosEarly:
+from scheduling.value_of_service.policies.base import VosPolicy  # noqa: E402
+
+
+class VosEarly(VosPolicy):
     """Starts, at the first event, a task that arrives later."""
 
     def __init__(self, cfg, rng):
@@ -155,7 +158,7 @@ class VosEarly:
         sim.assign(j, 0, float(s[0]), int(node[0]), "lowest", False)
 
 
-class VosEverythingNow:
+class VosEverythingNow(VosPolicy):
     """Starts every mappable task now, whether its cores are free or not."""
 
     def __init__(self, cfg, rng):
@@ -166,7 +169,7 @@ class VosEverythingNow:
             sim.assign(j, 0, sim.now, 0, "lowest", False)
 
 
-class VosTwice:
+class VosTwice(VosPolicy):
     def __init__(self, cfg, rng):
         pass
 
@@ -179,7 +182,7 @@ class VosTwice:
             sim.assign(j, 0, float(s[0]), int(node[0]), "lowest", False)
 
 
-class VosWrongConfiguration:
+class VosWrongConfiguration(VosPolicy):
     def __init__(self, cfg, rng):
         pass
 
@@ -197,7 +200,10 @@ def test_value_of_service_refuses_each_broken_rule(factory, rule):
 
 
 # -- serial-preemption (ch. 4) -------------------------------------------------------------------
-class SerialEarly:
+from scheduling.serial_preemption.policies.base import SerialPolicy  # noqa: E402
+
+
+class SerialEarly(SerialPolicy):
     def __init__(self, cfg, rng):
         pass
 
@@ -207,7 +213,7 @@ class SerialEarly:
             sim.start(int(later[0]), 0, 1.0)
 
 
-class SerialSameCore:
+class SerialSameCore(SerialPolicy):
     """Starts every waiting task on core 0."""
 
     def __init__(self, cfg, rng):
@@ -218,7 +224,7 @@ class SerialSameCore:
             sim.start(sim.take(g), 0, 1.0)
 
 
-class SerialTwice:
+class SerialTwice(SerialPolicy):
     def __init__(self, cfg, rng):
         pass
 
