@@ -32,52 +32,47 @@ EXAMPLES = ROOT / "examples"
 SJF = {"name": "hetsite-replay-sjf", "version": "0.1.0"}
 UPE = {"name": "hetsite-upe-weighted", "version": "0.2.0"}
 
-# Two broken plugins, as installed metadata plus their module: one does not import, one
-# registers a function where the replay kind wants a subclass of its Replay.
+
+def installed(dist: str, version: str, kind: str, module: str, source: str) -> dict:
+    """A plugin's files as pip leaves them: its module, and metadata naming its entry point."""
+    info = f"{module}-{version}.dist-info"
+    return {f"{module}.py": source,
+            f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n",
+            f"{info}/entry_points.txt": f"[hetsite.policies]\n{kind} = {module}:register\n"}
+
+
+# Two broken plugins: one does not import, one registers a function where the replay kind
+# wants a subclass of its Replay.
 BROKEN = {
-    "broken_import.py": '''
+    **installed("broken-import", "1.0", "swf-replay", "broken_import", '''
         import a_module_nobody_installed  # noqa: F401
 
         def register(policies):
             pass
-        ''',
-    "broken_import-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: broken-import\n"
-                                             "Version: 1.0\n",
-    "broken_import-1.0.dist-info/entry_points.txt": "[hetsite.policies]\n"
-                                                     "swf-replay = broken_import:register\n",
-    "wrong_protocol.py": '''
+        '''),
+    **installed("wrong-protocol", "2.0", "swf-replay", "wrong_protocol", '''
         def first_come(jobs, clock=None, check=False):
             return jobs
 
         def register(policies):
             policies.policy("not-a-replay", label="Not a replay", description="a function",
                             spec="")(first_come)
-        ''',
-    "wrong_protocol-2.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: wrong-protocol\n"
-                                              "Version: 2.0\n",
-    "wrong_protocol-2.0.dist-info/entry_points.txt": "[hetsite.policies]\n"
-                                                      "swf-replay = wrong_protocol:register\n",
+        '''),
 }
 # A plugin that loads fine and then breaks an engine rule at run time: every arriving job
 # starts at once, free nodes or not.
-RULE_BREAKER = {
-    "eager_start.py": '''
-        from scheduling.swf_replay.sim import Replay
+RULE_BREAKER = installed("eager-start", "0.9", "swf-replay", "eager_start", '''
+    from scheduling.swf_replay.sim import Replay
 
-        class EagerStart(Replay):
-            def schedule(self, t, completed, first_new):
-                for j in range(first_new, self.arrived):
-                    self.start(j, t)
+    class EagerStart(Replay):
+        def schedule(self, t, completed, first_new):
+            for j in range(first_new, self.arrived):
+                self.start(j, t)
 
-        def register(policies):
-            policies.policy("eager-start", label="Eager start", description="no waiting",
-                            spec="")(EagerStart)
-        ''',
-    "eager_start-0.9.dist-info/METADATA": "Metadata-Version: 2.1\nName: eager-start\n"
-                                          "Version: 0.9\n",
-    "eager_start-0.9.dist-info/entry_points.txt": "[hetsite.policies]\n"
-                                                  "swf-replay = eager_start:register\n",
-}
+    def register(policies):
+        policies.policy("eager-start", label="Eager start", description="no waiting",
+                        spec="")(EagerStart)
+    ''')
 
 
 @pytest.fixture(scope="module")
@@ -96,20 +91,16 @@ def site_dir(tmp_path_factory):
 
 # A UAV policy from a plugin: the kind has no policy class yet, so its factory convention
 # (``factory(rng) -> policy``) is what a plugin follows; here the greedy best-sensor rule.
-UAV_PLUGIN = {
-    "uav_alias.py": '''
-        import functools
+UAV_PLUGIN = installed("uav-alias", "0.3", "uav", "uav_alias", '''
+    import functools
 
-        from uav.engine.policies import make_policy
+    from uav.engine.policies import make_policy
 
-        def register(policies):
-            policies.policy("best-sensor-too", label="Random best sensor (plugin)",
-                            description="rbs, from a plugin", spec="")(
-                functools.partial(make_policy, "rbs"))
-        ''',
-    "uav_alias-0.3.dist-info/METADATA": "Metadata-Version: 2.1\nName: uav-alias\nVersion: 0.3\n",
-    "uav_alias-0.3.dist-info/entry_points.txt": "[hetsite.policies]\nuav = uav_alias:register\n",
-}
+    def register(policies):
+        policies.policy("best-sensor-too", label="Random best sensor (plugin)",
+                        description="rbs, from a plugin", spec="")(
+            functools.partial(make_policy, "rbs"))
+    ''')
 
 
 def write_tree(path: Path, files: dict) -> Path:
