@@ -406,7 +406,10 @@ def test_a_figure_runs_with_the_plugin_policy_added_on_its_seeds(on_site, tmp_pa
     assert {(c["better"], c["worse"], c["n"]) for c in data["standing"]} == {
         ("max-upe2-ph", "easy", 2), ("max-upe2-ph", "max-upe-ph", 2)}
     assert "max-upe2-ph vs max-upe-ph on pct_max_utility" in capsys.readouterr().out
-    # The lab's figure experiment with the plugin policy added: its runs record the plugin.
+    # The figures page offers it beside every ch. 3 figure; the lab's figure experiment with
+    # it added records the plugin on its runs.
+    page = Client().get("/figures/").content.decode()
+    assert 'name="with_policies" value="max-upe2-ph"' in page
     experiment = submission.create_experiment(submission.figure_submission(
         "ch3-quick", 2, with_policies=["max-upe2-ph"]))
     experiment.refresh_from_db()
