@@ -53,7 +53,7 @@ def naive(preset: str, policy: str, seed: int, overrides: dict) -> float:
     from scheduling.engine import get_policy
 
     cfg = preset_scenario(preset, overrides).params
-    sched = get_policy(KIND, policy).factory(cfg)
+    sched = get_policy(KIND, policy).build(cfg)
     wl = generate(cfg, seed)
     sim = GridSim(wl, sched, options(cfg), seed, neighbours=neighbours(sched, wl, seed),
                   naive=True)

@@ -13,6 +13,7 @@ from simcore.sampling import rng
 
 from . import overlay, policies, presets
 from .config import KIND, GridConfig
+from .policies import GridScheduler
 from .result import build_result
 from .sim import GridSim, Options
 from .workload import generate
@@ -47,9 +48,10 @@ def neighbours(scheduler, wl, seed: int):
     headline=("wait_median_s", "wait_top10_median_s", "wait_max_s", "preemptions",
               "migrations"),
     cost=lambda cfg, policy: cfg.jobs.n_jobs * (3.0 if policy.startswith("internode") else 1.0),
+    policy_type=GridScheduler,
 )
 def run(cfg: GridConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
-    scheduler = policy.factory(cfg)
+    scheduler = policy.build(cfg)
     wl = generate(cfg, seed)
     nbrs = neighbours(scheduler, wl, seed)
     sim = GridSim(wl, scheduler, options(cfg), seed, neighbours=nbrs)

@@ -43,10 +43,9 @@ import numpy as np
 from simcore.clock import RunClock
 from simcore.errors import PolicyViolation
 
-from .policies import Scheduler
 from .policies.balance import balance
+from .policies.base import GridScheduler
 from .policies.internode import pull, push
-from .policies.local import fcfs_pass, preemptive_pass
 from .workload import Workload
 
 PENDING, QUEUED, RUNNING, DONE = 0, 1, 2, 3
@@ -99,7 +98,7 @@ class Log:
 
 
 class GridSim:
-    def __init__(self, wl: Workload, scheduler: Scheduler, opts: Options, seed: int, *,
+    def __init__(self, wl: Workload, scheduler: GridScheduler, opts: Options, seed: int, *,
                  neighbours: list[tuple[int, ...]] | None = None, naive: bool = False,
                  trace: bool = False):
         self.wl = wl
@@ -113,6 +112,7 @@ class GridSim:
         self.preemptive = scheduler.preemptive
         self.internode = scheduler.overlay is not None
         self.balancing = scheduler.balance
+        self.local = scheduler.local
         self.time_dependent = self.preemptive and self.alpha > self.beta
         self.nbrs = neighbours if neighbours is not None else [() for _ in range(n)]
         self.closed = [(u, *self.nbrs[u]) for u in range(n)]
@@ -338,12 +338,10 @@ class GridSim:
     def invoke(self, n: int, t: float) -> bool:
         """Run the local scheduler of ``n`` (spec §5, §7); True if it started or preempted."""
         self.invocations += 1
-        if self.preemptive:
-            acted, preempted = preemptive_pass(self, n, t)
-            if preempted:
-                self.pend_local.add(n)  # the surplus it freed is used at the next tick
-            return acted
-        return fcfs_pass(self, n, t)
+        acted, preempted = self.local(self, n, t)
+        if preempted:
+            self.pend_local.add(n)  # the surplus it freed is used at the next tick
+        return acted
 
     # -- events ------------------------------------------------------------------------------------
     def arrive(self, j: int, t: float) -> int:

@@ -16,6 +16,7 @@ from simcore.result import Result
 
 from . import cli, policies, presets
 from .config import KIND, ManyTaskConfig
+from .policies import ManyTaskPolicy
 from .result import build_result
 from .sim import Planner, choose_size
 from .workload import SURROGATES, load
@@ -37,11 +38,12 @@ def _cost(cfg: ManyTaskConfig, policy: str) -> float:
                          "when too many workers idle (Armstrong et al., MTAGS 2010).",
              config_cls=ManyTaskConfig, spec=SPEC,
              headline=("tts_h", "utilization", "allocated_cpu_h", "wasted_cpu_h"),
-             cost=_cost)
+             cost=_cost, policy_type=ManyTaskPolicy)
 def run(cfg: ManyTaskConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     wl = load(cfg.workload, seed, ctx.traces)
-    order = _checked(policy.factory.order(wl.runtimes, seed), len(wl))
-    f = cfg.chop.f if policy.options["chop"] else 1.0
+    dispatch = policy.build(cfg)
+    order = _checked(dispatch.order(wl.runtimes, seed), len(wl))
+    f = cfg.chop.f if dispatch.chop else 1.0
     r = cfg.chop.r
     planner = Planner(wl.runtimes[order], cfg.machine, cfg.machine.workers, ctx.clock)
     grid = None

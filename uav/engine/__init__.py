@@ -42,7 +42,7 @@ def fly(mission, cfg: UavConfig, policy: str, seed: int, clock: RunClock,
     """One policy over an already generated mission (policy randomness from its own stream).
 
     ``bound``: the mission's per-window value bound, which no run may exceed (a model error)."""
-    sim = Simulator(mission, cfg, ENGINE.get_policy(KIND, policy).factory(rng(seed, "policy")),
+    sim = Simulator(mission, cfg, ENGINE.get_policy(KIND, policy).build(rng(seed, "policy")),
                     clock).run()
     if bound is not None:
         value = sum(s.value for s in sim.surveils)
@@ -59,7 +59,8 @@ def fly(mission, cfg: UavConfig, policy: str, seed: int, clock: RunClock,
                          "affinities and hidden windows over one day with dynamic events; "
                          "mapping every Δ minutes",
              headline=("value", "surveils_completed"),
-             cost=lambda cfg, policy: cfg.uavs_mean * cfg.targets_mean)
+             cost=lambda cfg, policy: cfg.uavs_mean * cfg.targets_mean,
+             policy_type=policies.UavPolicy)
 def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavResult:
     mission = generate(cfg, seed)
     bound = value_bound(mission) if cfg.one_surveil_per_window else None

@@ -26,6 +26,8 @@ job"; ``R_jh < R_f`` as ``<=``; ``R_f - R_ja`` as ``R_f - R_jh``; the inner sear
 
 from __future__ import annotations
 
+from .base import GridScheduler
+
 MAX_EXACT = 12  # candidates of the exact victim search (2^12 subsets at most)
 
 
@@ -54,9 +56,10 @@ def _backfill(sim, n: int, t: float) -> bool:
     return bool(chosen)
 
 
-def fcfs_pass(sim, n: int, t: float) -> bool:
-    """FCFS with aggressive backfill on the residual resources, no preemption (spec §7)."""
-    return _backfill(sim, n, t)
+def fcfs_pass(sim, n: int, t: float) -> tuple[bool, bool]:
+    """FCFS with aggressive backfill on the residual resources, no preemption (spec §7):
+    (acted, False)."""
+    return _backfill(sim, n, t), False
 
 
 def preemptive_pass(sim, n: int, t: float) -> tuple[bool, bool]:
@@ -143,3 +146,19 @@ def exact_victims(sim, n: int, h: int, lower: list) -> list[int] | None:
     if best_key is None:
         return None
     return [jobs[i] for i in range(k) if best >> i & 1]
+
+
+class FcfsBackfill(GridScheduler):
+    """FCFS with backfilling, the paper's baseline: queues in arrival order, never
+    preempts."""
+
+    # The pass itself rather than a method calling it: it runs at every node visit.
+    local = staticmethod(fcfs_pass)
+
+
+class PreemptiveBackfill(GridScheduler):
+    """The paper's preemptive scheduler with backfilling: queues by priority, queued jobs
+    may suspend lower-priority running ones."""
+
+    preemptive = True
+    local = staticmethod(preemptive_pass)

@@ -2,11 +2,13 @@
 tail-chopping heuristic (spec §6).
 
 Every policy sizes partitions by the task/worker ratio ``r``; the ``+chop`` ones also cancel
-and downsize when more than a fraction ``f`` of the workers idle. A policy's ``options`` say
-its order and whether it chops.
+and downsize when more than a fraction ``f`` of the workers idle. A policy is a
+:class:`ManyTaskPolicy` subclass (its class gives the order) registered with ``chop=`` (whether
+it chops), and built per run as ``cls(cfg, chop=...)``.
 """
 
 from ..config import KIND
+from .base import ManyTaskPolicy
 from .order import ORDERS, LongestFirst, RandomOrder
 
 POLICIES = [
@@ -28,7 +30,7 @@ def register(engine) -> None:
         engine.policy(KIND, name, label=label, description=text,
                       family="tail-chopping" if chop else "greedy",
                       spec="trailing tasks §6" if chop else "trailing tasks §5",
-                      order=order.name, chop=chop)(order)
+                      chop=chop)(order)
 
 
-__all__ = ["ORDERS", "POLICIES", "LongestFirst", "RandomOrder", "register"]
+__all__ = ["ORDERS", "POLICIES", "LongestFirst", "ManyTaskPolicy", "RandomOrder", "register"]

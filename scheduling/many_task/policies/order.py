@@ -10,24 +10,24 @@ import numpy as np
 
 from simcore.sampling import rng
 
+from .base import ManyTaskPolicy
 
-class RandomOrder:
+
+class RandomOrder(ManyTaskPolicy):
     """Shuffled: a fresh permutation per trial (the paper reshuffled 100 times)."""
 
     name = "random"
 
-    @staticmethod
-    def order(runtimes: np.ndarray, seed: int) -> np.ndarray:
+    def order(self, runtimes: np.ndarray, seed: int) -> np.ndarray:
         return rng(seed, "many-task/order").permutation(runtimes.size)
 
 
-class LongestFirst:
+class LongestFirst(ManyTaskPolicy):
     """Sorted by run time, longest first (LPT); ties keep the workload's order."""
 
     name = "sorted"
 
-    @staticmethod
-    def order(runtimes: np.ndarray, seed: int) -> np.ndarray:
+    def order(self, runtimes: np.ndarray, seed: int) -> np.ndarray:
         return np.argsort(-runtimes, kind="stable")
 
 

@@ -71,8 +71,9 @@ class RandomPolicy(SerialPolicy):
 
 
 class FcfsPolicy(SerialPolicy):
-    """Tasks by arrival (then id), each on an arbitrary feasible idle core (spec ch4 §9.2):
-    a random one, or the lowest index where the scenario's ``fcfs_core`` says so."""
+    """Tasks by arrival (then id), each on an arbitrary feasible idle core (FCFS of the
+    dissertation's ch. 4, §9.2 of its spec): a random one, or the lowest index where the
+    scenario's ``fcfs_core`` says so."""
 
     def __init__(self, cfg=None, rng: np.random.Generator | None = None):
         lowest = cfg is not None and cfg.scheduler.fcfs_core != "random"

@@ -39,6 +39,8 @@ class VosPolicy(ABC):
         (starts now when ``start == sim.now``, else a permanent reservation, or with
         ``placeholder=True`` a place-holder erased at the next event; ``rule`` "lowest" or
         "voids" picks the cores) and ``sim.drop(task)``; a task left alone waits for the next
-        event. Returns nothing. The node timelines refuse a booking of cores that are not
-        free; a task's value is fixed when it is committed.
+        event. Returns nothing. ``sim.assign`` raises ``RuntimeError`` when fewer cores than
+        the configuration needs are free from ``start`` for its ETC and ``ValueError`` when
+        ``start`` is not a start the node offers (take it from ``sim.earliest``); memory is
+        not re-checked there. A task's value is fixed when it is committed.
         """

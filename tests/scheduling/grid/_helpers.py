@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from scheduling.grid.policies import Scheduler
+from scheduling.grid.policies import GridScheduler, PreemptiveBackfill
 from scheduling.grid.sim import GridSim, Options
 from scheduling.grid.workload import MIB, Jobs, Nodes, Workload, eligible
 
@@ -35,9 +35,9 @@ def workload(nodes, jobs, candidates=None) -> Workload:
     return Workload(nd, jb, {})
 
 
-def run(wl: Workload, scheduler: Scheduler | None = None, neighbours=None, seed: int = 0,
+def run(wl: Workload, scheduler: GridScheduler | None = None, neighbours=None, seed: int = 0,
         naive: bool = False, **opts) -> GridSim:
-    sim = GridSim(wl, scheduler or Scheduler(preemptive=True), Options(**opts), seed,
+    sim = GridSim(wl, scheduler or PreemptiveBackfill(), Options(**opts), seed,
                   neighbours=neighbours, naive=naive, trace=True)
     sim.run()
     return sim

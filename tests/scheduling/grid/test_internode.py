@@ -4,10 +4,10 @@ scheduler on the small preset."""
 import pytest
 
 from scheduling.engine import simulate
-from scheduling.grid.policies import Scheduler
+from scheduling.grid.policies import PreemptiveBackfill
 from scheduling.grid.policies.internode import objective
 
-INTERNODE = Scheduler(True, "2nn")
+INTERNODE = PreemptiveBackfill(overlay="2nn")
 ALL = ["fcfs", "local", "internode-can", "internode-2nn", "internode-can+qb",
        "internode-2nn+qb"]
 
@@ -70,7 +70,7 @@ def test_pull_waits_for_a_recently_asked_neighbour(helpers):
             (1, 500, 2, 1, 1, 0), (52, 600, 1, 1, 1, 0)]
     wl = helpers.workload(nodes, jobs, candidates=[[0], [0], [1], [0], [0]])
     for recent, when in ((3, 70.0), (0, 55.0)):
-        sim = helpers.run(wl, Scheduler(True, "2nn"), neighbours=[(1,), (0,)],
+        sim = helpers.run(wl, PreemptiveBackfill(overlay="2nn"), neighbours=[(1,), (0,)],
                           pull_recent=recent)
         # The newcomer J at 52 cannot start on node 0; PUSH would move it only when it heads
         # the queue, but H (higher priority) heads it: only PULL can move J.
@@ -87,8 +87,8 @@ def test_queue_balancing_moves_queued_jobs_off_a_local_maximum(helpers):
     jobs += [(float(i), 1000 + i, 1, 1, 1, 0) for i in range(1, 7)]
     wl = helpers.workload(nodes, jobs, candidates=[[0], [2]] + [[1]] * 6)
     line = [(1,), (0, 2), (1,)]
-    plain = helpers.run(wl, Scheduler(True, "2nn"), neighbours=line)
-    qb = helpers.run(wl, Scheduler(True, "2nn", True), neighbours=line)
+    plain = helpers.run(wl, PreemptiveBackfill(overlay="2nn"), neighbours=line)
+    qb = helpers.run(wl, PreemptiveBackfill(overlay="2nn", balance=True), neighbours=line)
     assert 2 not in plain.log.mig_kind and 2 in qb.log.mig_kind
     at_60 = plain.log.sample_t.index(60.0)
     assert plain.log.sample_queue[at_60].tolist() == [0, 5, 0]

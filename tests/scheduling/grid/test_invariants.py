@@ -7,17 +7,17 @@ from hypothesis import strategies as st
 
 from scheduling.engine import scenario
 from scheduling.grid import neighbours, options
-from scheduling.grid.policies import Scheduler
+from scheduling.grid.policies import FcfsBackfill, PreemptiveBackfill
 from scheduling.grid.sim import GridSim
 from scheduling.grid.workload import generate
 
 SCHEDULERS = {
-    "fcfs": Scheduler(False),
-    "local": Scheduler(True),
-    "internode-can": Scheduler(True, "can"),
-    "internode-2nn": Scheduler(True, "2nn"),
-    "internode-can+qb": Scheduler(True, "can", True),
-    "internode-2nn+qb": Scheduler(True, "2nn", True),
+    "fcfs": FcfsBackfill(),
+    "local": PreemptiveBackfill(),
+    "internode-can": PreemptiveBackfill(overlay="can"),
+    "internode-2nn": PreemptiveBackfill(overlay="2nn"),
+    "internode-can+qb": PreemptiveBackfill(overlay="can", balance=True),
+    "internode-2nn+qb": PreemptiveBackfill(overlay="2nn", balance=True),
 }
 
 grids = st.fixed_dictionaries({

@@ -4,10 +4,10 @@ choice, aging, FCFS with backfilling."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scheduling.grid.policies import Scheduler
+from scheduling.grid.policies import FcfsBackfill, PreemptiveBackfill
 
-FCFS = Scheduler(preemptive=False)
-LOCAL = Scheduler(preemptive=True)
+FCFS = FcfsBackfill()
+LOCAL = PreemptiveBackfill()
 
 
 def test_alpha0_is_preemptive_srpt_by_hand(helpers):

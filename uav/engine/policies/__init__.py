@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import functools
-
 from ..config import KIND
+from .base import UavPolicy
 from .greedy import GreedyPolicy
 from .meta import MetaPolicy
 from .random_ import RandomPolicy
@@ -47,15 +46,22 @@ def split_name(name: str) -> tuple[str, bool, bool]:
     return base, "p" in variant, "f" in variant
 
 
-def make_policy(name: str, rng):
+def policy_class(name: str) -> tuple[type[UavPolicy], dict]:
+    """The class of policy ``name`` and the options it is registered (and built) with."""
     base, preemption, filtering = split_name(name)
     if base == "random":
-        return RandomPolicy(rng)
+        return RandomPolicy, {}
     if base == "rbs":
-        return RandomPolicy(rng, best_sensor=True)
+        return RandomPolicy, {"best_sensor": True}
     if base == "meta":
-        return MetaPolicy(preemption, filtering, rng)
-    return GreedyPolicy(base.removeprefix("max-"), preemption, filtering, rng)
+        return MetaPolicy, {"preemption": preemption, "filtering": filtering}
+    return GreedyPolicy, {"score": base.removeprefix("max-"), "preemption": preemption,
+                          "filtering": filtering}
+
+
+def make_policy(name: str, rng) -> UavPolicy:
+    cls, options = policy_class(name)
+    return cls(rng, **options)
 
 
 def with_flag(name: str, flag: str) -> str:
@@ -66,18 +72,19 @@ def with_flag(name: str, flag: str) -> str:
     return f"{base}+{suffix}" if suffix else base
 
 
-__all__ = ["BASES", "SCORED", "VARIANTS", "make_policy", "policy_names", "split_name",
-           "with_flag"]
+__all__ = ["BASES", "SCORED", "VARIANTS", "UavPolicy", "make_policy", "policy_class",
+           "policy_names", "split_name", "with_flag"]
 
 
 def register(engine) -> None:
-    """Register every base heuristic and its variants (factory: ``factory(rng) -> policy``)."""
+    """Register every base heuristic and its variants: each a :class:`UavPolicy` subclass,
+    built per run as ``cls(rng, **options)``."""
     vspec = {"": "", "p": ", §4.6", "f": ", §4.7", "pf": ", §4.6, §4.7"}
     for name in policy_names():
         base, p, f = split_name(name)
         label, family, spec, desc = BASES[base]
         variant = ("p" if p else "") + ("f" if f else "")
         vlabel, vdesc = VARIANTS[variant]
+        cls, options = policy_class(name)
         engine.policy(KIND, name, label=label + vlabel, description=desc + vdesc,
-                      spec=spec + vspec[variant], family=family)(
-            functools.partial(make_policy, name))
+                      spec=spec + vspec[variant], family=family, **options)(cls)

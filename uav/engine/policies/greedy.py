@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import UavPolicy
 from .common import NEG, PreemptionChoices, base_mask, flat_argmax
 
 SCORES = {"value": "V", "vpt": "VPT", "vpe": "VPE"}
 
 
-class GreedyPolicy:
-    def __init__(self, score: str, preemption: bool = False, filtering: bool = False,
-                 rng: np.random.Generator | None = None):
+class GreedyPolicy(UavPolicy):
+    def __init__(self, rng: np.random.Generator | None = None, *, score: str,
+                 preemption: bool = False, filtering: bool = False):
+        super().__init__(rng)
         self.attr = SCORES[score]
         self.is_value = score == "value"
         self.preemption = preemption
         self.filtering = filtering
-        self.rng = rng
 
     def map(self, view) -> None:
         score = getattr(view, self.attr)

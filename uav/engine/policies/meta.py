@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import UavPolicy
 from .common import NEG, PreemptionChoices, base_mask, flat_argmax, row_argmax
 
 
-class MetaPolicy:
-    def __init__(self, preemption: bool = False, filtering: bool = False,
-                 rng: np.random.Generator | None = None):
+class MetaPolicy(UavPolicy):
+    def __init__(self, rng: np.random.Generator | None = None, *, preemption: bool = False,
+                 filtering: bool = False):
+        super().__init__(rng)
         self.preemption = preemption
         self.filtering = filtering
-        self.rng = rng
 
     def map(self, view) -> None:
         # Behind the linear energy pace: delta > epsilon; VPE mode on the tie, e.g. at t = 0

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import UavPolicy
 
-class RandomPolicy:
+
+class RandomPolicy(UavPolicy):
     """Random target order, random valid available UAV; sensor random or best (RBS)."""
 
     def __init__(self, rng: np.random.Generator, best_sensor: bool = False):
-        self.rng = rng
+        super().__init__(rng)
         self.best_sensor = best_sensor
 
     def map(self, view) -> None:
