@@ -9,9 +9,10 @@ paired difference to that policy; ``--csv`` writes one row per run as runs finis
 A command that needs one kind loads only that kind. Invalid input prints
 ``error: <parameter>: <message>`` and exits with status 2; a policy that breaks one of the
 engine's rules (``simcore.errors.RULES``) prints ``error: policy 'NAME' broke the rule ...`` and
-exits with status 3. Policies of installed plugins are listed beside the project's own; a
-plugin that failed to load is named on stderr by ``policies``, and by ``run`` when the policy
-asked for is not there.
+exits with status 3 (a sweep prints it for each such run, leaves them out of its table, runs
+the others and exits with status 3). Policies of installed plugins are listed beside the
+project's own; a plugin that failed to load is named on stderr by ``policies``, and by ``run``
+when the policy asked for is not there.
 """
 
 from __future__ import annotations
@@ -167,11 +168,19 @@ def run_sweep(engine: Engine, args) -> int:
     writer = RunWriter(args.csv, args.out)
     cols = [*metrics, *([f"{m}:diff" for m in metrics] if args.baseline else [])]
     out_rows = []
+    failed = []
+
+    def fail(run, exc) -> None:  # the run is left out; the others carry on
+        failed.append(exc)
+        where = ", ".join(f"{k}={v}" for k, v in run.setting.items())
+        print(f"error: seed {run.seed}{' at ' + where if where else ''}: {exc}",
+              file=sys.stderr)
+
     try:
         for preset, scenario in zip(presets, scenarios, strict=True):
             runs = sweep(engine, scenario, swept, policies, seeds, jobs=args.jobs,
                          on_run=lambda run, preset=preset: writer(preset, run),
-                         seed_stride=args.seed_stride)
+                         seed_stride=args.seed_stride, on_fail=fail)
             rows = table(runs, metrics, baseline=args.baseline, relative=args.relative)
             print(f"\n{preset}: {len(seeds)} seeds")
             print(f"{'setting':<36} {'policy':<20} {'n':>3} "
@@ -186,6 +195,10 @@ def run_sweep(engine: Engine, args) -> int:
     if args.json:
         write_json(args.json, json.dumps(out_rows, indent=1, default=str))
     sys.stdout.flush()
+    if failed:
+        print(f"error: {len(failed)} runs failed, left out of the table above",
+              file=sys.stderr)
+        return 3
     return 0
 
 

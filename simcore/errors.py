@@ -29,6 +29,8 @@ RULES = {
     "start-time": "no task started at a time already past",
     "energy-budget": "the energy committed never exceeds the energy budget",
     "bound-cluster": "a suspended task resumes on the cluster it ran on",
+    "preemptible": "only a running task that may be preempted (its flag, or the preempting "
+                   "job's rights) is suspended or killed",
     "eligibility": "a task runs only on a machine or configuration allowed for it",
 }
 

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from .axes import axis_value, points  # noqa: F401  (part of the sweep API)
-from .errors import ScenarioError
+from .errors import PolicyViolation, ScenarioError
 from .params import set_dotted, to_dict
 from .registry import Engine, ScenarioSpec
 from .stats import mean_ci
@@ -40,18 +40,29 @@ class SweepRun:
     timing: dict = field(default_factory=dict)
 
 
-def _run_one(job: tuple) -> tuple[int, dict, dict]:
+def _run_one(job: tuple) -> tuple[int, dict | PolicyViolation, dict]:
+    """One run's (index, summary, timing); a policy that broke an engine rule gives its
+    PolicyViolation in place of the summary."""
     index, package, scenario, policy, seed = job
     engine: Engine = importlib.import_module(package).ENGINE
-    result = engine.simulate(scenario, policy=policy, seed=seed)
+    try:
+        result = engine.simulate(scenario, policy=policy, seed=seed)
+    except PolicyViolation as exc:
+        return index, exc, {}
     return index, result.summary, {k: v for k, v in result.timing.items() if k != "event_ms"}
 
 
 def sweep(engine: Engine, scenario: ScenarioSpec, axes: Sequence[tuple[str, Sequence]] = (),
           policies: Sequence[str] = (), seeds: Iterable[int] = (0,), jobs: int = 1,
           on_run: Callable[[SweepRun], None] | None = None,
-          seed_stride: int = 0, known: dict | None = None) -> list[SweepRun]:
+          seed_stride: int = 0, known: dict | None = None,
+          on_fail: Callable[[SweepRun, PolicyViolation], None] | None = None,
+          ) -> list[SweepRun]:
     """Run every (point, policy, seed); ``on_run`` sees each run as it finishes.
+
+    A run whose policy breaks one of the engine's rules raises its PolicyViolation, unless
+    ``on_fail`` is given: it then sees that run (an empty summary) and the error, the run is
+    left out of the result and the others carry on.
 
     Point ``p`` runs seeds ``s + p * seed_stride`` (0: the same seeds at every point, so points
     differ only by their setting; a stride draws fresh instances per point). Every point is
@@ -76,8 +87,13 @@ def sweep(engine: Engine, scenario: ScenarioSpec, axes: Sequence[tuple[str, Sequ
                 work.append((cost, len(work), p, setting, policy, seed + p * seed_stride, spec))
     runs: list[SweepRun | None] = [None] * len(work)
 
-    def keep(index: int, summary: dict, timing: dict) -> None:
+    def keep(index: int, summary: dict | PolicyViolation, timing: dict) -> None:
         _, _, p, setting, policy, seed, spec = work[index]
+        if isinstance(summary, PolicyViolation):
+            if on_fail is None:
+                raise summary
+            on_fail(SweepRun(p, setting, policy, seed, {}), summary)
+            return
         run = SweepRun(p, setting, policy, seed, summary, timing)
         runs[index] = run
         if known is not None:

@@ -195,8 +195,11 @@ class SerialSim:
 
     def preempt(self, core: int) -> int:
         """Suspend the task on ``core`` now, keeping its progress; returns the task id."""
-        task = int(self.c_task[core])
+        task = int(self.c_task[core]) if 0 <= core < self.M else -1
         now = self.now
+        if task < 0 or not self.t_pre[task]:
+            raise PolicyViolation("preemptible", None, f"core {core} at {now} min runs "
+                                  + ("no task" if task < 0 else f"task {task}, not preemptible"))
         s = self.seg_start[task]
         self.executed[task] += now - s
         self.in_window[task] += self._overlap(s, now)

@@ -51,6 +51,7 @@ import numpy as np
 from scheduling.hpc.backfill import shadow_time
 from scheduling.swf_replay.sim import InvariantError, Replay
 from simcore.clock import RunClock
+from simcore.errors import PolicyViolation
 from simcore.sampling import rng
 
 from .config import KIND, PreemptiveConfig
@@ -321,7 +322,11 @@ class Maui(Replay):
         n = self.n
         chosen = []
         freed = 0
+        allowed = set(pool)
         for v in self.victims.order(pool, t):
+            if v not in allowed:  # the policy may only reorder the pool
+                raise PolicyViolation("preemptible", None, f"job index {v} killed at {t} s "
+                                      f"for job index {h} is not one it may preempt")
             chosen.append(v)
             freed += n[v]
             if free + freed >= need:

@@ -112,3 +112,27 @@ def test_reproduce_with_policy_writes_the_comparison_and_never_records(tmp_path,
     with pytest.raises(CommandError, match="with_policies: unknown policy 'nope'"):
         call_command("reproduce", FIGURE, "--with-policy", "nope", "--trials", "2",
                      "--in-process", "--no-png", "--out", str(tmp_path))
+
+
+class ForgetsATask:
+    """A dispatch order that leaves the last task out."""
+
+    name = "forgets"
+
+    @staticmethod
+    def order(runtimes, seed):
+        return list(range(len(runtimes) - 1))
+
+
+def test_an_added_policy_that_breaks_a_rule_stops_reproduce_naming_it(tmp_path):
+    from scheduling.engine import ENGINE
+
+    ENGINE.policy("many-task", "test-forgets", label="Forgets", description="faulty (test)",
+                  spec="test", chop=False)(ForgetsATask)
+    try:
+        with pytest.raises(CommandError, match=f"{FIGURE}: policy 'test-forgets' broke the "
+                                               "rule 'waiting-task'"):
+            call_command("reproduce", FIGURE, "--with-policy", "test-forgets", "--trials", "2",
+                         "--in-process", "--jobs", "1", "--no-png", "--out", str(tmp_path))
+    finally:
+        del ENGINE.policies[("many-task", "test-forgets")]

@@ -63,10 +63,15 @@ def test_the_cli_exits_3_with_the_rule_and_no_traceback(faulty, capsys):
     assert "Traceback" not in err
 
 
-def test_a_cli_sweep_on_two_processes_names_the_rule_and_the_policy(faulty, capsys):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_cli_sweep_names_each_failed_run_and_carries_on_with_the_others(faulty, capsys,
+                                                                           jobs):
     code = main(ENGINE, ["sweep", "--preset", "swf-small", "--policies", f"easy,{faulty}",
-                         "--seeds", "0-1", "--jobs", "2"], prog="engine")
-    err = capsys.readouterr().err
+                         "--seeds", "0-1", "--jobs", jobs], prog="engine")
+    out, err = capsys.readouterr()
     assert code == 3
-    assert f"error: policy {faulty!r} broke the rule 'capacity'" in err
-    assert "Traceback" not in err
+    for seed in (0, 1):
+        assert f"error: seed {seed}: policy {faulty!r} broke the rule 'capacity'" in err
+    assert "2 runs failed" in err and "Traceback" not in err
+    rows = [line.split() for line in out.splitlines() if line.startswith("- ")]
+    assert [(r[1], r[2]) for r in rows] == [("easy", "2")]  # the other policy's runs, both

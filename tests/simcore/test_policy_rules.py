@@ -7,6 +7,7 @@ the test, and run through ``ENGINE.simulate`` (the path the CLI, the lab and swe
 
 from __future__ import annotations
 
+import heapq
 import math
 from contextlib import contextmanager
 
@@ -235,11 +236,28 @@ class SerialTwice(SerialPolicy):
             sim.start(task, int(sim.idle[1][0]), 1.0)
 
 
+class SerialSuspendsAnything:
+    """Suspends whatever runs on a core, preemptible or not."""
+
+    def __init__(self, cfg, rng):
+        pass
+
+    def map(self, sim, ctx):
+        for core in np.flatnonzero(sim.c_task >= 0).tolist():
+            sim.preempt(core)
+        for g in ctx.gidx.tolist():
+            j = int(sim.core_cluster[0])
+            if sim.idle[j]:
+                sim.start(sim.take(g), heapq.heappop(sim.idle[j]), 1.0)
+
+
 @pytest.mark.parametrize("factory,rule", [
     (SerialEarly, "arrival"), (SerialSameCore, "capacity"), (SerialTwice, "waiting-task"),
+    (SerialSuspendsAnything, "preemptible"),
 ])
 def test_serial_preemption_refuses_each_broken_rule(factory, rule):
-    assert violation(ENGINE, "ch4-small", factory).rule == rule
+    some_not_preemptible = {"workload.p_preemptible": 0.5}
+    assert violation(ENGINE, "ch4-small", factory, some_not_preemptible).rule == rule
 
 
 def test_a_suspended_task_resumed_elsewhere_breaks_bound_cluster():
@@ -338,9 +356,22 @@ class TakesNoVictims:
         return []
 
 
+class KillsOutsideThePool(TakesNoVictims):
+    """A victim order that names jobs the blocked job has no right to preempt."""
+
+    def order(self, pool, t):
+        running = [v for _, v in self.sim.running if v not in set(pool)]
+        return running + list(pool)
+
+
 def test_swf_preemptive_refuses_a_victim_order_that_frees_too_little():
     exc = violation(ENGINE, "pbb-small", TakesNoVictims)
     assert exc.rule == "capacity"
+
+
+def test_swf_preemptive_refuses_a_victim_outside_the_pool():
+    exc = violation(ENGINE, "pbb-small", KillsOutsideThePool)
+    assert exc.rule == "preemptible"
 
 
 # -- grid ----------------------------------------------------------------------------------------

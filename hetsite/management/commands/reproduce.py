@@ -32,7 +32,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from hetsite import kinds, reproduce, scoreboard
-from simcore.errors import ScenarioError
+from simcore.errors import PolicyViolation, ScenarioError
 from simcore.result import code_version
 
 STATUS = scoreboard.STATUS
@@ -172,7 +172,7 @@ class Command(BaseCommand):
                 return runs
             return reproduce.run_in_process(figure, trials, opts["jobs"], progress=_bar,
                                             first_seed=seed, known=known, with_policies=added)
-        except ScenarioError as err:
+        except (ScenarioError, PolicyViolation) as err:
             raise CommandError(f"{figure.name}: {err}") from None
 
     def _chosen(self, figures, opts, status):
