@@ -89,17 +89,15 @@ def site_dir(tmp_path_factory):
     return target
 
 
-# A UAV policy from a plugin: the kind has no policy class yet, so its factory convention
-# (``factory(rng) -> policy``) is what a plugin follows; here the greedy best-sensor rule.
+# A UAV policy from a plugin: the kind's own random-best-sensor class, on its UavPolicy base,
+# registered under another name with the options it is built with.
 UAV_PLUGIN = installed("uav-alias", "0.3", "uav", "uav_alias", '''
-    import functools
-
-    from uav.engine.policies import make_policy
+    from uav.engine.policies import policy_class
 
     def register(policies):
+        cls, options = policy_class("rbs")
         policies.policy("best-sensor-too", label="Random best sensor (plugin)",
-                        description="rbs, from a plugin", spec="")(
-            functools.partial(make_policy, "rbs"))
+                        description="rbs, from a plugin", spec="", **options)(cls)
     ''')
 
 

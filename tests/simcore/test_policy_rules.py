@@ -236,7 +236,7 @@ class SerialTwice(SerialPolicy):
             sim.start(task, int(sim.idle[1][0]), 1.0)
 
 
-class SerialSuspendsAnything:
+class SerialSuspendsAnything(SerialPolicy):
     """Suspends whatever runs on a core, preemptible or not."""
 
     def __init__(self, cfg, rng):
@@ -377,13 +377,13 @@ def test_swf_preemptive_refuses_a_victim_outside_the_pool():
 # -- grid ----------------------------------------------------------------------------------------
 def _grid_sim():
     from scheduling.grid import neighbours, options
-    from scheduling.grid.policies import Scheduler
+    from scheduling.grid.policies import FcfsBackfill
     from scheduling.grid.sim import GridSim
     from scheduling.grid.workload import generate
 
     cfg = ENGINE.preset_scenario("grid-small").params
     wl = generate(cfg, 1)
-    scheduler = Scheduler(preemptive=False)
+    scheduler = FcfsBackfill()
     return GridSim(wl, scheduler, options(cfg), 1, neighbours=neighbours(scheduler, wl, 1))
 
 
@@ -419,7 +419,10 @@ def test_grid_refuses_over_allocating_a_node():
 
 
 # -- many-task -----------------------------------------------------------------------------------
-class DropsATask:
+from scheduling.many_task.policies.base import ManyTaskPolicy  # noqa: E402
+
+
+class DropsATask(ManyTaskPolicy):
     name = "drops"
 
     @staticmethod
@@ -427,7 +430,7 @@ class DropsATask:
         return np.arange(runtimes.size - 1)
 
 
-class DispatchesTwice:
+class DispatchesTwice(ManyTaskPolicy):
     name = "twice"
 
     @staticmethod
@@ -445,10 +448,11 @@ def test_many_task_refuses_an_order_that_is_not_every_task_once(factory):
 
 # -- uav (ch. 5) ---------------------------------------------------------------------------------
 from uav.engine import ENGINE as UAV  # noqa: E402
+from uav.engine.policies.base import UavPolicy  # noqa: E402
 
 
 def _uav_policy(pick):
-    class Faulty:
+    class Faulty(UavPolicy):
         def __init__(self, rng):
             pass
 
