@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from hetsite import kinds, reproduce, scoreboard
 from hetsite.models import Experiment, Status
 from hetsite.services import submission
+from scheduling.many_task.policies.base import ManyTaskPolicy
 from simcore.errors import ScenarioError
 
 FIGURE = "many-task-dock6"  # the cheapest figure preset: milliseconds a run
@@ -114,7 +115,7 @@ def test_reproduce_with_policy_writes_the_comparison_and_never_records(tmp_path,
                      "--in-process", "--no-png", "--out", str(tmp_path))
 
 
-class ForgetsATask:
+class ForgetsATask(ManyTaskPolicy):
     """A dispatch order that leaves the last task out."""
 
     name = "forgets"
