@@ -24,6 +24,7 @@ from hetsite.models import Status
 from hetsite.services import submission
 from scheduling.engine import ENGINE
 from simcore import plugins
+from simcore.errors import RULES
 from uav.engine import ENGINE as UAV_ENGINE
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -169,6 +170,9 @@ def test_the_tutorial_s_example_is_the_example_plugin_word_for_word():
     block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     assert block == (EXAMPLES / "replay-sjf" / "replay_sjf" / "__init__.py").read_text()
     assert len(block.splitlines()) <= 40
+    # Every rule the engine enforces is described.
+    enforced = doc[doc.index("## What the engine enforces"):doc.index("## A 30-line example")]
+    assert [rule for rule in RULES if f"`{rule}`" not in enforced] == []
 
 
 def test_a_sweep_on_a_figure_s_seeds_puts_the_plugin_beside_the_published_policies(site_dir):
