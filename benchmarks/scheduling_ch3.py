@@ -1,6 +1,7 @@
 """Speed of the ch3 engine (parallel jobs, utility, energy): prints figures, asserts nothing.
 
-Targets on the 2-core machine (issue 15; spec §7.3 gives the authors' 0.1 s / 80 s per event):
+Targets on the 2-core machine (issue 15; scheduler overhead (ch. 3 spec §7.3) gives the authors' 0.1
+s / 80 s per event):
 
 * ``ch3-5k`` with Max UPE and place-holders: mean <= 5 ms per mapping event and <= 10 s per
   28 h trial;

@@ -1,6 +1,6 @@
-"""UAV engine speed: wall time per mapping event and per run (spec §8.1: the published
-heuristics took < 10 ms per event on small and < 1 s on large scenarios; our targets are
-< 1 ms on small-baseline and < 50 ms on large for Meta+P+F).
+"""UAV engine speed: wall time per mapping event and per run (published numbers (ch. 5 spec §8.1):
+the published heuristics took < 10 ms per event on small and < 1 s on large scenarios; our targets
+are < 1 ms on small-baseline and < 50 ms on large for Meta+P+F).
 
     .venv/bin/python benchmarks/uav.py [--small-seeds 20] [--large-seeds 3] [--policies ...]
 

@@ -66,7 +66,7 @@ def main() -> int:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from hetsite.models import TraceUpload
+    from hetsite.models import Upload
 
     setup_test_environment()
     call_command("migrate", verbosity=0)
@@ -80,13 +80,13 @@ def main() -> int:
                 "p.use_requested_time": "on", "p.job_limit": 0, "p.bsld_tau": 10.0,
                 "p.series_points": 3000,
                 "trace_file": SimpleUploadedFile("upload.swf.gz", payload)}
-        before = TraceUpload.objects.count()
+        before = Upload.objects.count()
         wall, cpu = time.perf_counter(), time.process_time()
         response = Client().post("/new/swf-replay/", data)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         error = re.findall(r'data-field="trace_file"[^>]*>(.*?)<', response.content.decode(),
                            re.S)
-        stored = TraceUpload.objects.count() > before
+        stored = Upload.objects.count() > before
         print(f"{name} ({len(payload):,} bytes): {response.status_code}, {wall:.1f} s wall, "
               f"{cpu:.1f} s CPU, stored: {'yes' if stored else 'no'}; "
               f"{error[0].strip() if error else '(no error beside the file)'}")

@@ -9,16 +9,16 @@ field they name.
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 from django.core.validators import MaxValueValidator
 
-from hetsite import inputs
+from hetsite import inputs, kinds
 from hetsite.kinds import PARAM_PREFIX as PREFIX
 from hetsite.kinds import LabKind
 from hetsite.models import Visibility
 from hetsite.services import submission
 from simcore.errors import ScenarioError
 from simcore.params import describe
+from simcore.references import spell
 
 
 def _nest(flat: dict) -> dict:
@@ -102,26 +102,27 @@ class ExperimentForm(forms.Form):
                                    required=False,
                                    help_text="who can find it; you can change this later")
 
-    def __init__(self, ui: LabKind, *args, who=None, refused=None, **kwargs):
+    def __init__(self, kind_lab: LabKind, *args, who=None, refused=None, **kwargs):
         """``who`` (a ``permissions.Viewer``) submits it: the uploads it names must be theirs
         to use. ``refused``: files dropped while the request was read (field -> why)."""
         super().__init__(*args, **kwargs)
-        self.ui = ui
+        self.kind_lab = kind_lab
         self.who = who
         self.refused = refused or {}
         self.staged = []  # uploads checked by the kind's hook, stored only with the experiment
         self.fields["trials"] = forms.IntegerField(
             min_value=1, max_value=submission.limits()["max_trials"],
-            initial=self.default_trials(ui), help_text=self.trials_help(ui))
-        policies = ui.engine.list_policies(ui.kind)
+            initial=self.default_trials(kind_lab), help_text=self.trials_help(kind_lab))
+        policies = kind_lab.engine.list_policies(kind_lab.kind)
         self.policy_info = {p.name: p for p in policies}
         self.fields["policies"].choices = [(p.name, p.label) for p in policies]
         self.param_names = []
-        described = describe(ui.environment.config_cls)
+        described = describe(kind_lab.engine_kind.config_cls)
         for d in described:
             name = PREFIX + d["name"]
-            self.fields[name] = param_field(d)
-            cond = ui.condition_for(d["name"])
+            # help texts cite the kind's spec by bare code; people read the title beside it
+            self.fields[name] = param_field({**d, "help": spell(d["help"], kind_lab.kind)})
+            cond = kind_lab.condition_for(d["name"])
             if cond is not None:
                 self.fields[name].widget.attrs.update({
                     "data-show-when": PREFIX + cond.control,
@@ -146,7 +147,7 @@ class ExperimentForm(forms.Form):
                 help_text="comma-separated (8, 10, 12), a range start:stop:step (8:16:2) or "
                           "start:stop:*factor (1:1000:*10)")
         self.extra_names: list[str] = []
-        self.hook = inputs.form_hook(ui)
+        self.hook = inputs.form_hook(kind_lab)
         if self.hook is not None:
             self.hook.customize(self)
         self.submission = None
@@ -154,10 +155,9 @@ class ExperimentForm(forms.Form):
     def _bound_by_site_limits(self) -> None:
         """A parameter a site limit bounds alone gets that bound in the form too (the browser
         refuses a larger value before it is sent, and the help says so)."""
-        for limit in self.ui.limits:
+        for limit in self.kind_lab.limits:
             field = self.fields.get(PREFIX + limit.field)
-            cap = settings.HETSITE_LIMITS.get(limit.name)
-            top = limit.field_max(cap) if cap is not None else None
+            top = limit.field_max(kinds.limit_cap(limit))
             if field is None or top is None or not isinstance(
                     field, (forms.IntegerField, forms.FloatField)):
                 continue
@@ -171,26 +171,26 @@ class ExperimentForm(forms.Form):
                                 f"(HETSITE_LIMIT_{limit.name.upper()})")
 
     @staticmethod
-    def default_trials(ui: LabKind) -> int:
-        return 1 if ui.deterministic else ui.default_trials
+    def default_trials(kind_lab: LabKind) -> int:
+        return 1 if kind_lab.deterministic else kind_lab.default_trials
 
     @staticmethod
-    def trials_help(ui: LabKind) -> str:
-        if ui.deterministic:
+    def trials_help(kind_lab: LabKind) -> str:
+        if kind_lab.deterministic:
             return ("this kind is deterministic: every trial of a policy gives the same result, "
                     "so one trial is enough")
         return "random instances (seeds) per policy"
 
     # -- prefill ---------------------------------------------------------------------------------
     @classmethod
-    def initial_for(cls, ui: LabKind, params: dict, preset: str = "", policies=None,
+    def initial_for(cls, kind_lab: LabKind, params: dict, preset: str = "", policies=None,
                     trials=None, base_seed=None, name="", visibility=None,
                     axes=None) -> dict:
         """The form's initial values; ``axes`` (a sweep's) fill the sweep fields, so a clone
         submitted unchanged runs the same sweep on the same base scenario."""
         initial = {"preset": preset, "name": name,
-                   "policies": policies or ui.default_policies,
-                   "trials": trials or cls.default_trials(ui), "base_seed": base_seed or 0,
+                   "policies": policies or kind_lab.default_policies,
+                   "trials": trials or cls.default_trials(kind_lab), "base_seed": base_seed or 0,
                    "visibility": visibility or Visibility.UNLISTED}
         for dotted, value in _flatten(params).items():
             initial[PREFIX + dotted] = value
@@ -248,7 +248,7 @@ class ExperimentForm(forms.Form):
             # The scenario is checked even when other fields failed, so every error shows in
             # one round (the engine's cross-field rules included).
             try:
-                submission.validate_scenario(kind=self.ui.kind, params=params,
+                submission.validate_scenario(kind=self.kind_lab.kind, params=params,
                                              preset=data.get("preset") or "")
             except ScenarioError as err:
                 self._attach(err)
@@ -257,7 +257,7 @@ class ExperimentForm(forms.Form):
             return data
         try:
             self.submission = submission.validate_submission(
-                kind=self.ui.kind, params=params, preset=data.get("preset") or "",
+                kind=self.kind_lab.kind, params=params, preset=data.get("preset") or "",
                 policies=list(data.get("policies") or []), trials=data.get("trials"),
                 base_seed=data.get("base_seed") or 0, name=data.get("name") or "",
                 visibility=data.get("visibility") or Visibility.UNLISTED, axes=axes,

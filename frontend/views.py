@@ -67,7 +67,8 @@ OWNER_COOKIE_NOTICE = (
 def new_index(request):
     """Pick a scenario kind and a preset to start from."""
     return render(request, "frontend/new_index.html", {
-        "kinds": [(ui, ui.engine.list_presets(ui.kind)) for ui in kinds.all_kinds()]})
+        "kinds": [(kind_lab, kind_lab.engine.list_presets(kind_lab.kind))
+                  for kind_lab in kinds.all_kinds()]})
 
 
 @cache_control(max_age=86400, public=True)
@@ -75,24 +76,24 @@ def favicon(request):
     return redirect(static("frontend/favicon.svg"), permanent=True)
 
 
-def _ui_or_404(kind: str) -> kinds.LabKind:
-    ui = kinds.get_kind(kind)
-    if ui is None:
+def _kind_lab_or_404(kind: str) -> kinds.LabKind:
+    kind_lab = kinds.get_kind(kind)
+    if kind_lab is None:
         raise Http404(f"no scenario kind {kind!r}")
-    return ui
+    return kind_lab
 
 
 def new_experiment(request, kind: str):
-    ui = _ui_or_404(kind)
+    kind_lab = _kind_lab_or_404(kind)
     who = permissions.viewer(request)
     if request.method == "POST":
         data, files = request.POST, request.FILES  # reading them streams the uploads
         dropped = uploads.refusals(request)
-        form = ExperimentForm(ui, data, files, who=who, refused=dropped)
+        form = ExperimentForm(kind_lab, data, files, who=who, refused=dropped)
         denied = refused(request)
         if denied is not None:
             form.add_error(None, denied.message)
-            return render(request, "frontend/new.html", _form_context(ui, form),
+            return render(request, "frontend/new.html", _form_context(kind_lab, form),
                           status=denied.status)
         status = max((d.status for d in dropped.values()), default=400)
         if form.is_valid() and form.submission is not None:
@@ -110,54 +111,54 @@ def new_experiment(request, kind: str):
             else:
                 _say_what_the_cookie_means(request, who)
                 return redirect("frontend:experiment", public_id=experiment.public_id)
-        return render(request, "frontend/new.html", _form_context(ui, form), status=status)
+        return render(request, "frontend/new.html", _form_context(kind_lab, form), status=status)
 
     notice = ""
-    presets = {p.name: p for p in ui.engine.list_presets(ui.kind)}
+    presets = {p.name: p for p in kind_lab.engine.list_presets(kind_lab.kind)}
     clone = request.GET.get("clone")
     if clone:
         source = selectors.experiment_by_public_id(clone, who)
-        if source.kind != ui.kind:
+        if source.kind != kind_lab.kind:
             raise Http404("that experiment is of another kind")
         # A clone gets a fresh name (made from its preset and policies unless you type one).
         initial = ExperimentForm.initial_for(
-            ui, source.scenario.params, preset=source.scenario.preset,
+            kind_lab, source.scenario.params, preset=source.scenario.preset,
             policies=source.policies, trials=source.trials, base_seed=source.base_seed,
             visibility=source.visibility, axes=source.axes)
         notice = f"Cloned from “{source.name}”: change what you like and run."
     else:
-        preset_name = request.GET.get("preset") or ui.default_preset
+        preset_name = request.GET.get("preset") or kind_lab.default_preset
         if preset_name not in presets:
-            fallback = ui.default_preset if ui.default_preset in presets else next(iter(presets),
-                                                                                     "")
+            fallback = (kind_lab.default_preset if kind_lab.default_preset in presets
+                        else next(iter(presets), ""))
             if request.GET.get("preset"):
-                notice = (f"There is no preset “{preset_name[:80]}” for {ui.title}; "
+                notice = (f"There is no preset “{preset_name[:80]}” for {kind_lab.title}; "
                           f"showing “{fallback}” instead.")
             preset_name = fallback
-        params = submission.validate_scenario(kind=ui.kind, preset=preset_name)
-        initial = ExperimentForm.initial_for(ui, params, preset=preset_name)
-        initial.update(_kept_choices(request.GET, ui))
-    form = ExperimentForm(ui, initial=initial)
-    return render(request, "frontend/new.html", {**_form_context(ui, form), "notice": notice})
+        params = submission.validate_scenario(kind=kind_lab.kind, preset=preset_name)
+        initial = ExperimentForm.initial_for(kind_lab, params, preset=preset_name)
+        initial.update(_kept_choices(request.GET, kind_lab))
+    form = ExperimentForm(kind_lab, initial=initial)
+    return render(request, "frontend/new.html", {**_form_context(kind_lab, form), "notice": notice})
 
 
 @require_POST
 def estimate(request, kind: str):
     """The price of the experiment the form describes (``pricing.quote``), for the form's live
     estimate. Files are not read: an uploaded trace is priced when it is submitted."""
-    ui = _ui_or_404(kind)
+    kind_lab = _kind_lab_or_404(kind)
     denied = refused(request, "estimate")
     if denied is not None:
         return JsonResponse({"errors": [{"id": "", "label": "", "message": denied.message}]},
                             status=denied.status)
     who = permissions.viewer(request)
-    form = ExperimentForm(ui, request.POST, who=who)
+    form = ExperimentForm(kind_lab, request.POST, who=who)
     if not form.is_valid() or form.submission is None:
         return JsonResponse({"errors": form.error_summary()}, status=400)
     return JsonResponse(pricing.quote(form.submission, who.account()))
 
 
-def _kept_choices(query, ui) -> dict:
+def _kept_choices(query, kind_lab) -> dict:
     """What the user had typed before switching presets (name, trials, seed, policies)."""
     kept = {}
     if query.get("name"):
@@ -165,20 +166,20 @@ def _kept_choices(query, ui) -> dict:
     for key in ("trials", "base_seed"):
         if (query.get(key) or "").isdigit():
             kept[key] = int(query[key])
-    known = {p.name for p in ui.engine.list_policies(ui.kind)}
+    known = {p.name for p in kind_lab.engine.list_policies(kind_lab.kind)}
     chosen = [p for p in query.getlist("policies") if p in known]
     if chosen:
         kept["policies"] = chosen
     return kept
 
 
-def _form_context(ui, form):
+def _form_context(kind_lab, form):
     families: dict[str, list] = {}
-    for policy in ui.engine.list_policies(ui.kind):
+    for policy in kind_lab.engine.list_policies(kind_lab.kind):
         families.setdefault(policy.family or "policies", []).append(policy)
-    presets = ui.engine.list_presets(ui.kind)
+    presets = kind_lab.engine.list_presets(kind_lab.kind)
     current = form["preset"].value() or ""
-    return {"ui": ui, "form": form, "presets": presets,
+    return {"kind_lab": kind_lab, "form": form, "presets": presets,
             "families": families, "chosen": set(form["policies"].value() or []),
             "current_preset": current,
             # the whole description: the picker truncates it, and it may carry caveats
@@ -194,7 +195,7 @@ def experiment_page(request, public_id):
     policy's paired difference to P."""
     who = permissions.viewer(request)
     experiment = selectors.experiment_by_public_id(public_id, who)
-    ui = kinds.get_kind(experiment.kind)
+    kind_lab = kinds.get_kind(experiment.kind)
     # Bounded whatever the experiment's size: one page of runs, counts for the rest.
     runs, paging = selectors.runs_page(experiment, request.GET.get("runs_page"))
     counts = selectors.status_counts(experiment)
@@ -212,8 +213,8 @@ def experiment_page(request, public_id):
     def tables():
         # Every finished run's summary, read once for the tables and the published checks.
         finished = selectors.sweep_runs(experiment) if counts[Status.DONE] else []
-        return (presenters.summary_table(ui, experiment, point or 0, finished),
-                presenters.point_tables(ui, experiment, finished) if whole_sweep else [],
+        return (presenters.summary_table(kind_lab, experiment, point or 0, finished),
+                presenters.point_tables(kind_lab, experiment, finished) if whole_sweep else [],
                 presenters.published(experiment, finished))
 
     table, point_tables, published = figures.kept(experiment, f"tables:{point}", tables)
@@ -223,7 +224,8 @@ def experiment_page(request, public_id):
                 else figures.experiment_figures(experiment, point=point))
         paired = figures.paired_figures(experiment, baseline, point) if baseline else []
     return render(request, "frontend/experiment.html", {
-        "experiment": experiment, "ui": ui, "runs": runs, "paging": paging, "counts": counts,
+        "experiment": experiment, "kind_lab": kind_lab, "runs": runs, "paging": paging,
+        "counts": counts,
         "shown": {**shown, "total": sum(shown.values())}, "done_runs": done_runs,
         "point_count": selectors.point_count(experiment),
         "failed_runs": selectors.only(experiment.runs.filter(status=Status.FAILED).order_by(
@@ -232,16 +234,17 @@ def experiment_page(request, public_id):
         "table": table,
         "whole_sweep": whole_sweep, "point": point, "baseline": baseline,
         "point_tables": point_tables,
-        "point_label": presenters.point_label(ui, experiment.runs.filter(point=point).values_list(
-            "overrides", flat=True).first() or {}) if point is not None else "",
-        "sweep_axes": presenters.sweep_axes(ui, experiment),
+        "point_label": presenters.point_label(
+            kind_lab, experiment.runs.filter(point=point).values_list(
+                "overrides", flat=True).first() or {}) if point is not None else "",
+        "sweep_axes": presenters.sweep_axes(kind_lab, experiment),
         "published": published,
         "final": experiment.status in FINAL_STATUSES,
         "can_edit": permissions.can_edit(who, experiment),
         "last_seed": experiment.base_seed + experiment.trials - 1,
         "max_trials_to_add": max(1, submission.trials_limit(experiment) - experiment.trials),
         "visibility_choices": Visibility.choices,
-        "scenario": presenters.scenario_description(ui, experiment),
+        "scenario": presenters.scenario_description(kind_lab, experiment),
         "timing": presenters.timing(experiment, counts),
         "share_url": request.build_absolute_uri(
             reverse("frontend:experiment", args=[experiment.public_id])),
@@ -362,9 +365,9 @@ def compare_experiments(request):
         context["error"] = str(err)
     context["sides"] = sides
     if len(sides) >= 2:
-        lab = kinds.get_kind(sides[0].experiment.kind)
-        tables = comparing.tables(lab, sides)
-        context.update(tables=tables, differences=comparing.differences(lab, sides), figures=[
+        kind_lab = kinds.get_kind(sides[0].experiment.kind)
+        tables = comparing.tables(kind_lab, sides)
+        context.update(tables=tables, differences=comparing.differences(kind_lab, sides), figures=[
             {"id": f"compare-{t.column.metric.key}", "title": t.column.header,
              "figure": comparing.figure(t, sides)} for t in tables])
     kind = sides[0].experiment.kind if sides else request.GET.get("kind", "")
@@ -463,9 +466,9 @@ def export_summary(request, public_id, fmt: str):
     if fmt not in ("csv", "tex"):
         raise Http404("the summary comes as .csv or .tex")
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
-    ui = kinds.get_kind(experiment.kind)
+    kind_lab = kinds.get_kind(experiment.kind)
     point = selectors.point_of(experiment, request.GET.get("point")) or 0
-    table = presenters.summary_table(ui, experiment, point)
+    table = presenters.summary_table(kind_lab, experiment, point)
     if fmt == "tex":
         return exports.summary_latex(experiment, table, point)
     return exports.summary_csv(experiment, table, point)

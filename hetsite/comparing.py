@@ -107,19 +107,19 @@ def policies(sides: list[Side]) -> list[str]:
     return list(dict.fromkeys(p for s in sides for p in s.experiment.policies))
 
 
-def tables(lab: kinds.LabKind, sides: list[Side]) -> list[MetricTable]:
+def tables(kind_lab: kinds.LabKind, sides: list[Side]) -> list[MetricTable]:
     """Per headline metric: a row per policy, a cell per side (mean, its 95% interval clipped to
     the metric's range), all sides in one unit."""
     stats = [s.summary() for s in sides]
     names = policies(sides)
     out = []
-    for metric in lab.metrics:
+    for metric in kind_lab.metrics:
         means = [row[metric.key]["mean"] for by in stats for row in by.values()
                  if (row.get(metric.key) or {}).get("mean") is not None]
         column = presenters.column_for(metric, means)
         table = MetricTable(column)
         for policy in names:
-            table.rows.append(MetricRow(policy, lab.policy_color(policy), [
+            table.rows.append(MetricRow(policy, kind_lab.policy_color(policy), [
                 presenters.metric_cell((by.get(policy) or {}).get(metric.key), column)
                 for by in stats], column.digits))
         out.append(table)
@@ -166,15 +166,15 @@ class Difference:
     text: str  # "Mean number of UAVs: 3 in A, 6 in B"
 
 
-def differences(lab: kinds.LabKind, sides: list[Side]) -> list[Difference]:
+def differences(kind_lab: kinds.LabKind, sides: list[Side]) -> list[Difference]:
     """The parameters (by their declared labels and units), the trials and the first seed in
     which the sides differ, each side's value in words."""
     runs = [s.params() for s in sides]
     out = []
-    for name in presenters.declared(lab):
+    for name in presenters.declared(kind_lab):
         values = [r.get(name) for r in runs]
         if any(presenters.differs(values[0], v) for v in values[1:]):
-            out.append(_difference(name, presenters.param_title(lab, name),
+            out.append(_difference(name, presenters.param_title(kind_lab, name),
                                    [presenters.shown(v) for v in values], sides))
     for name, label in (("trials", "Trials"), ("base_seed", "First seed")):
         values = [getattr(s.experiment, name) for s in sides]
@@ -193,12 +193,12 @@ def _difference(name: str, label: str, values: list[str], sides: list[Side]) -> 
 POINT_CHOICES = 12  # the points of a sweep the picker offers
 
 
-def point_choices(lab: kinds.LabKind | None, experiment: Experiment) -> list[tuple[str, str]]:
+def point_choices(kind_lab: kinds.LabKind | None, experiment: Experiment) -> list[tuple[str, str]]:
     """A sweep's points as the picker offers them: (``<id>:<k>``, "point 2: ... = 6");
     empty for an experiment without a sweep."""
     if not experiment.axes:
         return []
     rows = experiment.summary_rows.filter(policy=experiment.policies[0]).order_by("point")
     return [(f"{experiment.public_id}:{row.point}",
-             f"point {row.point + 1}: {presenters.point_label(lab, row.setting)}")
+             f"point {row.point + 1}: {presenters.point_label(kind_lab, row.setting)}")
             for row in rows[:POINT_CHOICES]]

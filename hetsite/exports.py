@@ -150,8 +150,8 @@ def points_csv(experiment) -> HttpResponse:
     """One row per (sweep point, policy): the point and the swept parameters' values, finished
     runs, and the mean and 95% CI ends of every headline metric (clipped to its range, units
     in the header)."""
-    lab = kinds.get_kind(experiment.kind)
-    metrics = lab.metrics if lab else []
+    kind_lab = kinds.get_kind(experiment.kind)
+    metrics = kind_lab.metrics if kind_lab else []
     params = [a["param"] for a in experiment.axes]
     response, writer = _csv_response(f"points-{experiment.public_id}.csv")
     unit = {m.key: f" ({m.unit})" if m.unit else "" for m in metrics}

@@ -32,10 +32,10 @@ class UnknownChart(LookupError):
 
 
 def _charts(kind: str, groups: dict) -> list[kinds.ChartSpec]:
-    ui = kinds.get_kind(kind)
-    if ui is None:
+    kind_lab = kinds.get_kind(kind)
+    if kind_lab is None:
         return []
-    return [c for c in ui.experiment_charts if c.applies is None or c.applies(groups)]
+    return [c for c in kind_lab.experiment_charts if c.applies is None or c.applies(groups)]
 
 
 def _draw(spec: kinds.ChartSpec, groups: dict, side_by_side: bool) -> dict:
@@ -99,8 +99,8 @@ def experiment_figure(experiment: Experiment, chart_id: str, policies: list[str]
 
 
 def run_figure(run: Run, chart_id: str) -> dict:
-    ui = kinds.get_kind(run.experiment.kind)
-    spec = next((c for c in (ui.run_charts if ui else []) if c.id == chart_id), None)
+    kind_lab = kinds.get_kind(run.experiment.kind)
+    spec = next((c for c in (kind_lab.run_charts if kind_lab else []) if c.id == chart_id), None)
     if spec is None:
         raise UnknownChart(chart_id)
     if run.status != Status.DONE:
@@ -127,27 +127,27 @@ def compare_runs_figures(runs: list[Run]) -> list[dict]:
 # --- sweeps and paired comparisons ----------------------------------------------------------------
 
 def _colour_of(experiment: Experiment):
-    lab = kinds.get_kind(experiment.kind)
-    return lab.policy_color if lab else (lambda policy: charts.policy_color(policy))
+    kind_lab = kinds.get_kind(experiment.kind)
+    return kind_lab.policy_color if kind_lab else (lambda policy: charts.policy_color(policy))
 
 
-def _axis_titles(lab: kinds.LabKind, experiment: Experiment) -> dict[str, str]:
+def _axis_titles(kind_lab: kinds.LabKind, experiment: Experiment) -> dict[str, str]:
     """The swept parameters in words with their units (the x axis and second-axis legends)."""
-    return {a["param"]: presenters.param_title(lab, a["param"]) for a in experiment.axes}
+    return {a["param"]: presenters.param_title(kind_lab, a["param"]) for a in experiment.axes}
 
 
 def sweep_figures(experiment: Experiment) -> list[dict]:
     """A sweep's headline metrics against its (first) swept parameter, one line per policy with
     its 95% CI band; every point carries its index for the page to open."""
-    lab = kinds.get_kind(experiment.kind)
-    if lab is None or not experiment.axes:
+    kind_lab = kinds.get_kind(experiment.kind)
+    if kind_lab is None or not experiment.axes:
         return []
-    colour_of, titles = _colour_of(experiment), _axis_titles(lab, experiment)
+    colour_of, titles = _colour_of(experiment), _axis_titles(kind_lab, experiment)
     return [{"id": f"sweep-{m.key}", "title": m.label, "point_link": True,
              "figure": place_header(sweep_lines(
                  experiment.summary, experiment.axes, m.key, m.label, m.unit,
                  experiment.policies, colour_of, bounds=m.bounds, axis_titles=titles))}
-            for m in lab.metrics]
+            for m in kind_lab.metrics]
 
 
 def paired_figures(experiment: Experiment, baseline: str,
@@ -155,17 +155,17 @@ def paired_figures(experiment: Experiment, baseline: str,
     """Every headline metric as each policy's per-trial difference to ``baseline`` (same seed,
     common random numbers): bars with 95% CIs, or lines against the swept parameter (a sweep
     seen as a whole, ``point`` None)."""
-    lab = kinds.get_kind(experiment.kind)
-    if lab is None or baseline not in experiment.policies:
+    kind_lab = kinds.get_kind(experiment.kind)
+    if kind_lab is None or baseline not in experiment.policies:
         raise UnknownChart(f"paired:{baseline}")
     runs = selectors.sweep_runs(experiment, point)
     lines = bool(experiment.axes) and point is None
-    rows = table(runs, [m.key for m in lab.metrics], baseline=baseline)
+    rows = table(runs, [m.key for m in kind_lab.metrics], baseline=baseline)
     colour_of = _colour_of(experiment)
-    titles = _axis_titles(lab, experiment) if lines else {}
+    titles = _axis_titles(kind_lab, experiment) if lines else {}
     others = [p for p in experiment.policies if p != baseline]
     out = []
-    for m in lab.metrics:
+    for m in kind_lab.metrics:
         if lines:
             fig = sweep_lines(rows, experiment.axes, f"{m.key}:diff",
                               f"{m.label}: difference to {baseline}", m.unit, others, colour_of,

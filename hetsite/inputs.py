@@ -1,5 +1,5 @@
 """How the lab's forms show a kind's file inputs (``simcore.lab.FileInput``): a choice of the
-kind's library beside an upload field; an upload is checked for what the input accepts, staged,
+kind's library beside an upload field; an upload is checked by the input's own check, staged,
 and named in the scenario as ``upload:<sha256>``."""
 
 from __future__ import annotations
@@ -10,21 +10,16 @@ from simcore.errors import ScenarioError
 from simcore.lab import FileInput, FormHook, LabKind
 
 from .kinds import PARAM_PREFIX
-from .uploads import stage_runtimes_upload, stage_trace_upload
+from .uploads import stage
 
 # The form field attributes the lab's templates read, carried over to the replacing field.
 _FIELD_ATTRS = ("unit", "advanced", "param", "json_type", "optional", "group")
-STAGERS = {"swf": stage_trace_upload, "runtimes": stage_runtimes_upload}
 
 
 class FileChoices:
     """The form hook of a kind's file inputs."""
 
     def __init__(self, inputs: list[FileInput]):
-        for spec in inputs:
-            if spec.accepts not in STAGERS:
-                raise ValueError(f"file input {spec.param!r}: accepts must be one of "
-                                 f"{sorted(STAGERS)}, got {spec.accepts!r}")
         self.inputs = inputs
 
     def customize(self, form) -> None:
@@ -59,7 +54,7 @@ class FileChoices:
                     form.add_error(name, spec.required)
                 continue
             try:
-                staged = STAGERS[spec.accepts](upload, spec.upload_field)
+                staged = stage(upload, spec)
             except ScenarioError as err:
                 form.add_error(spec.upload_field, err.message)
             else:
@@ -69,6 +64,6 @@ class FileChoices:
                     data[PARAM_PREFIX + param] = value
 
 
-def form_hook(lab: LabKind) -> FormHook | None:
+def form_hook(kind_lab: LabKind) -> FormHook | None:
     """The kind's form behaviour: its file inputs', else its own hook."""
-    return FileChoices(lab.inputs) if lab.inputs else lab.form_hook
+    return FileChoices(kind_lab.inputs) if kind_lab.inputs else kind_lab.form_hook

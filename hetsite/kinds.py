@@ -7,7 +7,6 @@ specific to one kind.
 
 from __future__ import annotations
 
-import os
 import threading
 
 from django.conf import settings
@@ -39,8 +38,8 @@ _lock = threading.Lock()
 
 def _load():
     """Discover the kinds once (simcore.lab.discover; concurrent requests wait until they are
-    in) and check their limits against this site's settings: a missing or broken kind, or a
-    limit without a setting, fails loudly at the first request."""
+    in) and check their limits against this site's overrides: a missing or broken kind, or an
+    override of no limit, fails loudly at the first request."""
     global _loaded
     if _loaded:
         return
@@ -55,20 +54,26 @@ def _load():
 LIMIT_ENV = "HETSITE_LIMIT_"
 
 
-def limit_problems(labs: list[LabKind], configured: dict | None = None,
-                   environ=None) -> list[str]:
-    """Every declared limit needs its setting (``HETSITE_LIMITS``, else it would go
-    unenforced), and every setting or ``HETSITE_LIMIT_<NAME>`` override a declared limit."""
-    configured = settings.HETSITE_LIMITS if configured is None else configured
-    environ = os.environ if environ is None else environ
-    declared = {limit.name: lab.kind for lab in labs for limit in lab.limits}
-    out = [f"kind {kind!r} declares limit {name!r}, which HETSITE_LIMITS does not set"
-           for name, kind in declared.items() if name not in configured]
-    out += [f"HETSITE_LIMITS sets {name!r}, a limit no kind declares"
-            for name in configured if name not in declared]
-    out += [f"{var} overrides no limit (the limits: {', '.join(sorted(declared))})"
-            for var in environ if var.startswith(LIMIT_ENV)
-            and var[len(LIMIT_ENV):].lower() not in declared]
+def limit_cap(limit: Limit) -> int:
+    """This site's value of a declared limit: its override (``HETSITE_LIMIT_<NAME>``), else
+    the kind's default."""
+    return settings.HETSITE_LIMITS.get(limit.name, limit.default)
+
+
+def limit_problems(kind_labs: list[LabKind], overrides: dict | None = None) -> list[str]:
+    """Kinds that share a limit's name declare one default for it (it is one limit), and every
+    override (``HETSITE_LIMITS``, read from ``HETSITE_LIMIT_<NAME>``) names a declared limit:
+    a misspelt override would otherwise leave the limit at its default unnoticed."""
+    overrides = settings.HETSITE_LIMITS if overrides is None else overrides
+    defaults: dict[str, dict[int, str]] = {}
+    for kind_lab in kind_labs:
+        for limit in kind_lab.limits:
+            defaults.setdefault(limit.name, {}).setdefault(limit.default, kind_lab.kind)
+    out = [f"limit {name!r} has different defaults: "
+           + ", ".join(f"{default:,} (kind {kind!r})" for default, kind in by.items())
+           for name, by in defaults.items() if len(by) > 1]
+    out += [f"{LIMIT_ENV}{name.upper()} overrides no limit (the limits: "
+            f"{', '.join(sorted(defaults))})" for name in overrides if name not in defaults]
     return out
 
 
@@ -79,12 +84,13 @@ def all_kinds() -> list[LabKind]:
 
 def get_kind(kind: str) -> LabKind | None:
     _load()
-    return next((lab for lab in registered() if lab.kind == kind), None)
+    return next((kind_lab for kind_lab in registered() if kind_lab.kind == kind), None)
 
 
 def all_figures() -> list:
     """Every figure preset of every kind the lab offers, kind by kind."""
-    return [f for lab in all_kinds() for f in lab.engine.ENGINE.list_figures(lab.kind)]
+    return [f for kind_lab in all_kinds()
+            for f in kind_lab.engine.ENGINE.list_figures(kind_lab.kind)]
 
 
 def get_figure(name: str):
@@ -95,17 +101,18 @@ def get_figure(name: str):
 def plugin_report() -> tuple[list[tuple[plugins.Plugin, list[str]]], list[plugins.Failure]]:
     """The policy plugins loaded, each with its "kind/policy" names, and every plugin that
     failed (simcore.plugins), with every kind loaded so that none is left unsaid."""
-    engines = list({id(lab.engine.ENGINE): lab.engine.ENGINE for lab in all_kinds()}.values())
+    engines = list({id(kind_lab.engine.ENGINE): kind_lab.engine.ENGINE
+                    for kind_lab in all_kinds()}.values())
     for engine in engines:
         engine.load()
     return (plugins.installed(engines),
-            plugins.problems(engines, [lab.kind for lab in registered()]))
+            plugins.problems(engines, [kind_lab.kind for kind_lab in registered()]))
 
 
 def check_kinds(app_configs=None, **kwargs) -> list:
     """Django system check (``manage.py check``, ``runserver``, ``migrate``): the kinds load and
-    their limits match this site's settings; a policy plugin that failed is a warning (the
-    site runs without it)."""
+    this site's limit overrides name their limits; a policy plugin that failed is a warning
+    (the site runs without it)."""
     from django.core import checks
 
     try:

@@ -46,9 +46,9 @@ def headline(experiment: Experiment, cells: list[SummaryRow]) -> str:
     if not done:
         return "no run done yet"
     runs = f"{done:,} run{'s' if done != 1 else ''} done"
-    lab = kinds.get_kind(experiment.kind)
-    metric = next((m for m in (lab.metrics if lab else []) if m.higher_is_better is not None),
-                  None)
+    kind_lab = kinds.get_kind(experiment.kind)
+    metric = next((m for m in (kind_lab.metrics if kind_lab else [])
+                   if m.higher_is_better is not None), None)
     if experiment.axes or metric is None:
         return runs
     means = {c.policy: (c.metrics.get(metric.key) or {}).get("mean") for c in cells}

@@ -202,8 +202,10 @@ class Run(models.Model):
         return f"{self.policy} #{self.trial} (seed {self.seed})"
 
 
-class TraceUpload(models.Model):
-    """An uploaded SWF trace, kept in the database so that every worker can read it.
+class Upload(models.Model):
+    """An uploaded file, kept in the database so that every worker can read it. To the site it
+    is an opaque blob: the kind's file input that took it checked it and counted its records
+    (``simcore.lab.FileInput.check``). Who uploaded it: :class:`UploadOwner`.
 
     Scenarios name it ``upload:<sha256>``; ``hetsite.uploads`` stores and materializes it.
     """
@@ -213,7 +215,13 @@ class TraceUpload(models.Model):
     data = models.BinaryField(editable=False,
                               help_text="the file, gzip-compressed (as uploaded when it was)")
     size = models.PositiveBigIntegerField(help_text="bytes as uploaded")
-    jobs = models.PositiveIntegerField(help_text="job lines")
+    records = models.PositiveIntegerField(
+        help_text="records the check counted (a trace's jobs, a list's run times)")
+    accepts = models.CharField(max_length=40, blank=True, default="",
+                               help_text="the format its file input accepts (swf, runtimes); "
+                                         "empty for uploads stored before it was kept")
+    name = models.CharField(max_length=255, blank=True, default="",
+                            help_text="file name as uploaded (first upload of these bytes)")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -86,8 +86,8 @@ def _where_cells(point: int, overrides: dict, axes) -> list:
 def _metric_units(kind_names) -> dict[str, str]:
     units: dict[str, str] = {}
     for kind in sorted(kind_names):
-        lab = kinds.get_kind(kind)
-        units.update({m.key: m.unit for m in lab.metrics} if lab else {})
+        kind_lab = kinds.get_kind(kind)
+        units.update({m.key: m.unit for m in kind_lab.metrics} if kind_lab else {})
     return units
 
 
@@ -246,9 +246,9 @@ def tasks_table(run) -> Table:
     """The per-task (or per-surveil) records of a finished run, a row per task; status codes
     written as words, units in the header."""
     result = _result(run)
-    lab = kinds.get_kind(run.experiment.kind)
+    kind_lab = kinds.get_kind(run.experiment.kind)
     codes = (result.get("extra") or {}).get("status_codes") or {}
-    return records_table(run, result.get("tasks") or {}, lab.task_units if lab else {},
+    return records_table(run, result.get("tasks") or {}, kind_lab.task_units if kind_lab else {},
                          f"tasks-{run.public_id}", {"status": codes} if codes else None)
 
 

@@ -115,17 +115,18 @@ def _cell(stats: dict | None, col: Column) -> Cell:
     return cell
 
 
-def policy_label(ui: kinds.LabKind | None, policy: str) -> str:
+def policy_label(kind_lab: kinds.LabKind | None, policy: str) -> str:
     """A policy's description in words (the tooltip of its name)."""
     try:
-        return ui.engine.get_policy(ui.kind, policy).label if ui else policy
+        return kind_lab.engine.get_policy(kind_lab.kind, policy).label if kind_lab else policy
     except ScenarioError:
         return policy
 
 
-def policy_colors(ui: kinds.LabKind | None, policies) -> dict[str, str]:
+def policy_colors(kind_lab: kinds.LabKind | None, policies) -> dict[str, str]:
     """One colour per policy name, the same on every page (see simcore.charts.policy_color)."""
-    return {p: ui.policy_color(p) if ui else policy_color(p, list(policies)) for p in policies}
+    return {p: kind_lab.policy_color(p) if kind_lab else policy_color(p, list(policies))
+            for p in policies}
 
 
 def per_seed(runs, key: str) -> dict[str, dict[int, float]]:
@@ -178,22 +179,22 @@ def rank_column(metric: kinds.Metric, cells: dict[str, Cell],
         cells[policy].rank = INDISTINGUISHABLE
 
 
-def summary_table(ui: kinds.LabKind | None, experiment: Experiment, point: int = 0,
+def summary_table(kind_lab: kinds.LabKind | None, experiment: Experiment, point: int = 0,
                   runs: list | None = None) -> SummaryTable:
     """The summary of one point; ``runs``: its finished runs as SweepRuns, if already loaded
     (the ranking pairs them by seed)."""
     from . import selectors
 
-    metrics = ui.metrics if ui else []
+    metrics = kind_lab.metrics if kind_lab else []
     by_policy = experiment.summary_by_policy(point)
     columns = [column_for(m, [row[m.key]["mean"] for row in by_policy.values()
                               if (row.get(m.key) or {}).get("mean") is not None])
                for m in metrics]
-    colors = policy_colors(ui, experiment.policies)
+    colors = policy_colors(kind_lab, experiment.policies)
     rows = []
     for policy in experiment.policies:
         row = by_policy.get(policy, {})
-        rows.append(Row(policy, policy_label(ui, policy), colors[policy], row.get("runs", 0),
+        rows.append(Row(policy, policy_label(kind_lab, policy), colors[policy], row.get("runs", 0),
                         [_cell(row.get(c.metric.key), c) for c in columns]))
     if runs is None:
         runs = selectors.sweep_runs(experiment, point) if experiment.pk else []
@@ -241,7 +242,7 @@ def plugins_run(experiment: Experiment) -> list[str]:
                    if isinstance(p, dict)})
 
 
-def scenario_description(ui: kinds.LabKind | None, experiment: Experiment) -> dict:
+def scenario_description(kind_lab: kinds.LabKind | None, experiment: Experiment) -> dict:
     """The parameters as run, those that differ from the preset (or the kind's defaults) first,
     each with its label in words, the preset's value, ours and the unit; plus seeds, code
     version and the kind's own input facts (e.g. the replayed trace and its size)."""
@@ -250,15 +251,15 @@ def scenario_description(ui: kinds.LabKind | None, experiment: Experiment) -> di
     out = {"changed": [], "same": [], "inapplicable": [], "facts": [], "baseline": "",
            "seeds": [experiment.base_seed + t for t in range(experiment.trials)],
            "code_version": experiment.code_version, "plugins": plugins_run(experiment)}
-    if ui is None:
+    if kind_lab is None:
         return out
-    described = describe(ui.environment.config_cls)
+    described = describe(kind_lab.engine_kind.config_cls)
     baseline = None
     if scenario.preset:
         from .services.submission import validate_scenario
 
         try:
-            baseline = _flat(validate_scenario(kind=ui.kind, preset=scenario.preset))
+            baseline = _flat(validate_scenario(kind=kind_lab.kind, preset=scenario.preset))
             out["baseline"] = f"preset “{scenario.preset}”"
         except ScenarioError:
             baseline = None
@@ -275,14 +276,14 @@ def scenario_description(ui: kinds.LabKind | None, experiment: Experiment) -> di
             # A swept parameter took every value of its axis, not the scenario's one.
             row["value"] = "swept " + ", ".join(_show(v) for v in swept[name])
             out["changed"].append(row)
-        elif not ui.applies(name, params):
+        elif not kind_lab.applies(name, params):
             out["inapplicable"].append(row)
         elif _differs(baseline.get(name), ours.get(name)):
             out["changed"].append(row)
         else:
             out["same"].append(row)
-    if ui.describe_inputs is not None:
-        out["facts"] = ui.describe_inputs(params)
+    if kind_lab.describe_inputs is not None:
+        out["facts"] = kind_lab.describe_inputs(params)
     return out
 
 
@@ -342,8 +343,8 @@ def swept_values(experiment: Experiment) -> dict[str, list]:
             for name in axis["param"].split("+")}
 
 
-def _described(ui: kinds.LabKind | None) -> dict[str, dict]:
-    return _declarations(ui.environment.config_cls) if ui else {}
+def _described(kind_lab: kinds.LabKind | None) -> dict[str, dict]:
+    return _declarations(kind_lab.engine_kind.config_cls) if kind_lab else {}
 
 
 # The same cells, values and parameters as the result page, for hetsite.comparing.
@@ -357,11 +358,11 @@ def _declarations(config_cls) -> dict[str, dict]:
     return {d["name"]: d for d in describe(config_cls)}
 
 
-def param_title(ui: kinds.LabKind | None, name: str, with_unit: bool = True) -> str:
+def param_title(kind_lab: kinds.LabKind | None, name: str, with_unit: bool = True) -> str:
     """A (dotted, or linked ``a+b``) parameter by its declared label, with its unit: "Daily
     energy budget (GJ/day)"; axis titles, point labels and exports use it. A name the kind does
     not declare (an experiment stored before a parameter was renamed) stays as it is."""
-    described = _described(ui)
+    described = _described(kind_lab)
     parts = []
     for part in name.split("+"):
         d = described.get(part, {})
@@ -372,13 +373,13 @@ def param_title(ui: kinds.LabKind | None, name: str, with_unit: bool = True) -> 
     return " = ".join(parts)
 
 
-def point_label(ui: kinds.LabKind | None, setting: dict) -> str:
+def point_label(kind_lab: kinds.LabKind | None, setting: dict) -> str:
     """``Mean number of UAVs = 3, ...`` in words: the setting of one sweep point."""
-    described = _described(ui)
+    described = _described(kind_lab)
     out = []
     for key, value in setting.items():
         unit = (described.get(key) or {}).get("unit", "")
-        out.append(f"{param_title(ui, key, with_unit=False)} = {_show(value)}"
+        out.append(f"{param_title(kind_lab, key, with_unit=False)} = {_show(value)}"
                    + (f" {unit}" if unit else ""))
     return ", ".join(out)
 
@@ -400,7 +401,7 @@ class PointTable:
         return f"summary-table-{self.point}"
 
 
-def point_tables(ui: kinds.LabKind | None, experiment: Experiment,
+def point_tables(kind_lab: kinds.LabKind | None, experiment: Experiment,
                  runs: list | None = None) -> list[PointTable]:
     """One summary table per sweep point, in point order; ``runs``: the finished runs as
     SweepRuns, if already loaded."""
@@ -410,14 +411,14 @@ def point_tables(ui: kinds.LabKind | None, experiment: Experiment,
     by_point: dict[int, list] = {}
     for run in selectors.sweep_runs(experiment) if runs is None else runs:
         by_point.setdefault(run.point, []).append(run)
-    return [PointTable(p, point_label(ui, settings[p]),
-                       summary_table(ui, experiment, p, by_point.get(p, [])))
+    return [PointTable(p, point_label(kind_lab, settings[p]),
+                       summary_table(kind_lab, experiment, p, by_point.get(p, [])))
             for p in sorted(settings)]
 
 
-def sweep_axes(ui: kinds.LabKind | None, experiment: Experiment) -> str:
+def sweep_axes(kind_lab: kinds.LabKind | None, experiment: Experiment) -> str:
     """``Mean number of UAVs (3 values) × ...``."""
-    return " × ".join(f"{param_title(ui, a['param'])} ({len(a['values'])} values)"
+    return " × ".join(f"{param_title(kind_lab, a['param'])} ({len(a['values'])} values)"
                       for a in experiment.axes)
 
 

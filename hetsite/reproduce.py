@@ -20,6 +20,7 @@ from simcore import charts
 from simcore.bounds import UNBOUNDED, interval
 from simcore.charts import place_header
 from simcore.claims import evaluate
+from simcore.references import spell
 from simcore.registry import Figure
 from simcore.sweep import SweepRun, axis_value, points, sweep, table
 from simcore.sweep_charts import paired_bars, point_bars, sweep_lines
@@ -37,7 +38,7 @@ def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
     identical runs, see simcore.sweep) are not run again."""
     sub = submission.figure_submission(figure.name, trials, _first(figure, first_seed),
                                        with_policies)
-    engine = sub.lab.engine.ENGINE
+    engine = sub.kind_lab.engine.ENGINE
     total = len(sub.points) * len(sub.policies) * sub.trials
     done = []
 
@@ -46,7 +47,7 @@ def run_in_process(figure: Figure, trials: int | None = None, jobs: int = 1,
         if progress:
             progress(len(done), total)
 
-    return sweep(engine, engine.scenario(sub.lab.kind, sub.params),
+    return sweep(engine, engine.scenario(sub.kind_lab.kind, sub.params),
                  [(a["param"], a["values"]) for a in sub.axes], sub.policies,
                  range(sub.base_seed, sub.base_seed + sub.trials), jobs=jobs, on_run=seen,
                  known=known)
@@ -92,12 +93,12 @@ def figures_of(figure: Figure, rows: list[dict]) -> list[dict]:
     """The figure's charts as the lab draws a sweep's: each metric against the swept parameter
     (or per policy), and the paired difference to the baseline when the figure names one;
     policies by name in their colours, intervals kept inside the metric's range."""
-    lab = kinds.get_kind(figure.kind)
-    metrics = {m.key: m for m in lab.metrics} if lab else {}
+    kind_lab = kinds.get_kind(figure.kind)
+    metrics = {m.key: m for m in kind_lab.metrics} if kind_lab else {}
     order = list(figure.policies)
-    colour_of = lab.policy_color if lab else charts.policy_color
+    colour_of = kind_lab.policy_color if kind_lab else charts.policy_color
     axes = [{"param": p, "values": list(v)} for p, v in figure.axes]
-    titles = {p: presenters.param_title(lab, p) for p, _ in figure.axes}
+    titles = {p: presenters.param_title(kind_lab, p) for p, _ in figure.axes}
     out = []
     for key in figure.metrics:
         m = metrics.get(key)
@@ -127,8 +128,8 @@ def points_csv(figure: Figure, rows: list[dict]) -> str:
     """One line per (point, policy): the setting, n, and mean/low/high of every metric (and
     of its paired difference to the baseline), the interval kept inside the metric's range."""
     params = [p for p, _ in figure.axes]
-    lab = kinds.get_kind(figure.kind)
-    declared = {m.key: m.bounds for m in lab.metrics} if lab else {}
+    kind_lab = kinds.get_kind(figure.kind)
+    declared = {m.key: m.bounds for m in kind_lab.metrics} if kind_lab else {}
     bounds = {k: declared.get(k, UNBOUNDED) for k in figure.metrics}
     if figure.baseline:
         bounds |= {f"{k}:diff": declared.get(k, UNBOUNDED).difference() for k in figure.metrics}
@@ -150,7 +151,8 @@ def standalone_html(figure: Figure, charts_: list[dict], checks: list[dict]) -> 
     """One self-contained page (plotly.js inlined) with the claim, the verdicts and the charts."""
     import plotly.io as pio
 
-    parts = [f"<h1>{_esc(figure.title)}</h1><p><b>Published</b> ({_esc(figure.source)}): "
+    source = spell(figure.source, figure.kind)
+    parts = [f"<h1>{_esc(figure.title)}</h1><p><b>Published</b> ({_esc(source)}): "
              f"{_esc(figure.claim)}</p>"]
     if figure.scale:
         parts.append(f"<p><b>Scaled</b>: {_esc(figure.scale)}</p>")

@@ -95,8 +95,8 @@ def problems(figure: Figure, rec: dict) -> list[str]:
 
 
 def chapter(figure: Figure) -> str:
-    lab = kinds.get_kind(figure.kind)
-    return lab.title if lab else figure.kind
+    kind_lab = kinds.get_kind(figure.kind)
+    return kind_lab.title if kind_lab else figure.kind
 
 
 def counts(status: dict, figures: list[Figure]) -> list[tuple[str, dict]]:

@@ -76,11 +76,11 @@ def policies_like(text: str) -> dict[str, list[str]]:
     (ignoring case): "value per time" finds max-vpt, "VPT" finds max-vpt and max-vpt+p."""
     text = text.casefold()
     found = {}
-    for lab in kinds.all_kinds():
-        names = [p.name for p in lab.engine.list_policies(lab.kind)
+    for kind_lab in kinds.all_kinds():
+        names = [p.name for p in kind_lab.engine.list_policies(kind_lab.kind)
                  if text in p.name.casefold() or text in (p.label or "").casefold()]
         if names:
-            found[lab.kind] = names
+            found[kind_lab.kind] = names
     return found
 
 
@@ -97,10 +97,11 @@ def _running_a_policy_like(text: str) -> Q:
 
 def browse_choices() -> dict:
     """Values the browser's filters offer: the kinds and every policy name of every kind."""
-    labs = kinds.all_kinds()
-    policies = sorted({p.name for lab in labs for p in lab.engine.list_policies(lab.kind)})
-    return {"kinds": [(lab.kind, lab.title) for lab in labs], "policies": policies,
-            "statuses": [s.value for s in Status]}
+    kind_labs = kinds.all_kinds()
+    policies = sorted({p.name for kind_lab in kind_labs
+                       for p in kind_lab.engine.list_policies(kind_lab.kind)})
+    return {"kinds": [(kind_lab.kind, kind_lab.title) for kind_lab in kind_labs],
+            "policies": policies, "statuses": [s.value for s in Status]}
 
 
 def preset_scenarios() -> QuerySet[Scenario]:
@@ -125,13 +126,14 @@ def uploads_of(who: permissions.Viewer) -> QuerySet[UploadOwner]:
 
 
 def upload_row(claim: UploadOwner) -> dict:
-    """What the API shows of one upload: its size and job count as stored, and how many
-    experiments use it."""
-    from .uploads import trace_store
+    """What the API shows of one upload: its size and the records its check counted as stored
+    (the JSON's ``jobs``: a trace's jobs, a list's run times), and how many experiments use
+    it."""
+    from .uploads import upload_store
 
-    stored = trace_store().info(claim.sha256)
+    stored = upload_store().info(claim.sha256)
     return {"sha256": claim.sha256, "ref": f"upload:{claim.sha256}",
-            "size": stored.size if stored else None, "jobs": stored.jobs if stored else None,
+            "size": stored.size if stored else None, "jobs": stored.records if stored else None,
             "experiments": ExperimentUpload.objects.filter(sha256=claim.sha256).count(),
             "created": claim.created}
 
@@ -246,10 +248,10 @@ def run_groups(experiment: Experiment, policies: list[str] | None = None,
 
 
 def run_data(run: Run, label: str = "") -> kinds.RunData:
-    lab = kinds.get_kind(run.experiment.kind)
+    kind_lab = kinds.get_kind(run.experiment.kind)
     return kinds.RunData(policy=run.policy, trial=run.trial, seed=run.seed, summary=run.summary,
                          series=run.series, dist=run.dist, label=label or run.policy,
-                         color=lab.policy_color(run.policy) if lab else "")
+                         color=kind_lab.policy_color(run.policy) if kind_lab else "")
 
 
 def result_json(run: Run) -> bytes:

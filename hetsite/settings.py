@@ -4,6 +4,7 @@ Every variable is listed in the README. Defaults are safe for production: DEBUG 
 security middleware settings are strict unless DEBUG is turned on (``make run`` does that).
 """
 
+import os
 import secrets
 from pathlib import Path
 
@@ -296,24 +297,14 @@ HETSITE_MAX_TRACE_RATIO = env.int("HETSITE_MAX_TRACE_RATIO", default=30)
 HETSITE_UPLOAD_CHECK_SECONDS = env.float("HETSITE_UPLOAD_CHECK_SECONDS", default=10.0)
 # Uploads stream to a temporary file while they are hashed and counted (hetsite.uploads).
 FILE_UPLOAD_HANDLERS = ["hetsite.uploads.CappedUploadHandler"]
-# Site limits on scenario size, per kind (see each kind's `limits` in its lab.py); a scenario
-# above one is refused with a 400 naming the limit. Override with HETSITE_LIMIT_<NAME>. Every
-# limit a kind declares needs its entry here, and every entry (and override) a declared limit:
-# checked at start-up (hetsite.kinds.limit_problems).
+# Site limits on scenario size are declared by the kinds with their defaults (`limits` in each
+# kind's lab.py); a scenario above one is refused with a 400 naming the limit. This site's own
+# value for one, by name: HETSITE_LIMIT_<NAME> (e.g. HETSITE_LIMIT_UAVS=100). An override that
+# names no declared limit stops the start-up (hetsite.kinds.limit_problems).
 HETSITE_LIMITS = {
-    name: env.int(f"HETSITE_LIMIT_{name.upper()}", default=default)
-    for name, default in {
-        "tasks_per_day": 100_000,
-        "nodes": 50_000,
-        "cores": 20_000,
-        "sim_hours": 24 * 14,
-        "uavs": 2_000,
-        "targets": 5_000,
-        "trace_jobs": 2_000_000,
-        "jobs": 200_000,
-        "many_tasks": 2_000_000,
-        "many_task_work": 1_000_000_000,
-    }.items()
+    name.lower(): env.int(f"HETSITE_LIMIT_{name}")
+    for name in (var.removeprefix("HETSITE_LIMIT_") for var in sorted(os.environ)
+                 if var.startswith("HETSITE_LIMIT_"))
 }
 # Policy plugins (docs/plugins.md): the installed distributions whose hetsite.policies entry
 # points load, comma-separated; unset, every installed one. A name not installed is reported on

@@ -1,16 +1,20 @@
-"""Uploaded SWF traces and run-time lists: streamed, checked within limits, stored only with an
-experiment that uses them, owned, and found by the engines through the trace library the worker
-hands them (never a path from web input).
+"""Uploaded files: streamed, checked within limits, stored only with an experiment that uses them,
+owned, and found by the engines through the library the worker hands them (never a path from
+web input).
+
+To the site an upload is an opaque blob: what it must hold is the business of the kind's file
+input that takes it (``simcore.lab.FileInput``: its ``check`` reads the file, counts its records
+and names the bad line), so nothing here knows a file format.
 
 The web process pays for an upload in bounded steps. A body larger than one upload is refused
 from its Content-Length before it is read (``hetsite.middleware``); :class:`CappedUploadHandler`
 streams the file to a temporary file while hashing it, drops it the moment it passes
 ``HETSITE_MAX_TRACE_BYTES``, and drops it before its first byte when the client is over
-``HETSITE_UPLOAD_RATE``. :func:`stage_trace_upload` then parses it with a budget: gzip may
-expand at most ``HETSITE_MAX_TRACE_RATIO`` times, no line may pass 64 KiB, at most
-``HETSITE_MAX_TRACE_JOBS`` jobs, and at most ``HETSITE_UPLOAD_CHECK_SECONDS`` of CPU. A checked
-file is only *staged*: the store keeps it when an experiment that uses it is created
-(:func:`keep`), so a rejected form leaves nothing behind.
+``HETSITE_UPLOAD_RATE``. :func:`stage` then has the input's check read it with a budget: gzip may
+expand at most ``HETSITE_MAX_TRACE_RATIO`` times, at most ``HETSITE_MAX_TRACE_JOBS`` records,
+and at most ``HETSITE_UPLOAD_CHECK_SECONDS`` of CPU. A checked file is only *staged*: the store
+keeps it when an experiment that uses it is created (:func:`keep`), so a rejected form leaves
+nothing behind.
 
 Who may use an upload: its owners (whoever uploaded those bytes: a user or an anonymous
 owner's cookie token, like experiments) and anyone who may read an experiment that uses it
@@ -18,16 +22,16 @@ owner's cookie token, like experiments) and anyone who may read an experiment th
 when its last owner deletes it. Names of uploads nobody may use are answered like names that
 do not exist.
 
-Where uploads live is one interface, :class:`TraceStore`, chosen by ``HETSITE_TRACE_STORE``:
+Where uploads live is one interface, :class:`BlobStore`, chosen by ``HETSITE_TRACE_STORE``:
 
 * ``database`` (the default): one gzip-compressed row per upload, keyed by its SHA-256
-  (:class:`~hetsite.models.TraceUpload`). Every worker that reaches the database reads every
+  (:class:`~hetsite.models.Upload`). Every worker that reaches the database reads every
   upload, so workers on other machines need no shared folder. The engines read files, so a
-  worker writes a trace once into its own local cache folder (``HETSITE_TRACE_CACHE_DIR``) and
-  its parse cache takes it from there.
-* ``folder``: ``<sha256>.swf[.gz]`` files in ``HETSITE_TRACE_UPLOAD_DIR``, which web and
-  workers must then share (the layout of earlier versions; migration 0003 imports those files
-  into the database).
+  worker writes an upload once into its own local cache folder (``HETSITE_TRACE_CACHE_DIR``)
+  and its parse cache takes it from there.
+* ``folder``: ``<sha256><suffix>[.gz]`` files in ``HETSITE_TRACE_UPLOAD_DIR`` (the suffix the
+  check gave), which web and workers must then share (the layout of earlier versions;
+  migration 0004 imports those files into the database).
 
 A scenario names an upload as ``upload:<sha256>``, whichever store holds it.
 """
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import gzip
 import hashlib
 import logging
@@ -53,31 +58,34 @@ from django.conf import settings
 from django.core.files.uploadhandler import SkipFile, TemporaryFileUploadHandler
 from django.db import IntegrityError, transaction
 
-from simcore.errors import ScenarioError
-from simcore.runtimes import LIST, read_runtime_list, sniff
-from simcore.swf import GZIP_MAGIC, DecodedTooLarge, read_swf
-from simcore.traces import TraceLibrary, UploadDir, UploadStore, upload_sha
+from simcore.errors import DecodedTooLarge, ScenarioError
+from simcore.lab import CheckedFile, FileInput
+from simcore.traces import TraceLibrary, UploadStore, upload_sha
 
 from .throttles import Denied, refused
 
 log = logging.getLogger(__name__)
-_FILE_RE = re.compile(r"^([0-9a-f]{64})(\.swf|\.swf\.gz|\.txt|\.txt\.gz)?$")
+# An upload's file in the folder store: its SHA-256, then the suffix its check gave and ".gz"
+# when it came compressed (".swf", ".swf.gz", ".txt", any kind's own).
+_FILE_RE = re.compile(r"^([0-9a-f]{64})((?:\.[A-Za-z0-9_-]+)*)$")
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
-class StoredTrace:
+class StoredUpload:
     sha256: str
     size: int  # bytes as uploaded
-    jobs: int | None  # job lines, when the store recorded them
+    records: int | None  # what the check counted, when the store recorded it
 
 
-class TraceStore(UploadStore, Protocol):
-    """Where uploads are kept: ``save`` a validated file, ``info`` about one, and ``locate``
+class BlobStore(UploadStore, Protocol):
+    """Where uploads are kept: ``save`` a checked file, ``info`` about one, and ``locate``
     a readable local file for the engines (:class:`simcore.traces.UploadStore`)."""
 
-    def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None: ...
+    def save(self, sha256: str, source: Path, *, records: int, suffix: str = "",
+             accepts: str = "", name: str = "") -> None: ...
 
-    def info(self, sha256: str) -> StoredTrace | None: ...
+    def info(self, sha256: str) -> StoredUpload | None: ...
 
     def delete(self, sha256: str) -> None: ...
 
@@ -88,47 +96,48 @@ def compressed(raw: bytes) -> bytes:
 
 
 @dataclass(frozen=True)
-class DatabaseTraceStore:
+class DatabaseStore:
     """Uploads as rows of the database, materialized on demand into a local cache folder."""
 
     cache_dir: Path
 
-    def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None:
-        from .models import TraceUpload
+    def save(self, sha256: str, source: Path, *, records: int, suffix: str = "",
+             accepts: str = "", name: str = "") -> None:
+        from .models import Upload
 
         raw = Path(source).read_bytes()
-        if TraceUpload.objects.filter(sha256=sha256).exists():
+        if Upload.objects.filter(sha256=sha256).exists():
             return  # content-addressed: the same bytes are already there
         try:
             with transaction.atomic():
-                TraceUpload.objects.create(sha256=sha256, data=compressed(raw), size=len(raw),
-                                           jobs=jobs)
+                Upload.objects.create(sha256=sha256, data=compressed(raw), size=len(raw),
+                                      records=records, accepts=accepts, name=name[:255])
         except IntegrityError:  # the same file uploaded twice at once
-            if not TraceUpload.objects.filter(sha256=sha256).exists():
+            if not Upload.objects.filter(sha256=sha256).exists():
                 raise
 
-    def info(self, sha256: str) -> StoredTrace | None:
-        from .models import TraceUpload
+    def info(self, sha256: str) -> StoredUpload | None:
+        from .models import Upload
 
-        row = TraceUpload.objects.filter(sha256=sha256).values("size", "jobs").first()
-        return StoredTrace(sha256, row["size"], row["jobs"]) if row else None
+        row = Upload.objects.filter(sha256=sha256).values("size", "records").first()
+        return StoredUpload(sha256, row["size"], row["records"]) if row else None
 
     def delete(self, sha256: str) -> None:
-        from .models import TraceUpload
+        from .models import Upload
 
-        TraceUpload.objects.filter(sha256=sha256).delete()
+        Upload.objects.filter(sha256=sha256).delete()
 
     def locate(self, sha256: str) -> Path | None:
-        from .models import TraceUpload
+        from .models import Upload
 
-        path = Path(self.cache_dir) / f"{sha256}.swf.gz"
-        if not TraceUpload.objects.filter(sha256=sha256).exists():
+        path = Path(self.cache_dir) / f"{sha256}.gz"  # stored compressed, read as it is
+        if not Upload.objects.filter(sha256=sha256).exists():
             # Deleted since this worker cached it: the copy goes too.
             path.unlink(missing_ok=True)
             return None
         if path.is_file():
             return path
-        data = TraceUpload.objects.filter(sha256=sha256).values_list("data", flat=True).first()
+        data = Upload.objects.filter(sha256=sha256).values_list("data", flat=True).first()
         if data is None:
             return None
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,12 +155,13 @@ class DatabaseTraceStore:
 
 
 @dataclass(frozen=True)
-class FolderTraceStore:
+class FolderStore:
     """Uploads as files in one folder (shared by web and workers)."""
 
     directory: Path
 
-    def save(self, sha256: str, source: Path, *, jobs: int, suffix: str = ".swf") -> None:
+    def save(self, sha256: str, source: Path, *, records: int, suffix: str = "",
+             accepts: str = "", name: str = "") -> None:
         directory = Path(self.directory)
         directory.mkdir(parents=True, exist_ok=True)
         with open(source, "rb") as fh:
@@ -165,28 +175,33 @@ class FolderTraceStore:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
-    def info(self, sha256: str) -> StoredTrace | None:
+    def info(self, sha256: str) -> StoredUpload | None:
         path = self.locate(sha256)
-        return StoredTrace(sha256, path.stat().st_size, None) if path else None
+        return StoredUpload(sha256, path.stat().st_size, None) if path else None
 
     def delete(self, sha256: str) -> None:
         while (path := self.locate(sha256)) is not None:
             path.unlink(missing_ok=True)
 
     def locate(self, sha256: str) -> Path | None:
-        return UploadDir(Path(self.directory)).locate(sha256)
+        directory = Path(self.directory)
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not directory.is_dir():
+            return None
+        found = [path for path in directory.glob(sha256 + "*")
+                 if path.is_file() and _FILE_RE.match(path.name)]
+        return min(found, default=None)
 
 
-def trace_store() -> TraceStore:
+def upload_store() -> BlobStore:
     """The store this site is configured with (``HETSITE_TRACE_STORE``)."""
     if settings.HETSITE_TRACE_STORE == "folder":
-        return FolderTraceStore(Path(settings.HETSITE_TRACE_UPLOAD_DIR))
-    return DatabaseTraceStore(Path(settings.HETSITE_TRACE_CACHE_DIR))
+        return FolderStore(Path(settings.HETSITE_TRACE_UPLOAD_DIR))
+    return DatabaseStore(Path(settings.HETSITE_TRACE_CACHE_DIR))
 
 
 def trace_library() -> TraceLibrary:
     """The shipped traces plus this site's uploads, as the engines read them."""
-    return TraceLibrary(uploads=trace_store())
+    return TraceLibrary(uploads=upload_store())
 
 
 # --- receiving: the request's upload handler --------------------------------------------------
@@ -240,8 +255,10 @@ class StagedUpload:
 
     sha256: str
     path: Path
-    jobs: int  # job lines, or run times
+    records: int  # what the check counted: jobs, run times
     suffix: str
+    accepts: str = ""
+    name: str = ""
 
     @property
     def ref(self) -> str:
@@ -282,47 +299,36 @@ def _decoded_limit(path: Path, size: int) -> int:
     return min(limit, settings.HETSITE_MAX_TRACE_RATIO * size) if packed else limit
 
 
-def _check_swf(budget: _Budget, path: Path, limit: int) -> tuple[int, str]:
-    with budget.open(path) as stream:
-        _header, jobs = read_swf(stream, max_bytes=limit,
-                                 max_jobs=settings.HETSITE_MAX_TRACE_JOBS)
-        count = sum(1 for _ in jobs)
-    if count == 0:
-        raise ScenarioError("trace", "holds no jobs")
-    return count, ".swf"
+def _check(spec: FileInput, path: Path, size: int) -> CheckedFile:
+    """The input's check of the file at ``path`` within this site's limits for one upload
+    (bytes decoded, records, CPU): ScenarioError naming what was passed, with the line the
+    check names as ``field:<line>...`` kept as the message's start."""
+    limit = _decoded_limit(path, size)
+    budget = _Budget(settings.HETSITE_UPLOAD_CHECK_SECONDS)
+    try:
+        return spec.check(functools.partial(budget.open, path), max_bytes=limit,
+                          max_records=settings.HETSITE_MAX_TRACE_JOBS)
+    except _OverBudget:
+        raise ScenarioError("", f"takes longer to check than this site allows for one upload "
+                                f"({settings.HETSITE_UPLOAD_CHECK_SECONDS:g} s of CPU, "
+                                "HETSITE_UPLOAD_CHECK_SECONDS); upload a shorter file"
+                            ) from None
+    except DecodedTooLarge:
+        ratio = settings.HETSITE_MAX_TRACE_RATIO
+        raise ScenarioError("", f"decompresses to more than {limit:,} bytes (at most "
+                                f"{ratio} times its size, HETSITE_MAX_TRACE_RATIO, and "
+                                f"{settings.HETSITE_MAX_TRACE_DECODED_BYTES:,} bytes, "
+                                "HETSITE_MAX_TRACE_DECODED_BYTES)") from None
+    except ScenarioError as err:
+        where = err.field.partition(":")[2]  # "trace:12:run_time" -> "12:run_time"
+        raise ScenarioError("", f"{where}: {err.message}" if where else err.message
+                            ) from None
 
 
-def _check_runtimes(budget: _Budget, path: Path, limit: int) -> tuple[int, str]:
-    most = settings.HETSITE_MAX_TRACE_JOBS
-    with budget.open(path) as stream:
-        kind = sniff(stream, limit)
-    with budget.open(path) as stream:
-        if kind == LIST:
-            return len(read_runtime_list(stream, max_bytes=limit, max_values=most)), ".txt"
-        # An SWF trace's known run times (simcore.runtimes.swf_runtimes), counted as they
-        # stream by rather than read into columns.
-        _header, jobs = read_swf(stream, max_bytes=limit, max_jobs=most)
-        count = sum(1 for job in jobs if job.run_time >= 0)
-    if count == 0:
-        raise ScenarioError("runtimes", "the SWF trace has no job with a known run time")
-    return count, ".swf"
-
-
-def stage_trace_upload(upload, field: str = "trace_file") -> StagedUpload:
-    """Check an uploaded SWF trace (line by line; errors name the line and field)."""
-    return _stage(upload, field, _check_swf)
-
-
-def stage_runtimes_upload(upload, field: str = "runtimes_file") -> StagedUpload:
-    """Like :func:`stage_trace_upload` for task run times: a list with one run time (s) per
-    line, or an SWF trace whose run-time column is used (``simcore.runtimes``)."""
-    return _stage(upload, field, _check_runtimes)
-
-
-def _stage(upload, field: str, check) -> StagedUpload:
-    """``check(budget, path, decoded_limit)`` the file :class:`CappedUploadHandler` wrote
-    (returns the count of jobs or values and the file suffix; raises ScenarioError) and name
-    the field in every error."""
+def stage(upload, spec: FileInput) -> StagedUpload:
+    """Check an upload for the file input ``spec`` (sizes first, then ``spec.check`` reads
+    the file :class:`CappedUploadHandler` wrote); every error names the upload field."""
+    field = spec.upload_field
     size = upload.size
     if size == 0:
         raise ScenarioError(field, "is empty")
@@ -330,25 +336,12 @@ def _stage(upload, field: str, check) -> StagedUpload:
         raise ScenarioError(field, f"is larger than the upload limit of "
                                    f"{settings.HETSITE_MAX_TRACE_BYTES:,} bytes")
     path = Path(upload.temporary_file_path())  # CappedUploadHandler writes every upload
-    limit = _decoded_limit(path, size)
     try:
-        count, suffix = check(_Budget(settings.HETSITE_UPLOAD_CHECK_SECONDS), path, limit)
-    except _OverBudget:
-        raise ScenarioError(field, f"takes longer to check than this site allows for one "
-                                   f"upload ({settings.HETSITE_UPLOAD_CHECK_SECONDS:g} s of "
-                                   "CPU, HETSITE_UPLOAD_CHECK_SECONDS); upload a shorter file"
-                            ) from None
-    except DecodedTooLarge:
-        ratio = settings.HETSITE_MAX_TRACE_RATIO
-        raise ScenarioError(field, f"decompresses to more than {limit:,} bytes (at most "
-                                   f"{ratio} times its size, HETSITE_MAX_TRACE_RATIO, and "
-                                   f"{settings.HETSITE_MAX_TRACE_DECODED_BYTES:,} bytes, "
-                                   "HETSITE_MAX_TRACE_DECODED_BYTES)") from None
+        checked = _check(spec, path, size)
     except ScenarioError as err:
-        where = err.field.partition(":")[2]  # "trace:12:run_time" -> "12:run_time"
-        raise ScenarioError(field, f"{where}: {err.message}" if where else err.message
-                            ) from None
-    return StagedUpload(upload.sha256, path, count, suffix)
+        raise ScenarioError(field, err.message) from None
+    return StagedUpload(upload.sha256, path, checked.records, checked.suffix, spec.accepts,
+                        Path(upload.name or "").name)
 
 
 # --- naming: which uploads a scenario uses, and whether the caller may ---------------------------
@@ -359,8 +352,8 @@ _staged: contextvars.ContextVar[dict[str, StagedUpload] | None] = contextvars.Co
 
 @contextlib.contextmanager
 def staging(staged: Iterable[StagedUpload]):
-    """Within the block, :func:`uploaded_trace_jobs` knows these uploads as if stored (the
-    site limits of the submission that brings them count their jobs)."""
+    """Within the block, :func:`uploaded_records` knows these uploads as if stored (the site
+    limits of the submission that brings them count their records)."""
     token = _staged.set({s.sha256: s for s in staged})
     try:
         yield
@@ -395,36 +388,36 @@ def check_usable(refs: dict[str, str], who, staged: Iterable[StagedUpload] = ())
     pending = {s.sha256 for s in staged}
     wanted = set(refs) - pending
     allowed = wanted if who is None else usable_uploads(who, wanted)
-    store = trace_store()
+    store = upload_store()
     for sha in sorted(wanted, key=lambda sha: refs[sha]):
         if sha not in allowed or store.info(sha) is None:
             raise ScenarioError(refs[sha], f"no uploaded file has the SHA-256 {sha}; upload "
                                            "the file first")
 
 
-def uploaded_trace_jobs(trace: str) -> int:
-    """The job count of the upload a scenario names (0 when the store does not record it);
-    ScenarioError("trace") when no such upload exists, so a submission naming one fails at the
-    boundary instead of in every run."""
-    sha = upload_sha(trace)
+def uploaded_records(ref: str) -> int:
+    """The records the check counted in the upload a scenario names (0 when the store does
+    not record them); ScenarioError("trace") when no such upload exists, so a submission
+    naming one fails at the boundary instead of in every run."""
+    sha = upload_sha(ref)
     staged = (_staged.get() or {}).get(sha)
     if staged is not None:
-        return staged.jobs
-    found = trace_store().info(sha) if sha else None
+        return staged.records
+    found = upload_store().info(sha) if sha else None
     if found is None:
-        raise ScenarioError("trace", f"no uploaded file has the SHA-256 {sha or trace!r}; "
+        raise ScenarioError("trace", f"no uploaded file has the SHA-256 {sha or ref!r}; "
                                      "upload the file first")
-    return found.jobs or 0
+    return found.records or 0
 
 
 class SiteUploads:
     """This site's uploads as the kinds' lab faces read them (``simcore.lab.Uploads``)."""
 
-    def store(self) -> TraceStore:
-        return trace_store()
+    def store(self) -> BlobStore:
+        return upload_store()
 
     def count(self, ref: str) -> int:
-        return uploaded_trace_jobs(ref)
+        return uploaded_records(ref)
 
 
 # --- keeping and removing ------------------------------------------------------------------------
@@ -432,9 +425,10 @@ class SiteUploads:
 def keep(staged: Iterable[StagedUpload]) -> None:
     """Store staged uploads (outside the experiment's transaction: compressing a large file
     must not hold the database's write lock)."""
-    store = trace_store()
+    store = upload_store()
     for upload in staged:
-        store.save(upload.sha256, upload.path, jobs=upload.jobs, suffix=upload.suffix)
+        store.save(upload.sha256, upload.path, records=upload.records, suffix=upload.suffix,
+                   accepts=upload.accepts, name=upload.name)
 
 
 def link(experiment, shas: Iterable[str], owned: Iterable[str], owner=None,
@@ -460,7 +454,7 @@ def release(shas: Iterable[str]) -> None:
     for sha in set(shas):
         if not ExperimentUpload.objects.filter(sha256=sha).exists():
             UploadOwner.objects.filter(sha256=sha).delete()
-            trace_store().delete(sha)
+            upload_store().delete(sha)
 
 
 def disown(sha: str, who) -> bool:
@@ -474,7 +468,7 @@ def disown(sha: str, who) -> bool:
     claims = UploadOwner.objects.filter(sha256=sha)
     links = ExperimentUpload.objects.filter(sha256=sha)
     if who.is_staff:
-        if not claims.exists() and trace_store().info(sha) is None:
+        if not claims.exists() and upload_store().info(sha) is None:
             return False
     else:
         claims = claims.filter(mine(who))
@@ -487,29 +481,40 @@ def disown(sha: str, who) -> bool:
         if UploadOwner.objects.filter(sha256=sha).exists():
             return True
         ExperimentUpload.objects.filter(sha256=sha).delete()
-    trace_store().delete(sha)
+    upload_store().delete(sha)
     return True
 
 
-def _count_jobs(path: str | os.PathLike) -> int:
-    """Parse the whole file within the upload limits; raises ScenarioError naming the line."""
-    _header, jobs = read_swf(path, max_bytes=settings.HETSITE_MAX_TRACE_DECODED_BYTES,
-                             max_jobs=settings.HETSITE_MAX_TRACE_JOBS)
-    return sum(1 for _ in jobs)
+def _check_any(path: Path, inputs: Iterable[FileInput]) -> tuple[str, CheckedFile]:
+    """What the first of the kinds' file inputs whose check takes the file makes of it (its
+    ``accepts`` and the check's result); ScenarioError from the last check when none does."""
+    size, error = path.stat().st_size, ScenarioError("", "no kind takes uploaded files")
+    for spec in inputs:
+        try:
+            return spec.accepts, _check(spec, path, size)
+        except ScenarioError as err:
+            error = err
+    raise error
 
 
 def import_upload_folder(directory: Path, model) -> dict[str, int]:
-    """Copy ``<sha256>[.swf|.swf.gz]`` files of an upload folder into the database.
+    """Copy ``<sha256>[.swf|.swf.gz|.txt|.txt.gz]`` files of an upload folder into the database.
 
-    ``model`` is the TraceUpload model (the migration passes its historical one). Files already
-    imported are skipped; files that are not uploads (other names, content that does not match
-    the name, or no longer a valid trace under the current limits) are left alone with a
-    warning. Nothing is deleted: the folder can be removed once the import is checked.
+    ``model`` is the upload model (migration 0004 passes its historical one, which counted
+    ``jobs`` and kept no format tag or name). Each file is checked by the kinds' file inputs,
+    the first that takes it tagging it. Files already imported are skipped; files that are not
+    uploads (other names, content that does not match the name, or that no input takes under
+    the current limits) are left alone with a warning. Nothing is deleted: the folder can be
+    removed once the import is checked.
     """
+    from .kinds import all_kinds
+
     counts = {"imported": 0, "present": 0, "skipped": 0}
     directory = Path(directory)
     if not directory.is_dir():
         return counts
+    inputs = list({spec.check: spec for kind_lab in all_kinds()
+                   for spec in kind_lab.inputs}.values())
     for path in sorted(directory.iterdir()):
         match = _FILE_RE.match(path.name)
         if match is None or not path.is_file():
@@ -520,16 +525,20 @@ def import_upload_folder(directory: Path, model) -> dict[str, int]:
             continue
         raw = path.read_bytes()
         if hashlib.sha256(raw).hexdigest() != sha:
-            log.warning("trace upload %s: content does not match its SHA-256 name; not imported",
+            log.warning("upload %s: content does not match its SHA-256 name; not imported",
                         path)
             counts["skipped"] += 1
             continue
         try:
-            jobs = _count_jobs(path)
+            accepts, checked = _check_any(path, inputs)
         except ScenarioError as err:
-            log.warning("trace upload %s: %s; not imported", path, err)
+            log.warning("upload %s: %s; not imported", path, err)
             counts["skipped"] += 1
             continue
-        model.objects.create(sha256=sha, data=compressed(raw), size=len(raw), jobs=jobs)
+        fields = {f.name for f in model._meta.get_fields()}
+        known = {"records": checked.records, "jobs": checked.records, "accepts": accepts,
+                 "name": path.name}
+        model.objects.create(sha256=sha, data=compressed(raw), size=len(raw),
+                             **{k: v for k, v in known.items() if k in fields})
         counts["imported"] += 1
     return counts

@@ -19,4 +19,5 @@
 | ``lab`` | a kind's lab face (``LabKind``: metrics, charts, limits, inputs); kinds by entry point |
 | ``compact`` | chart-sized copies of results (downsampled series, quantiles) |
 | ``axes`` | a sweep's axes as the points they span |
+| ``references`` | bare spec codes spelled out (title and document) for display; the map |
 """

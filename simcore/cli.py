@@ -27,6 +27,7 @@ from pathlib import Path
 from . import plugins
 from .errors import PolicyViolation, ScenarioError
 from .params import parse_value
+from .references import spell
 from .registry import Engine
 
 BUILTIN = ("presets", "policies", "run")
@@ -238,7 +239,8 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
                                 "and 95%% CIs")
     _add_sweep_arguments(sweep, engine)
     for command in engine.commands.values():
-        command.add_arguments(sub.add_parser(command.name, help=command.help))
+        command.add_arguments(sub.add_parser(command.name,
+                                             help=spell(command.help, command.kind)))
     args = parser.parse_args(argv)
 
     try:
@@ -248,8 +250,10 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
             return 0
         if args.command == "policies":
             for p in engine.list_policies(args.kind):
+                # the spec spelled out (title, document, code) runs long: a dot ends it
                 origin = f"  [plugin {p.plugin}]" if p.plugin else ""
-                print(f"{p.name:<28} {p.kind:<18} {p.spec:<14} {p.description}{origin}")
+                print(f"{p.name:<28} {p.kind:<18} {spell(p.spec, p.kind)} · "
+                      f"{spell(p.description, p.kind)}{origin}")
             print_plugin_problems(engine)
             return 0
         if args.command == "sweep" or args.command in engine.sweep_aliases:

@@ -14,6 +14,11 @@ class ScenarioError(ValueError):
         super().__init__(f"{field}: {message}" if field else message)
 
 
+class DecodedTooLarge(ScenarioError):
+    """A file's decoded (decompressed) data passed the reader's ``max_bytes``: the site that
+    set the limit says which of its settings it comes from."""
+
+
 class RunCancelled(Exception):
     """Raised by a progress callback to stop a simulation at its next event."""
 

@@ -15,10 +15,11 @@ import logging
 import threading
 import tomllib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from .bounds import Bounds
 from .errors import ScenarioError
@@ -170,15 +171,18 @@ class MetricBars:
 @dataclass(frozen=True)
 class Limit:
     """A site limit on scenario size: ``measure(params)`` must not exceed the site's value for
-    ``name`` (``default`` unless the site overrides it); ``field`` is the parameter the error
-    names. When the measure is that parameter alone times ``field_scale``, the form bounds
-    the field by the limit too (cap / field_scale)."""
+    ``name``, which is ``default`` unless the site overrides it (a site sets its own value per
+    name; kinds that share a name share the limit, so they declare one default). ``field`` is
+    the parameter the error names. When the measure is that parameter alone times
+    ``field_scale``, the form bounds the field by the limit too (cap / field_scale)."""
 
     name: str
     field: str
     measure: Callable[[dict], float]
     what: str
     field_scale: float | None = None
+    _: KW_ONLY
+    default: int
 
     def field_max(self, cap: float) -> float | None:
         return None if self.field_scale is None else cap / self.field_scale
@@ -200,14 +204,35 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class CheckedFile:
+    """What a file input's check found in an upload: ``records``, what the kind's limits and
+    prices count in it (a trace's jobs, a list's run times), and ``suffix``, the file type a
+    store that keeps uploads as files names it with (".swf", ".txt")."""
+
+    records: int
+    suffix: str = ""
+
+
+# ``open()`` gives the uploaded file as a binary stream, as uploaded (gzip included), each call
+# from its start; reading stops with an exception of the site's once the site's CPU budget for
+# one upload is spent.
+Opener = Callable[[], AbstractContextManager[IO[bytes]]]
+
+
+@dataclass(frozen=True)
 class FileInput:
     """A parameter that names a file: an entry of a library the kind ships, or the user's own
     upload (referred to as ``upload:<sha256>``). The site shows the library as a choice beside
-    an upload field, checks an upload as ``accepts`` says and stores it as an opaque blob.
+    an upload field, has ``check`` read an upload and stores it as an opaque blob tagged with
+    ``accepts`` (a short name of the format: ``"swf"``, ``"runtimes"``).
 
-    ``accepts`` is ``"swf"`` (a Standard Workload Format trace) or ``"runtimes"`` (one run time
-    per line, or an SWF trace's run-time column). Without a choice, ``default`` is used, or the
-    form says ``required``. An upload also sets the parameters in ``on_upload``."""
+    ``check(open, max_bytes=..., max_records=...)`` reads the file through ``open`` (at most
+    ``max_bytes`` once decompressed, at most ``max_records`` records: the site's limits for
+    one upload) and returns a :class:`CheckedFile`; a bad file raises ScenarioError whose field
+    may end in ``:<line>`` or ``:<line>:<column>`` (the site shows that part beside the upload
+    field), and data past ``max_bytes`` raises ``simcore.errors.DecodedTooLarge``. Without a
+    choice, ``default`` is used, or the form says ``required``. An upload also sets the
+    parameters in ``on_upload``."""
 
     param: str
     accepts: str
@@ -220,6 +245,8 @@ class FileInput:
     default: str | None = None
     required: str | None = None
     on_upload: tuple[tuple[str, Any], ...] = ()
+    _: KW_ONLY
+    check: Callable[..., CheckedFile]
 
 
 class FormHook(Protocol):
@@ -322,7 +349,7 @@ class LabKind:
         return node in cond.values
 
     @property
-    def environment(self):
+    def engine_kind(self):
         """The engine's registration of this kind (config class, run function, ...)."""
         return self.engine.ENGINE.get_kind(self.kind)
 
@@ -338,7 +365,7 @@ def register(lab: LabKind) -> LabKind:
     with _lock:
         if lab.kind in _KINDS:
             raise RuntimeError(f"lab kind {lab.kind!r} registered twice")
-        lab.environment  # noqa: B018  (fails loudly when the engine does not know the kind)
+        lab.engine_kind  # noqa: B018  (fails loudly when the engine does not know the kind)
         for chart in lab.experiment_charts:
             bind = getattr(chart.build, "bind", None)
             if bind is not None:
@@ -419,8 +446,8 @@ class Uploads(Protocol):
         """Where the engines find uploads, or None when there are none here."""
 
     def count(self, ref: str) -> int:
-        """The records (jobs, run times) of the upload ``ref`` names, 0 when not recorded;
-        ScenarioError when there is no such upload."""
+        """The records (jobs, run times: ``CheckedFile.records``) of the upload ``ref`` names,
+        0 when not recorded; ScenarioError when there is no such upload."""
 
 
 class _NoUploads:

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import claims as C
 from . import params as P
-from . import plugins
+from . import plugins, references
 from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
@@ -77,6 +77,7 @@ class PolicyInfo:
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "label": self.label,
                 "description": self.description, "spec": self.spec, "family": self.family,
+                "spec_text": references.spell(self.spec, self.kind),
                 "plugin": self.plugin.public() if self.plugin else None}
 
 

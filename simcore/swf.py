@@ -32,7 +32,7 @@ from typing import IO
 
 import numpy as np
 
-from .errors import ScenarioError
+from .errors import DecodedTooLarge, ScenarioError
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -157,10 +157,6 @@ class _Prefixed(io.RawIOBase):
 #: No line of a trace or run-time list is longer; a longer "line" (a file without newlines,
 #: a decompression bomb of one byte repeated) is refused once this much of it is read.
 MAX_LINE_BYTES = 64 * 1024
-
-
-class DecodedTooLarge(ScenarioError):
-    """The decoded (decompressed) data passed ``max_bytes``."""
 
 
 class _Limited:

@@ -64,8 +64,8 @@ LAB = LabKind(
     conditions=[Condition(("geometry.",), "geometry.enabled", (True,))],
     limits=[
         Limit("uavs", "uavs_mean", lambda p: p["uavs_mean"], "the mean number of UAVs",
-              field_scale=1),
+              field_scale=1, default=2_000),
         Limit("targets", "targets_mean", lambda p: p["targets_mean"],
-              "the mean number of targets", field_scale=1),
+              "the mean number of targets", field_scale=1, default=5_000),
     ],
 )

@@ -1,5 +1,7 @@
 from django import template
 
+from simcore.references import spell
+
 register = template.Library()
 
 
@@ -16,11 +18,18 @@ def ci(cell, digits=2):
 
 
 @register.filter
-def param_title(name, lab):
+def param_title(name, kind_lab):
     """A (dotted) parameter of a kind in words with its unit (presenters.param_title)."""
     from hetsite.presenters import param_title as title
 
-    return title(lab, name)
+    return title(kind_lab, name)
+
+
+@register.filter
+def spelled(text, kind):
+    """A text of scenario kind ``kind`` with its bare spec codes spelled out (title and
+    document, the code kept; simcore.references.spell)."""
+    return spell(text, kind)
 
 
 @register.filter

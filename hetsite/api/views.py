@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from simcore.errors import ScenarioError
 from simcore.params import describe
+from simcore.references import spell
 
 from .. import exports, figures, kinds, permissions, selectors, uploads
 from ..models import Status
@@ -52,24 +53,31 @@ def _policies_param(request) -> list[str] | None:
     return [p for p in raw.split(",") if p] if raw else None
 
 
+def _preset(p) -> dict:
+    """A preset as listed, its ``source`` also spelled out for people (``source_text``)."""
+    return {**p.public(), "source_text": spell(p.source, p.kind)}
+
+
 class KindsView(APIView):
     """Scenario kinds with their parameters (unit, range, help), policies, presets, metrics."""
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         out = []
-        for ui in kinds.all_kinds():
-            env = ui.environment
+        for kind_lab in kinds.all_kinds():
+            engine_kind = kind_lab.engine_kind
             out.append({
-                "kind": ui.kind, "title": ui.title, "description": env.description,
-                "parameters": describe(env.config_cls),
-                "policies": [p.public() for p in ui.engine.list_policies(ui.kind)],
-                "presets": [p.public() for p in ui.engine.list_presets(ui.kind)],
+                "kind": kind_lab.kind, "title": kind_lab.title,
+                "description": engine_kind.description,
+                "parameters": [{**d, "help_text": spell(d["help"], kind_lab.kind)}
+                               for d in describe(engine_kind.config_cls)],
+                "policies": [p.public() for p in kind_lab.engine.list_policies(kind_lab.kind)],
+                "presets": [_preset(p) for p in kind_lab.engine.list_presets(kind_lab.kind)],
                 "metrics": [{"key": m.key, "label": m.label, "unit": m.unit,
                              "higher_is_better": m.higher_is_better, "lower": m.lower,
-                             "upper": m.upper} for m in ui.metrics],
-                "charts": [{"id": c.id, "title": c.title} for c in ui.experiment_charts],
-                "run_charts": [{"id": c.id, "title": c.title} for c in ui.run_charts],
+                             "upper": m.upper} for m in kind_lab.metrics],
+                "charts": [{"id": c.id, "title": c.title} for c in kind_lab.experiment_charts],
+                "run_charts": [{"id": c.id, "title": c.title} for c in kind_lab.run_charts],
             })
         return Response(out)
 
@@ -79,8 +87,9 @@ class PresetsView(APIView):
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([p.public() for ui in kinds.all_kinds() if kind in (None, ui.kind)
-                         for p in ui.engine.list_presets(ui.kind)])
+        return Response([_preset(p) for kind_lab in kinds.all_kinds()
+                         if kind in (None, kind_lab.kind)
+                         for p in kind_lab.engine.list_presets(kind_lab.kind)])
 
 
 class PoliciesView(APIView):
@@ -88,8 +97,9 @@ class PoliciesView(APIView):
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([p.public() for ui in kinds.all_kinds() if kind in (None, ui.kind)
-                         for p in ui.engine.list_policies(ui.kind)])
+        return Response([p.public() for kind_lab in kinds.all_kinds()
+                         if kind in (None, kind_lab.kind)
+                         for p in kind_lab.engine.list_policies(kind_lab.kind)])
 
 
 SCENARIO_PAGE_SIZE = 25
@@ -220,7 +230,8 @@ class FigureList(APIView):
                    responses={200: OpenApiTypes.OBJECT})
     def get(self, request):
         kind = request.query_params.get("kind")
-        return Response([{**f.public(), "cost": pricing.figure_cost(f.name)}
+        return Response([{**f.public(), "source_text": spell(f.source, f.kind),
+                          "cost": pricing.figure_cost(f.name)}
                          for f in kinds.all_figures() if kind in (None, f.kind)])
 
 

@@ -157,15 +157,15 @@ def execute_run(run_id: int) -> str:
     if run is None:
         return "skipped"
     experiment = run.experiment
-    lab = kinds.get_kind(experiment.kind)
+    kind_lab = kinds.get_kind(experiment.kind)
     try:
-        if lab is None:
+        if kind_lab is None:
             raise ScenarioError("kind", f"scenario kind {experiment.kind!r} is not available")
         params = experiment.scenario.params
         if run.overrides:
             params = with_overrides(params, run.overrides)
         with Heartbeat(run):
-            result = lab.engine.simulate({"kind": experiment.kind, "params": params},
+            result = kind_lab.engine.simulate({"kind": experiment.kind, "params": params},
                                          policy=run.policy, seed=run.seed,
                                          progress=ProgressReporter(run), traces=trace_library())
     except RunCancelled:
@@ -179,7 +179,7 @@ def execute_run(run_id: int) -> str:
         log.exception("run %s failed", run.public_id)
         return end_run(run, Status.FAILED, f"engine error: {_one_line(err)}")
     try:
-        return finish_run(run, lab, result)
+        return finish_run(run, kind_lab, result)
     except Exception as err:  # never leave a run "running" because its result could not be saved
         log.exception("run %s: result not stored", run.public_id)
         return end_run(run, Status.FAILED, f"could not store the result: {_one_line(err)}")
@@ -189,9 +189,9 @@ def _one_line(err: BaseException) -> str:
     return traceback.format_exception_only(type(err), err)[-1].strip()
 
 
-def finish_run(run: Run, lab: kinds.LabKind, result) -> str:
+def finish_run(run: Run, kind_lab: kinds.LabKind, result) -> str:
     data = result.to_dict(timing=True)  # plain JSON data: lists, no numpy
-    compact = lab.compact(Result.from_dict(data))
+    compact = kind_lab.compact(Result.from_dict(data))
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     # One transaction with the experiment's refresh: nobody sees a finished run beside an
     # experiment that still says queued or running (a reaper's refresh may have just said so).
@@ -264,9 +264,9 @@ def refresh_experiment(experiment_id: int, cell: tuple[int, str] | None = None
         status, progress = _state(experiment_id)
         finished = (experiment.finished or timezone.now()) if status in FINAL_STATUSES else None
         if cell is not None:
-            lab = kinds.get_kind(experiment.kind)
-            if lab is not None:
-                refresh_cell(lab, experiment_id, *cell)
+            kind_lab = kinds.get_kind(experiment.kind)
+            if kind_lab is not None:
+                refresh_cell(kind_lab, experiment_id, *cell)
         Experiment.objects.filter(pk=experiment_id).update(
             status=status, progress=progress, finished=finished)
     experiment.refresh_from_db()
@@ -274,15 +274,15 @@ def refresh_experiment(experiment_id: int, cell: tuple[int, str] | None = None
     return experiment
 
 
-def refresh_cell(lab: kinds.LabKind, experiment_id: int, point: int, policy: str) -> None:
+def refresh_cell(kind_lab: kinds.LabKind, experiment_id: int, point: int, policy: str) -> None:
     """The summary row of one (point, policy): its finished runs and the mean with its 95% CI
     of every headline metric over them."""
     summaries = list(Run.objects.filter(experiment_id=experiment_id, point=point, policy=policy,
                                         status=Status.DONE).values_list("summary", flat=True))
     SummaryRow.objects.filter(experiment_id=experiment_id, point=point, policy=policy).update(
-        runs=len(summaries), metrics=cell_metrics(lab, summaries))
+        runs=len(summaries), metrics=cell_metrics(kind_lab, summaries))
 
 
-def cell_metrics(lab: kinds.LabKind, summaries: list[dict]) -> dict:
+def cell_metrics(kind_lab: kinds.LabKind, summaries: list[dict]) -> dict:
     return {m.key: mean_ci([s.get(m.key) for s in summaries
-                            if isinstance(s.get(m.key), (int, float))]) for m in lab.metrics}
+                            if isinstance(s.get(m.key), (int, float))]) for m in kind_lab.metrics}

@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -46,7 +45,7 @@ class BrokerUnavailable(Exception):
 class Submission:
     """A validated experiment request, ready to be stored."""
 
-    lab: kinds.LabKind
+    kind_lab: kinds.LabKind
     params: dict  # normalized by the engine (defaults filled in)
     policies: list[str]
     trials: int
@@ -87,18 +86,19 @@ def limits() -> dict:
 
 
 def lab_kind(kind: str) -> kinds.LabKind:
-    lab = kinds.get_kind(kind)
-    if lab is None:
+    kind_lab = kinds.get_kind(kind)
+    if kind_lab is None:
         known = ", ".join(k.kind for k in kinds.all_kinds())
         raise ScenarioError("kind", f"unknown scenario kind {kind!r}; known: {known}")
-    return lab
+    return kind_lab
 
 
-def _preset_params(lab: kinds.LabKind, preset: str) -> dict:
-    info = lab.engine.get_preset(preset)
-    if info.kind != lab.kind:
-        raise ScenarioError("preset", f"preset {preset!r} is for {info.kind!r}, not {lab.kind!r}")
-    return to_dict(lab.engine.scenario(lab.kind, info.params).params)
+def _preset_params(kind_lab: kinds.LabKind, preset: str) -> dict:
+    info = kind_lab.engine.get_preset(preset)
+    if info.kind != kind_lab.kind:
+        raise ScenarioError("preset", f"preset {preset!r} is for {info.kind!r}, "
+                                      f"not {kind_lab.kind!r}")
+    return to_dict(kind_lab.engine.scenario(kind_lab.kind, info.params).params)
 
 
 def validate_scenario(*, kind: str, params: dict | None = None, preset: str = "",
@@ -111,13 +111,14 @@ def validate_scenario(*, kind: str, params: dict | None = None, preset: str = ""
     return normalized
 
 
-def _normalize(lab: kinds.LabKind, params: dict | None, preset: str) -> tuple[dict, dict | None]:
+def _normalize(kind_lab: kinds.LabKind, params: dict | None,
+               preset: str) -> tuple[dict, dict | None]:
     if params is not None and not isinstance(params, dict):
         raise ScenarioError("params", "must be an object of parameters")
     check_size("params", params)
-    base = _preset_params(lab, preset) if preset else None
+    base = _preset_params(kind_lab, preset) if preset else None
     merged = merge(base, params or {}) if base is not None else (params or {})
-    normalized = to_dict(lab.engine.scenario(lab.kind, merged).params)
+    normalized = to_dict(kind_lab.engine.scenario(kind_lab.kind, merged).params)
     check_size("params", normalized)  # defaults filled in
     return normalized, base
 
@@ -143,9 +144,9 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     ``lim`` replaces the site's limits (a figure preset brings its own sizes). ``who`` (a
     ``permissions.Viewer``; None for the site's own commands) must be allowed every upload
     the scenario or its axes name, unless ``staged`` brings it with this submission."""
-    lab = lab_kind(kind)
+    kind_lab = lab_kind(kind)
     labels = clean_labels(visibility=visibility, notes=notes, tags=tags)
-    normalized, preset_params = _normalize(lab, params, preset)
+    normalized, preset_params = _normalize(kind_lab, params, preset)
     lim = lim or limits()
     if not policies:
         raise ScenarioError("policies", "choose at least one policy")
@@ -155,7 +156,7 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
         raise ScenarioError("policies", "each policy may be chosen once")
     for policy in policies:
         try:
-            lab.engine.get_policy(kind, policy)
+            kind_lab.engine.get_policy(kind, policy)
         except ScenarioError as err:
             raise ScenarioError("policies", err.message) from None
     if isinstance(trials, bool) or not isinstance(trials, int) or not (
@@ -166,7 +167,7 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
         raise ScenarioError("base_seed", "must be an integer >= 0 and < 2^62")
     # Sizes are checked on the lengths alone: the product of the axes is built only once it is
     # known to fit (two 1,000-value axes would otherwise be a million dicts).
-    axes = _clean_axes(lab, axes or [], most=lim["max_points"])
+    axes = _clean_axes(kind_lab, axes or [], most=lim["max_points"])
     refs = uploads.upload_refs(normalized, axes)
     uploads.check_usable(refs, who, staged)
     n_points = math.prod(len(a["values"]) for a in axes)
@@ -183,15 +184,15 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     with uploads.staging(staged):
         for point in points:
             try:
-                spec = lab.engine.scenario(kind, with_overrides(normalized, point))
+                spec = kind_lab.engine.scenario(kind, with_overrides(normalized, point))
             except ScenarioError as err:
                 raise ScenarioError("axes", f"{err.field}: {err.message}") from None
             point_params = to_dict(spec.params) if point else normalized
-            check_site_limits(lab, point_params)
-            costs.append([lab.run_seconds(point_params, policy, spec) for policy in policies])
-    name = (name or "").strip()[:200] or _default_name(lab, preset, policies, axes)
+            check_site_limits(kind_lab, point_params)
+            costs.append([kind_lab.run_seconds(point_params, policy, spec) for policy in policies])
+    name = (name or "").strip()[:200] or _default_name(kind_lab, preset, policies, axes)
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
-    return Submission(lab, normalized, list(policies), trials, base_seed, name, preset,
+    return Submission(kind_lab, normalized, list(policies), trials, base_seed, name, preset,
                       preset_params, axes, points, **labels, uploads=tuple(sorted(refs)),
                       staged=tuple(brought.values()), costs=costs)
 
@@ -261,9 +262,9 @@ def figure_submission(name: str, trials: int | None = None,
     if figure is None:
         known = ", ".join(f.name for f in kinds.all_figures())
         raise ScenarioError("figure", f"unknown figure {name!r}; known: {known}")
-    lab = lab_kind(figure.kind)
-    extra = _with_policies(lab, figure, with_policies)
-    params = with_overrides(_preset_params(lab, figure.preset), figure.overrides)
+    kind_lab = lab_kind(figure.kind)
+    extra = _with_policies(kind_lab, figure, with_policies)
+    params = with_overrides(_preset_params(kind_lab, figure.preset), figure.overrides)
     # The published trial counts (up to 1,000 missions) exceed what the site lets anyone ask
     # for; a figure preset is a fixed, reviewed size, so its own sizes are allowed too, up to
     # the publication's trial count when it states one.
@@ -279,7 +280,7 @@ def figure_submission(name: str, trials: int | None = None,
     return _as_figure(sub, figure)
 
 
-def _with_policies(lab: kinds.LabKind, figure, names) -> list[str]:
+def _with_policies(kind_lab: kinds.LabKind, figure, names) -> list[str]:
     """The extra policies of a figure run, checked: each a policy of the figure's kind named
     once, not one the figure runs already, at most the site's policies per experiment."""
     if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(
@@ -294,7 +295,7 @@ def _with_policies(lab: kinds.LabKind, figure, names) -> list[str]:
         if n in figure.policies:
             raise ScenarioError("with_policies", f"{n!r} is one of the figure's own policies")
         try:
-            lab.engine.get_policy(figure.kind, n)
+            kind_lab.engine.get_policy(figure.kind, n)
         except ScenarioError as err:
             raise ScenarioError("with_policies", err.message) from None
     return list(names)
@@ -323,7 +324,7 @@ def _as_figure(sub: Submission, figure) -> Submission:
     return dataclasses.replace(sub, figure=figure.name, beyond_site_limits=", ".join(beyond))
 
 
-def _clean_axes(lab: kinds.LabKind, axes, most: int) -> list[dict]:
+def _clean_axes(kind_lab: kinds.LabKind, axes, most: int) -> list[dict]:
     """Each axis names a declared scalar parameter once and gives a non-empty list of at most
     ``most`` scalar values, either as ``values`` or as a range ``start``, ``stop`` and ``step``
     (see axis_values)."""
@@ -331,7 +332,7 @@ def _clean_axes(lab: kinds.LabKind, axes, most: int) -> list[dict]:
         raise ScenarioError("axes", "must be a list of {param, values}")
     if len(axes) > MAX_AXES:
         raise ScenarioError("axes", f"at most {MAX_AXES} swept parameters")
-    declared = {d["name"]: d for d in describe(lab.environment.config_cls)}
+    declared = {d["name"]: d for d in describe(kind_lab.engine_kind.config_cls)}
     out, seen = [], set()
     for i, axis in enumerate(axes):
         where = f"axis {i + 1}"
@@ -346,7 +347,7 @@ def _clean_axes(lab: kinds.LabKind, axes, most: int) -> list[dict]:
                 known = ", ".join(n for n, d in declared.items()
                                   if d["type"] in ("int", "float", "bool", "str"))
                 raise ScenarioError("axes", f"{where}: {name!r} is not a scalar parameter of "
-                                            f"{lab.kind!r} (scalar parameters: {known})")
+                                            f"{kind_lab.kind!r} (scalar parameters: {known})")
             if name in seen:
                 raise ScenarioError("axes", f"{where}: {name!r} is swept twice")
             seen.add(name)
@@ -429,14 +430,11 @@ def parse_axis_text(param: str, text: str) -> dict:
                                        if v.strip()]}
 
 
-def check_site_limits(lab: kinds.LabKind, params: dict) -> None:
-    """Refuse scenarios larger than this site allows (``HETSITE_LIMITS``)."""
-    configured = settings.HETSITE_LIMITS
-    for limit in lab.limits:
-        cap = configured.get(limit.name)
-        if cap is None:  # refused at start-up too (hetsite.kinds.limit_problems)
-            raise ImproperlyConfigured(f"kind {lab.kind!r} declares limit {limit.name!r}, "
-                                       "which HETSITE_LIMITS does not set")
+def check_site_limits(kind_lab: kinds.LabKind, params: dict) -> None:
+    """Refuse scenarios larger than this site allows (each declared limit, at its default or
+    this site's override)."""
+    for limit in kind_lab.limits:
+        cap = kinds.limit_cap(limit)
         value = limit.measure(params)
         if value > cap:
             raise ScenarioError(limit.field, f"{limit.what} is {value:,.0f}, above this site's "
@@ -444,8 +442,8 @@ def check_site_limits(lab: kinds.LabKind, params: dict) -> None:
                                              f"(HETSITE_LIMIT_{limit.name.upper()})")
 
 
-def _default_name(lab, preset, policies, axes) -> str:
-    head = preset or lab.title
+def _default_name(kind_lab, preset, policies, axes) -> str:
+    head = preset or kind_lab.title
     more = f" +{len(policies) - 2}" if len(policies) > 2 else ""
     swept = f" vs {' x '.join(a['param'] for a in axes)}" if axes else ""
     return f"{head}: {', '.join(policies[:2])}{more}{swept}"
@@ -458,13 +456,13 @@ def _scenario_row(sub: Submission, ownership: dict) -> Scenario:
         if sub.params == sub.preset_params:
             row, _ = Scenario.objects.get_or_create(
                 is_preset=True, preset=sub.preset,
-                defaults={"kind": sub.lab.kind, "name": sub.preset, "params": sub.params,
-                          "description": sub.lab.engine.get_preset(sub.preset).description})
+                defaults={"kind": sub.kind_lab.kind, "name": sub.preset, "params": sub.params,
+                          "description": sub.kind_lab.engine.get_preset(sub.preset).description})
             return row
         name = f"{sub.preset} (edited)"
     else:
-        name = sub.lab.title
-    return Scenario.objects.create(kind=sub.lab.kind, name=name, preset=sub.preset,
+        name = sub.kind_lab.title
+    return Scenario.objects.create(kind=sub.kind_lab.kind, name=name, preset=sub.preset,
                                    params=sub.params, **ownership)
 
 
@@ -501,7 +499,7 @@ def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
             admission.admit(sub, account, sub.beyond_site_limits)
             scenario = _scenario_row(sub, ownership)
             experiment = Experiment.objects.create(
-                name=sub.name, kind=sub.lab.kind, scenario=scenario, policies=sub.policies,
+                name=sub.name, kind=sub.kind_lab.kind, scenario=scenario, policies=sub.policies,
                 trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
                 visibility=sub.visibility, notes=sub.notes, tags=sub.tags,
                 code_version=code_version(), account=account.key, estimate_s=sub.estimate_s,
@@ -512,7 +510,7 @@ def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
                 for point, overrides in enumerate(sub.points)
                 for i, policy in enumerate(sub.policies) for trial in range(sub.trials)
             ], batch_size=2000)
-            empty = cell_metrics(sub.lab, [])
+            empty = cell_metrics(sub.kind_lab, [])
             SummaryRow.objects.bulk_create([
                 SummaryRow(experiment=experiment, point=point, policy=policy, setting=overrides,
                            metrics=empty)
@@ -673,12 +671,12 @@ def load_presets() -> int:
     Rows of presets the engines no longer have are deleted, or, when experiments used them,
     kept as ordinary scenarios (so their experiments still show what was run)."""
     names = set()
-    for lab in kinds.all_kinds():
-        for preset in lab.engine.list_presets(lab.kind):
+    for kind_lab in kinds.all_kinds():
+        for preset in kind_lab.engine.list_presets(kind_lab.kind):
             Scenario.objects.update_or_create(
                 is_preset=True, preset=preset.name,
-                defaults={"kind": lab.kind, "name": preset.name,
-                          "params": _preset_params(lab, preset.name),
+                defaults={"kind": kind_lab.kind, "name": preset.name,
+                          "params": _preset_params(kind_lab, preset.name),
                           "description": preset.description})
             names.add(preset.name)
     gone = Scenario.objects.filter(is_preset=True).exclude(preset__in=names)

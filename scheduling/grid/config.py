@@ -1,8 +1,8 @@
 """Scenario parameters of the decentralized grid (``grid``; spec decentralized-preemptive-grid).
 
 Every number of the spec and every [DEFAULT] it adds is a parameter here; the help text names
-the spec section. The capability and requirement tables (spec §3) are given as value lists
-with their probabilities.
+the spec section. The capability and requirement tables (workload (grid spec §3)) are given as value
+lists with their probabilities.
 """
 
 from __future__ import annotations
@@ -180,8 +180,8 @@ class GridConfig:
             for prefix, values in (("nodes", getattr(n, name)), ("jobs", getattr(j, name))):
                 if min(values) * 1024 < 0.5:
                     raise ScenarioError(f"{prefix}.{name}", "values must be at least 1 MiB")
-        # Every job class must have somewhere to run (spec §3 resamples unsatisfiable jobs):
-        # at least the largest node of the table must take the smallest job.
+        # Every job class must have somewhere to run (workload (grid spec §3) resamples
+        # unsatisfiable jobs): at least the largest node of the table must take the smallest job.
         small = (min(j.cores), min(j.min_speed), min(j.memory_gb), min(j.disk_gb))
         if (max(n.cores) < small[0] or max(n.speed) < small[1] or max(n.memory_gb) < small[2]
                 or max(n.disk_gb) < small[3]):

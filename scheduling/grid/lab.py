@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import scheduling.engine as engine
 from scheduling.grid import charts as grid
-from scheduling.hpc.lab import NON_NEGATIVE, PERCENT
+from scheduling.hpc.lab import MAX_NODES, NON_NEGATIVE, PERCENT
 from simcore import charts as shared
 from simcore.compact import downsample, quantiles
 from simcore.lab import (
@@ -65,8 +65,8 @@ LAB = LabKind(
     default_preset="grid-small",
     limits=[
         Limit("nodes", "nodes.n_nodes", lambda p: p["nodes"]["n_nodes"], "the node count",
-              field_scale=1),
+              field_scale=1, default=MAX_NODES),
         Limit("jobs", "jobs.n_jobs", lambda p: p["jobs"]["n_jobs"], "the job count",
-              field_scale=1),
+              field_scale=1, default=200_000),
     ],
 )

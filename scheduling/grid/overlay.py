@@ -1,4 +1,5 @@
-"""The two neighbour graphs of the paper (spec §2): the 2-NN ring and the CAN-like CAN'.
+"""The two neighbour graphs of the paper (system model (grid spec §2)): the 2-NN ring and the
+CAN-like CAN'.
 
 * **2-NN**: a ring over a random permutation of the nodes, so each node has exactly two
   neighbours of unrelated capability.

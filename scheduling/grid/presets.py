@@ -1,7 +1,8 @@
 """Named grid scenarios and the paper's figures as runnable figure presets.
 
 The paper's setting is the default of :mod:`.config` (1,000 nodes, 5,000 jobs, T = 3,600 s,
-alpha 0, beta 1, delta 5 s); its load knob is the mean inter-arrival time (spec §3, §8).
+alpha 0, beta 1, delta 5 s); its load knob is the mean inter-arrival time (workload (grid spec §3),
+experiments (grid spec §8)).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Turn a finished grid run into its :class:`Result` (spec §8 metrics).
+"""Turn a finished grid run into its :class:`Result` (experiments (grid spec §8) metrics).
 
 The wait of a job is the paper's: its non-executing time at the node where it finally ran,
-counted from its arrival there (spec §4, §8). The conventional wait counts from submission
-and includes time spent at nodes it later left (spec §8 [DEFAULT], for transparency).
+counted from its arrival there (priority (grid spec §4), experiments (grid spec §8)). The
+conventional wait counts from submission and includes time spent at nodes it later left (experiments
+(grid spec §8) [DEFAULT], for transparency).
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
-"""One grid simulation: per-node queues, the event loop and the scheduling ticks (spec §2-§7).
+"""One grid simulation: per-node queues, the event loop and the scheduling ticks (system model to
+FCFS with backfilling (grid spec §2-7)).
 
-**Events.** Job arrivals (after matchmaking, spec §3), completions (a heap with lazy
-invalidation by run epoch, spec §11) and the periodic tick every ``delta_s`` (global and
-synchronous). At one instant every completion and arrival takes effect first (completions
-before arrivals), then each node they touched runs its local scheduler once (spec §5.1), then
-the tick, if one falls on that instant. A tick runs local scheduling on the nodes, then PUSH,
-then PULL (then queue balancing), with the node order of each phase drawn afresh per tick
-(spec §11).
+**Events.** Job arrivals (after matchmaking, workload (grid spec §3)), completions (a heap with lazy
+invalidation by run epoch, implementation notes (grid spec §11)) and the periodic tick every
+``delta_s`` (global and synchronous). At one instant every completion and arrival takes effect first
+(completions before arrivals), then each node they touched runs its local scheduler once (when the
+scheduler runs (grid spec §5.1)), then the tick, if one falls on that instant. A tick runs local
+scheduling on the nodes, then PUSH, then PULL (then queue balancing), with the node order of each
+phase drawn afresh per tick (implementation notes (grid spec §11)).
 
 **Only nodes that changed are touched.** Between events a node's local schedule is a fixed
 point as long as ``alpha <= beta`` (queued jobs gain priority at rate alpha, running ones at
@@ -18,7 +19,7 @@ neighbourhood changes. Each phase therefore visits only the nodes whose closed n
 changed since their last visit, in the phase's random order (a per-tick hash of the seed, the
 tick and the node, so that any node set can be ordered without drawing for all nodes); a node
 that changes mid-phase is queued for the rest of the phase when its turn is still ahead, and
-for the next tick otherwise. PULL remembers whom it contacted (spec §6.3); the contacts a
+for the next tick otherwise. PULL remembers whom it contacted (grid spec §6.3); the contacts a
 skipped node would have made are replayed arithmetically when it is next visited. Ticks with
 nothing to visit are skipped. ``naive=True`` visits every node at every tick instead (tests
 compare both).
@@ -27,7 +28,7 @@ compare both).
 live in Python lists (the inner loops touch single elements, where lists beat numpy scalars);
 the workload and the results are numpy arrays. A queue is a list of ``(-kappa, arrival at the
 node, job)`` kept sorted, where ``kappa + alpha t`` is the job's priority ``alpha W - beta
-T_rem`` (spec §4); FCFS queues use 0 for ``-kappa``, which leaves arrival order.
+T_rem`` (grid spec §4); FCFS queues use 0 for ``-kappa``, which leaves arrival order.
 """
 
 from __future__ import annotations
@@ -190,7 +191,7 @@ class GridSim:
 
     # -- priorities --------------------------------------------------------------------------------
     def kappa(self, j: int, n: int, w0: float, t: float) -> float:
-        """Time-free part of a queued job's priority: P(t) = kappa + alpha t (spec §4)."""
+        """Time-free part of a queued job's priority: P(t) = kappa + alpha t (grid spec §4)."""
         return self.alpha * (w0 - t) - self.beta * self.work[j] / self.speed[n]
 
     def migratable(self, j: int) -> bool:
@@ -274,12 +275,12 @@ class GridSim:
         heapq.heappush(self.heap, (t + trem, j, self.epoch[j]))
 
     def _refuse(self, j: int, n: int, t: float) -> None:
+        if self.state[j] == PENDING or self.submit[j] > t:
+            raise PolicyViolation("arrival", None, f"job {j} submitted at {self.submit[j]} s, "
+                                  f"started at {t} s")
         if self.state[j] != QUEUED or self.entry[j] is not None:
             raise PolicyViolation("waiting-task", None, f"job {j} started on node {n} at {t} s "
                                   "is not a dequeued waiting job")
-        if self.submit[j] > t:
-            raise PolicyViolation("arrival", None, f"job {j} submitted at {self.submit[j]} s, "
-                                  f"started at {t} s")
         if self.rs[j] > self.speed[n]:
             raise PolicyViolation("eligibility", None, f"job {j} needs speed {self.rs[j]}, "
                                   f"node {n} has {self.speed[n]}")
@@ -289,7 +290,8 @@ class GridSim:
                               "MiB disk free")
 
     def preempt(self, j: int, n: int, t: float) -> None:
-        """Suspend running ``j``: it keeps its progress and rejoins ``n``'s queue (spec §2)."""
+        """Suspend running ``j``: it keeps its progress and rejoins ``n``'s queue (system model
+        (grid spec §2))."""
         ran = t - self.seg[j]
         self.work[j] = max(0.0, self.work[j] - ran * self.speed[n])
         self.exec_wall[j] += ran
@@ -309,7 +311,8 @@ class GridSim:
         self.enqueue(j, n, t, self.wf[j])
 
     def migrate(self, j: int, src: int, dst: int, t: float, kind: int, start: bool) -> None:
-        """Move waiting ``j`` from ``src`` to ``dst``; W restarts at the new node (spec §4)."""
+        """Move waiting ``j`` from ``src`` to ``dst``; W restarts at the new node (priority
+        (grid spec §4))."""
         self.dequeue(j, src)
         self.arr_node[j] = t
         self.nmig[j] += 1
@@ -336,7 +339,8 @@ class GridSim:
         self.changed(dst)
 
     def invoke(self, n: int, t: float) -> bool:
-        """Run the local scheduler of ``n`` (spec §5, §7); True if it started or preempted."""
+        """Run the local scheduler of ``n`` (local preemptive scheduling (grid spec §5), FCFS with
+        backfilling (grid spec §7)); True if it started or preempted."""
         self.invocations += 1
         acted, preempted = self.local(self, n, t)
         if preempted:
@@ -345,8 +349,9 @@ class GridSim:
 
     # -- events ------------------------------------------------------------------------------------
     def arrive(self, j: int, t: float) -> int:
-        """Matchmaking (spec §3): the lowest normalized load among the sampled eligible nodes;
-        ties: fewer queued jobs, then the sample's random order. Returns the run node."""
+        """Matchmaking (workload (grid spec §3)): the lowest normalized load among the sampled
+        eligible nodes; ties: fewer queued jobs, then the sample's random order. Returns the run
+        node."""
         best, best_key = -1, None
         with_running = self.opts.load != "queued"
         for n in self.cand[j]:
@@ -404,7 +409,8 @@ class GridSim:
         self.tick = k
         moves0 = len(self.log.mig_t)
         visits = 0
-        # 1. Local scheduling (spec §11: on all nodes; only those not at a fixed point act).
+        # 1. Local scheduling (implementation notes (grid spec §11): on all nodes; only those not at
+        #    a fixed point act).
         if self.naive or self.time_dependent:
             todo = [u for u in range(self.n) if self.queue[u] or u in self.pend_local]
         else:
@@ -484,7 +490,7 @@ class GridSim:
                 k = due + 1
                 continue
             # Every completion and arrival of this instant takes effect, then each node they
-            # touched runs its scheduler once (spec §5.1).
+            # touched runs its scheduler once (when the scheduler runs (grid spec §5.1)).
             touched = []
             while heap and heap[0][0] == t:
                 _, j, ep = heapq.heappop(heap)

@@ -1,4 +1,5 @@
-"""Nodes, jobs, arrivals and matchmaking samples of one grid trial (spec §2, §3).
+"""Nodes, jobs, arrivals and matchmaking samples of one grid trial (system model (grid spec §2),
+workload (grid spec §3)).
 
 Everything here depends on the seed only, never on the scheduler, so all schedulers of a seed
 see the same nodes, jobs, arrival times and candidate samples (common random numbers). Memory
@@ -81,7 +82,8 @@ def make_nodes(cfg: GridConfig, seed: int) -> Nodes:
 
 
 def eligible(nodes: Nodes, cores, min_speed, mem, disk) -> np.ndarray:
-    """Boolean (jobs x nodes): the node satisfies every requirement of the job (spec §2)."""
+    """Boolean (jobs x nodes): the node satisfies every requirement of the job (system model
+    (grid spec §2))."""
     return ((nodes.cores[None, :] >= np.asarray(cores)[:, None])
             & (nodes.speed[None, :] >= np.asarray(min_speed)[:, None])
             & (nodes.mem[None, :] >= np.asarray(mem)[:, None])
@@ -125,7 +127,8 @@ def make_jobs(cfg: GridConfig, nodes: Nodes, seed: int) -> tuple[Jobs, dict]:
 
 
 def matchmaking_candidates(jobs: Jobs, nodes: Nodes, sample: int, seed: int) -> np.ndarray:
-    """Per job, up to ``sample`` distinct random eligible nodes, in random order (spec §3).
+    """Per job, up to ``sample`` distinct random eligible nodes, in random order (workload
+    (grid spec §3)).
 
     Drawn once per seed from the job's eligible set, so the sample is the same under every
     scheduler; the order doubles as the random tie-break of the owner's choice.
@@ -170,8 +173,9 @@ def generate(cfg: GridConfig, seed: int) -> Workload:
         "mean_node_speed": float(nodes.speed.mean()),
         "mean_job_cores": mean_cores,
         "mean_work_s": mean_run,
-        # Offered load of the spec's check (§3): lambda E[run] E[cores] / sum of cores, on the
-        # canonical node; the speed-weighted form divides by each core's speed instead.
+        # Offered load of the spec's check (workload (grid spec §3)): lambda E[run] E[cores] / sum
+        # of cores, on the canonical node; the speed-weighted form divides by each core's speed
+        # instead.
         "offered_load": lam * mean_run * mean_cores / total_cores,
         "offered_load_speed": lam * mean_run * mean_cores
         / float(np.sum(nodes.cores * nodes.speed)),

@@ -8,7 +8,8 @@ from simcore import lab, traces
 from simcore.bounds import Bounds
 from simcore.compact import downsample, quantiles
 from simcore.errors import ScenarioError
-from simcore.lab import UNITLESS, FileInput, Limit, Metric
+from simcore.lab import UNITLESS, CheckedFile, FileInput, Limit, Metric, Opener
+from simcore.swf import read_swf
 
 
 def _waits_min(tasks) -> list:
@@ -67,11 +68,23 @@ def _trace_choices() -> list[tuple[str, str]]:
     return [(t["name"], f"{t['name']} — {t['description']}") for t in traces.list_traces()]
 
 
+def check_swf(open_file: Opener, *, max_bytes: int, max_records: int) -> CheckedFile:
+    """An uploaded SWF trace, parsed line by line (errors name the line and field); its
+    records are its job lines."""
+    with open_file() as stream:
+        _header, jobs = read_swf(stream, max_bytes=max_bytes, max_jobs=max_records)
+        count = sum(1 for _ in jobs)
+    if count == 0:
+        raise ScenarioError("trace", "holds no jobs")
+    return CheckedFile(count, ".swf")
+
+
 TRACE = FileInput(
     "trace", "swf", _trace_choices, upload_field="trace_file",
     upload_label="Upload an SWF trace",
     upload_help="Standard Workload Format, plain or .gz; replaces the library choice",
-    uploaded_label="uploaded trace", required="choose a library trace or upload one")
+    uploaded_label="uploaded trace", required="choose a library trace or upload one",
+    check=check_swf)
 
 
 def _trace_jobs(trace: str, job_limit: int) -> int:
@@ -88,8 +101,17 @@ def trace_work(params: dict) -> int:
     return _trace_jobs(params["trace"], params["job_limit"])
 
 
+# Defaults of the site limits several HPC kinds declare: a limit's name is one limit for every
+# kind that declares it, so its default is written once, here.
+MAX_NODES = 50_000
+MAX_CORES = 20_000
+MAX_TASKS_PER_DAY = 100_000
+MAX_SIM_HOURS = 24 * 14
+
 # The limits of a kind that replays a trace on a machine of ``nodes`` nodes.
 TRACE_LIMITS = [
-    Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count", field_scale=1),
-    Limit("trace_jobs", "job_limit", trace_work, "the trace length (jobs)"),
+    Limit("nodes", "nodes", lambda p: p["nodes"] or 0, "the node count", field_scale=1,
+          default=MAX_NODES),
+    Limit("trace_jobs", "job_limit", trace_work, "the trace length (jobs)",
+          default=2_000_000),
 ]

@@ -2,7 +2,8 @@
 
 Downey's model (A. B. Downey, "A model for speedup of parallel programs", 1997) describes a job
 by its average parallelism ``A`` and the variance of its parallelism ``sigma``. The high-variance
-form (``sigma >= 1``) is what the dissertation uses for ETC in chapter 3 (spec ch3 §2.9).
+form (``sigma >= 1``) is what the dissertation uses for ETC in chapter 3 (Downey parallel speedup
+(ch. 3 spec §2.9)).
 """
 
 from __future__ import annotations

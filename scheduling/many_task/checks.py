@@ -1,4 +1,5 @@
-"""The paper's hypotheses and headline claims (spec §8) as checks on simulated trade-off grids.
+"""The paper's hypotheses and headline claims (headline results (trailing-tasks spec §8)) as checks
+on simulated trade-off grids.
 
 A :class:`MeanGrid` is a trade-off grid (every r x every f, plus no chopping) averaged over
 trials. The frontier comparisons read a grid the way the paper reads its Figs. 4 and 6: the

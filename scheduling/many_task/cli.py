@@ -1,5 +1,6 @@
-"""``python -m scheduling.engine many-task-checks``: the paper's hypotheses and claims (spec §8)
-checked on the surrogate workloads; prints the table docs/many-task.md shows."""
+"""``python -m scheduling.engine many-task-checks``: the paper's hypotheses and claims (headline
+results (trailing-tasks spec §8)) checked on the surrogate workloads; prints the table
+docs/many-task.md shows."""
 
 from __future__ import annotations
 

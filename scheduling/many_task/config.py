@@ -14,14 +14,17 @@ from simcore.traces import check_trace_name
 
 KIND = "many-task"
 
-#: Partition sizes (cores) of Blue Gene/P Intrepid as simulated in the paper (spec §3).
+#: Partition sizes (cores) of Blue Gene/P Intrepid as simulated in the paper (machine model
+#: (trailing-tasks spec §3)).
 INTREPID_MENU = (256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 98304, 131072, 163840)
 
-#: The task/worker ratios of the paper's sweep (spec §7.1; 7.5 and 8 are skipped as printed).
+#: The task/worker ratios of the paper's sweep (simulation sweep (trailing-tasks spec §7.1); 7.5 and
+#: 8 are skipped as printed).
 PAPER_RATIOS = (1, 1.2, 1.4, 1.6, 1.8, 2, 2.2, 2.4, 2.6, 2.8, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5,
                 7, 8.5, 9, 9.5, 10, 11, 12, 13, 14, 15, 20, 25, 30, 35, 40, 45, 50, 60)
 
-#: Maximum idle fractions plotted (spec §7.1 [DEFAULT]); "no chopping" is always added.
+#: Maximum idle fractions plotted (simulation sweep (trailing-tasks spec §7.1) [DEFAULT]); "no
+#: chopping" is always added.
 PAPER_IDLE_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 SOURCES = ("real935k", "real15k", "synth15k", "lognormal", "runtimes", "list")

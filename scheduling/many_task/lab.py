@@ -10,15 +10,20 @@ from scheduling.many_task import charts as manytask
 from simcore import charts as shared
 from simcore import lab, traces
 from simcore.compact import downsample
+from simcore.errors import ScenarioError
 from simcore.lab import (
     UNITLESS,
     ChartSpec,
+    CheckedFile,
     FileInput,
     LabKind,
     Limit,
     Metric,
     MetricBars,
+    Opener,
 )
+from simcore.runtimes import LIST, read_runtime_list, sniff
+from simcore.swf import read_swf
 
 
 def _setting(params: dict, label: str) -> dict:
@@ -49,6 +54,24 @@ def compact_manytask(result) -> dict:
     return {"series": {k: shared.rounded(v, 5) for k, v in series.items()}, "dist": dist}
 
 
+def check_runtimes(open_file: Opener, *, max_bytes: int, max_records: int) -> CheckedFile:
+    """Uploaded task run times: a list with one run time (s) per line, or an SWF trace whose
+    known run times are used (``simcore.runtimes``); its records are the run times."""
+    with open_file() as stream:
+        form = sniff(stream, max_bytes)
+    with open_file() as stream:
+        if form == LIST:
+            return CheckedFile(len(read_runtime_list(stream, max_bytes=max_bytes,
+                                                     max_values=max_records)), ".txt")
+        # An SWF trace's known run times (simcore.runtimes.swf_runtimes), counted as they
+        # stream by rather than read into columns.
+        _header, jobs = read_swf(stream, max_bytes=max_bytes, max_jobs=max_records)
+        count = sum(1 for job in jobs if job.run_time >= 0)
+    if count == 0:
+        raise ScenarioError("runtimes", "the SWF trace has no job with a known run time")
+    return CheckedFile(count, ".swf")
+
+
 RUNTIMES = FileInput(
     "workload.runtimes", "runtimes",
     lambda: [(t["name"], f"{t['name']} (run-time column) — {t['description']}")
@@ -57,7 +80,7 @@ RUNTIMES = FileInput(
     upload_help="one run time (s) per line, or an SWF trace (its run-time column); plain or "
                 ".gz; selects the runtimes source",
     choice_help="used by the runtimes source; or upload your own file below",
-    default="lublin_256", on_upload=(("workload.source", "runtimes"),))
+    default="lublin_256", on_upload=(("workload.source", "runtimes"),), check=check_runtimes)
 
 
 def _many_tasks(p: dict) -> int:
@@ -137,8 +160,9 @@ LAB = LabKind(
     default_trials=100,
     inputs=[RUNTIMES],
     limits=[
-        Limit("many_tasks", "workload.tasks", _many_tasks, "the number of tasks"),
+        Limit("many_tasks", "workload.tasks", _many_tasks, "the number of tasks",
+              default=2_000_000),
         Limit("many_task_work", "tradeoff.ratios", _many_task_work,
-              "the work of one run (tasks x (1 + trade-off points))"),
+              "the work of one run (tasks x (1 + trade-off points))", default=1_000_000_000),
     ],
 )

@@ -1,7 +1,7 @@
 """Named many-task scenarios and the paper's figures as figure presets.
 
-Workloads are the calibrated surrogates of spec §4 on the Intrepid partition menu with its
-measured start-up (170 s) and tear-down (2.4 s), unless a preset says otherwise.
+Workloads are the calibrated surrogates of trailing-tasks spec §4 on the Intrepid partition menu
+with its measured start-up (170 s) and tear-down (2.4 s), unless a preset says otherwise.
 """
 
 from __future__ import annotations

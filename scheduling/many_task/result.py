@@ -1,5 +1,6 @@
-"""Result of a many-task run: the metrics of spec §6, the busy/allocated worker series, one row
-per partition, per-task records (small workloads) and the trade-off grid."""
+"""Result of a many-task run: the metrics of tail-chopping (trailing-tasks spec §6), the
+busy/allocated worker series, one row per partition, per-task records (small workloads) and the
+trade-off grid."""
 
 from __future__ import annotations
 

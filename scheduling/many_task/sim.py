@@ -1,4 +1,5 @@
-"""Greedy dispatch on leased partitions, with tail-chopping (spec §3, §5, §6).
+"""Greedy dispatch on leased partitions, with tail-chopping (machine model (trailing-tasks spec §3),
+dispatch policies (trailing-tasks spec §5), trailing-tasks spec §6).
 
 The model: tasks wait in one FIFO queue in dispatch order (shuffled or longest first); a
 partition of ``m`` workers is requested, becomes ready after the start-up time, and every idle
@@ -90,7 +91,8 @@ def greedy_starts(d: np.ndarray, m: int) -> np.ndarray:
 
 
 def choose_size(count: int, r: float, menu: tuple[int, ...]) -> int:
-    """The largest menu size with ``count / size >= r``, else the smallest (spec §6)."""
+    """The largest menu size with ``count / size >= r``, else the smallest (tail-chopping
+    (trailing-tasks spec §6))."""
     best = menu[0]
     for size in menu:
         if count / size >= r:
@@ -205,7 +207,8 @@ class Stint:
 
 @dataclass
 class Schedule:
-    """A whole run: its partitions in order; the metrics of spec §6."""
+    """A whole run: its partitions in order; the metrics of tail-chopping
+    (trailing-tasks spec §6)."""
 
     stints: list[Stint]
     useful: float  # CPU-s of the workload

@@ -1,5 +1,5 @@
 """The task run times of a scenario: calibrated surrogates of the paper's workloads, a
-log-normal of your own, a file, or an inline list (spec §4).
+log-normal of your own, a file, or an inline list (trailing-tasks spec §4).
 
 A workload is a bag of independent single-worker tasks; only the run times matter. Surrogate
 instances are drawn from the stream ``rng(seed, "many-task/workload")`` where the seed is the
@@ -30,7 +30,7 @@ class Surrogate:
     note: str
 
 
-#: Calibrated stand-ins for the paper's traces (spec §4 [CALIBRATED]).
+#: Calibrated stand-ins for the paper's traces (workloads (trailing-tasks spec §4) [CALIBRATED]).
 SURROGATES = {
     "real935k": Surrogate(934_710, 700.0, 0.5, 5030.0,
                           "DOCK5 on Intrepid: log-normal, mean 700 s, CoV 0.5, redrawn above "

@@ -1,7 +1,8 @@
 """Scenario parameters of the ch3 environment (kind ``parallel-energy``) and its presets.
 
-Every fixed setting of spec §6.1 and every [D]efault switch of spec §9 is a parameter here;
-the A-numbers in the help texts refer to the spec's ambiguity table.
+Every fixed setting of fixed settings (ch. 3 spec §6.1) and every [D]efault switch of ambiguities
+and defaults (ch. 3 spec §9) is a parameter here; the A-numbers in the help texts refer to the
+spec's ambiguity table.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ class ClusterSpec:
 
 
 def default_clusters() -> tuple[ClusterSpec, ...]:
-    # Spec §1.6 calibrated table (spec ch3 A1): 1,850 nodes, exactly 100,000 cores.
+    # Default cluster configuration (ch. 3 spec §1.6) calibrated table (cores per node and nodes per
+    # cluster (ch. 3 spec A1)): 1,850 nodes, exactly 100,000 cores.
     return (
         ClusterSpec("GP1", "general", 32, 360),
         ClusterSpec("GP2", "general", 48, 280),
@@ -398,8 +400,8 @@ class TraceConfig:
                               help="multiply trace run times by this", label="Run-time scale")
 
 
-# Spec §8, Tables 6 and 7: NAS benchmarks IS.8, IS_CG.8, MG.16 and MG.8 (rows) on the
-# 4-cluster testbed (columns); None = infeasible.
+# Testbed experiment (ch. 3 spec §8), Tables 6 and 7: NAS benchmarks IS.8, IS_CG.8, MG.16 and MG.8
+# (rows) on the 4-cluster testbed (columns); None = infeasible.
 TESTBED_CORES = (8, 8, 16, 8)
 TESTBED_ETC_S = ((1675, 750, 552, 430), (1039, 900, 700, 1366), (702, 500, 380, 326),
                  (1100, 712, None, None))

@@ -1,10 +1,12 @@
-"""Daily energy budgets, committed energy, goal energy and the energy filters (§4.3, §5.9-5.10).
+"""Daily energy budgets, committed energy, goal energy and the energy filters (ch. 3 spec §4.3,
+metaheuristics to energy filters (ch. 3 spec §5.9-5.10)).
 
 Days: day 0 is the warm-up ``[0, warm-up)`` with the pro-rated budget ``E x warm-up / 24 h``
-(spec ch3 A14); day k >= 1 is ``[warm-up + (k-1) 24 h, warm-up + k 24 h)`` with budget E. A task's
-energy is charged to the days it is consumed in (spec ch3 A15). Every scheduled task (running,
-finished, reserved, place-holder) is *committed*; a day's remaining energy is its budget minus
-everything committed to it, which is exactly "budget - consumed - committed future" of §4.3
+(warm-up energy and start horizon (ch. 3 spec A14)); day k >= 1 is ``[warm-up + (k-1) 24 h,
+warm-up + k 24 h)`` with budget E. A task's energy is charged to the days it is consumed in (energy
+across the day boundary (ch. 3 spec A15)). Every scheduled task (running, finished, reserved,
+place-holder) is *committed*; a day's remaining energy is its budget minus everything committed to
+it, which is exactly "budget - consumed - committed future" of energy budget (ch. 3 spec §4.3)
 because execution is deterministic.
 """
 
@@ -43,7 +45,7 @@ class EnergyLedger:
             budget[0] = full * warmup_s / day if cfg.warmup_budget == "prorated" else math.inf
         self.budget = budget
         self.start_day = cfg.charge == "start-day"
-        # Idle power (spec ch3 A3) is a fixed commitment of every node for the whole day.
+        # Idle power (ch. 3 spec A3) is a fixed commitment of every node for the whole day.
         lengths = np.diff(self.bounds)
         self.baseline = idle_power_total_w * lengths
         self.committed = self.baseline.copy()
@@ -114,7 +116,7 @@ class EnergyLedger:
         joules = power[..., None] * np.clip(hi - lo, 0.0, None)
         return ok & np.all(joules <= rem + TOL, axis=-1)
 
-    # -- goal energy (§5.9) ----------------------------------------------------------------------
+    # -- goal energy (metaheuristics (ch. 3 spec §5.9)) --------------------------------------------
     def goal(self, t: float) -> float:
         """G(t): energy the current day should have used by t at a constant rate."""
         d = self.day_of(t)
@@ -153,7 +155,8 @@ def mean_option_resources(resources: np.ndarray) -> np.ndarray:
 
 def ept_mask(energy: np.ndarray, avg_resources: float, leniency: float, energy_remaining: float,
              resources_left: float) -> np.ndarray:
-    """Energy-per-task filter (Eqs. 7-8 as reconstructed in spec ch3 A20)."""
+    """Energy-per-task filter (Eqs. 7-8 as reconstructed in energy-per-task budget
+    (ch. 3 spec A20))."""
     if not math.isfinite(energy_remaining) or resources_left <= 0 or avg_resources <= 0:
         return np.isfinite(energy)
     est_tasks = resources_left / avg_resources

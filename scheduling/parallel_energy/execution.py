@@ -1,9 +1,10 @@
 """Execution time (ETC), power (APC) and energy of every (task, cluster, P-state) option.
 
-ETC comes from Downey's high-variance speedup model (spec §2.9) evaluated at the task's node
-count, or, in ``table`` mode, from the model sampled at powers of two with linear interpolation
-between the listed node counts (spec §1.3). APC is per node, so a task's energy is
-``ETC x APC x nodes`` (spec §1.4, spec ch3 A2).
+ETC comes from Downey's high-variance speedup model (Downey parallel speedup (ch. 3 spec §2.9))
+evaluated at the task's node count, or, in ``table`` mode, from the model sampled at powers of two
+with linear interpolation between the listed node counts (ETC and APC data (ch. 3 spec §1.3)). APC
+is per node, so a task's energy is ``ETC x APC x nodes`` (energy of a task (ch. 3 spec §1.4), APC is
+per node (ch. 3 spec A2)).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from .workload import HOUR, Tasks, TaskTypes
 
 
 def interpolate_table(table: Mapping[int, float], n) -> np.ndarray:
-    """Linear interpolation in an ETC table {node count: time} (spec §1.3, Table 2)."""
+    """Linear interpolation in an ETC table {node count: time} (ETC and APC data (ch. 3 spec §1.3),
+    Table 2)."""
     counts = np.array(sorted(table), dtype=float)
     times = np.array([table[k] for k in sorted(table)], dtype=float)
     return np.interp(np.asarray(n, dtype=float), counts, times)
@@ -96,7 +98,8 @@ def build_options(types: TaskTypes, tasks: Tasks, system: System, etc_mode: str)
 
 
 class TaskUtility:
-    """U(completion) per task: piecewise exponential in lateness beyond arrival + T_min (§2.3)."""
+    """U(completion) per task: piecewise exponential in lateness beyond arrival + T_min (utility
+    function (ch. 3 spec §2.3))."""
 
     def __init__(self, table: UtilityTable, tasks: Tasks, types: TaskTypes, t_min: np.ndarray,
                  time_unit_h: float, time_axis: str = "unit", time_unit_tmin: float = 1.0):
@@ -105,8 +108,9 @@ class TaskUtility:
         self.scale = types.priority[tasks.type]
         self.urgency = types.urgency[tasks.type]
         self.offset = tasks.arrival + t_min  # completion time that earns the full priority
-        # Seconds per class time unit, per task: one global unit, or (spec ch3 A4's alternative) the
-        # task's own T_min times a factor, so a long task's class stretches with its length.
+        # Seconds per class time unit, per task: one global unit, or (ch. 3 spec A4's (urgency's
+        # time unit) alternative) the task's own T_min times a factor, so a long task's class
+        # stretches with its length.
         if time_axis == "t_min":
             unit = np.maximum(time_unit_tmin * t_min, 1e-9)
         else:
@@ -137,8 +141,9 @@ class TaskUtility:
 
 
 class DecayUtility:
-    """Testbed utility (§8.3, spec ch3 A35): full value until ``start x T_min`` after arrival,
-    then a linear decay to 0 over ``length x T_min`` (or a step to 0)."""
+    """Testbed utility (testbed workload and flow (ch. 3 spec §8.3), testbed arrivals and decay
+    (ch. 3 spec A35)): full value until ``start x T_min`` after arrival, then a linear decay to 0
+    over ``length x T_min`` (or a step to 0)."""
 
     def __init__(self, tasks: Tasks, t_min: np.ndarray, start: float, length: float,
                  shape: str):

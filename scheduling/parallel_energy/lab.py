@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import scheduling.engine as engine
-from scheduling.hpc.lab import DROPPED, NON_NEGATIVE, compact_with_waits
+from scheduling.hpc.lab import (
+    DROPPED,
+    MAX_NODES,
+    MAX_SIM_HOURS,
+    MAX_TASKS_PER_DAY,
+    NON_NEGATIVE,
+    compact_with_waits,
+)
 from scheduling.parallel_energy import charts as parallel
 from simcore import charts as shared
 from simcore.lab import (
@@ -58,10 +65,11 @@ LAB = LabKind(
     limits=[
         Limit("tasks_per_day", "workload.tasks_per_day",
               lambda p: p["workload"]["tasks_per_day"], "the arrival rate (tasks/day)",
-              field_scale=1),
+              field_scale=1, default=MAX_TASKS_PER_DAY),
         Limit("nodes", "system.clusters",
-              lambda p: sum(c["nodes"] for c in p["system"]["clusters"]), "the node count"),
+              lambda p: sum(c["nodes"] for c in p["system"]["clusters"]), "the node count",
+              default=MAX_NODES),
         Limit("sim_hours", "time.sim_h", lambda p: p["time"]["sim_h"],
-              "the simulated time (h)", field_scale=1),
+              "the simulated time (h)", field_scale=1, default=MAX_SIM_HOURS),
     ],
 )

@@ -39,8 +39,9 @@ SMALL = {
 }
 
 
-# Spec §8: Table 5 clusters (a VM is a node), one P-state, a 3 h run that is also the energy
-# accounting period (the testbed stops at its energy limit rather than a daily budget).
+# Testbed experiment (ch. 3 spec §8): Table 5 clusters (a VM is a node), one P-state, a 3 h run that
+# is also the energy accounting period (the testbed stops at its energy limit rather than a daily
+# budget).
 TESTBED = {
     "system": {"clusters": [
         {"name": "C1", "kind": "general", "cores_per_node": 1, "nodes": 16},
@@ -122,8 +123,9 @@ def _best_value(policy: str, param: str, best: float, others) -> list[Claim]:
 
 
 def register_figures(engine) -> None:
-    """The comparison figures of chapter 3 (spec §6.2, headline results §7), at the chapter's
-    48 trials where a figure affords them within about 30 CPU-minutes, fewer sweep points."""
+    """The comparison figures of chapter 3 (experiment list (ch. 3 spec §6.2), headline results
+    ch. 3 spec §7), at the chapter's 48 trials where a figure affords them within about 30
+    CPU-minutes, fewer sweep points."""
     fig = functools.partial(engine.figure, kind=KIND, paper_trials=48)
     ept = "scheduler.ept_leniency"
     fig("ch3-fig23", title="Energy-per-task filter leniency (5k, 12 GJ)", preset="ch3-5k",
@@ -244,7 +246,8 @@ def register_figures(engine) -> None:
         scale="8 trials (48 published); 3 of the 11 budgets",
         claim="Event-Based is comparable to the best heuristic at every budget; tuning a filter "
               "pays off only for very tight budgets.")
-    # §3.5.6: "Here, all heuristics made use of task dropping" (the trace section, Figs. 31-32).
+    # Results on the Curie trace (dissertation §3.5.6): "Here, all heuristics made use of task
+    # dropping" (the trace section, Figs. 31-32).
     fig("ch3-fig31", title="Trace-driven arrivals, system size (no energy budget)",
         preset="ch3-trace", overrides={"scheduler.drop_comparison": True},
         policies=sweep_policies, metrics=[P, E],

@@ -1,8 +1,10 @@
-"""System utility in the analysed window W, maximum utility, energy, and the Result (§4).
+"""System utility in the analysed window W, maximum utility, energy, and the Result (problem and
+metrics (ch. 3 spec §4)).
 
 W = [warm-up, sim end). A task that executes partly inside W credits that fraction of its final
-utility (§4.1); tasks still running at the end are credited with their (deterministic) future
-completion. The maximum utility starts every task at its arrival on its fastest option (§4.2).
+utility (system utility of the day (ch. 3 spec §4.1)); tasks still running at the end are credited
+with their (deterministic) future completion. The maximum utility starts every task at its arrival
+on its fastest option (maximum system utility (ch. 3 spec §4.2)).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def cumulative(start, end, weight, times) -> np.ndarray:
 
 
 def max_utility(st: State) -> float:
-    """Every task started at arrival on its fastest option, pro-rated on W (§4.2, spec ch3 A16)."""
+    """Every task started at arrival on its fastest option, pro-rated on W (maximum system utility
+    (ch. 3 spec §4.2), ch. 3 spec A16)."""
     tr = st.trial
     a = tr.tasks.arrival
     tmin = st.options.t_min

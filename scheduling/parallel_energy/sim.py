@@ -1,12 +1,14 @@
-"""The event loop (spec §5.1): periodic mapping events over the 28 h trial.
+"""The event loop (ch. 3 spec §5.1): periodic mapping events over the 28 h trial.
 
 Execution times are deterministic and nothing happens between mapping events except starts of
 reservations/place-holders and completions, which the node timelines already encode; so the
 loop just visits t = 0, Δ, 2Δ, ... and performs, at each:
 
-1. arrivals up to now; starts of reservations and (spec ch3 A17) place-holders whose time has come;
+1. arrivals up to now; starts of reservations and (place-holders that start before the next event
+   (ch. 3 spec A17)) place-holders whose time has come;
 2. removal of the remaining place-holders, whose tasks become mappable again;
-3. task dropping (§5.4); 4. energy filter masks (§5.10); 5. the heuristic.
+3. task dropping (ch. 3 spec §5.4); 4. energy filter masks (energy filters (ch. 3 spec §5.10)); 5.
+   the heuristic.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from .state import State, Trial
 
 
 def _filter_mask(st: State, policy: Policy, tasks: np.ndarray) -> np.ndarray | None:
-    """Allowed (task, cluster, P-state) options of this event (§5.10; computed once per event,
-    spec ch3 A21)."""
+    """Allowed (task, cluster, P-state) options of this event (energy filters (ch. 3 spec §5.10);
+    computed once per event, filter budgets once per event (ch. 3 spec A21))."""
     if policy.energy_filter is None or len(tasks) == 0 or not st.ledger.constrained:
         return None
     sched = st.trial.cfg.scheduler
@@ -131,7 +133,8 @@ def run(config: ParallelEnergyConfig, policy_info, seed: int, ctx) -> Result:
 
 def _resolve_budget(config: ParallelEnergyConfig, seed: int, traces) -> ParallelEnergyConfig:
     """A budget given as a share of Max UPR PH's own unconstrained energy on this trial: run
-    Max UPR PH without a budget on the same workload first (the testbed's procedure, §3.6.3)."""
+    Max UPR PH without a budget on the same workload first (the testbed's procedure, testbed results
+    (dissertation §3.6.3))."""
     pct = config.energy.budget_pct_of_max_upr
     if pct is None:
         return config

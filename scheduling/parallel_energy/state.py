@@ -86,7 +86,8 @@ class State:
         opts = trial.options
         self.options = opts
         self.utility = trial.utility
-        self.horizon = trial.sim_end  # every start must be before the end of W (§4.3)
+        # every start must be before the end of W (energy budget (ch. 3 spec §4.3))
+        self.horizon = trial.sim_end
         self.now = 0.0
         self.timelines = [ClusterTimeline(int(n), self.horizon) for n in trial.system.nodes]
         finite = opts.duration[np.isfinite(opts.duration)]
@@ -109,7 +110,8 @@ class State:
         self.placeholders: list[int] = []
         self.reservations: list[int] = []
         self.next_arrival = 0
-        self.history_resources = [0.0, 0]  # for the EPT filter's "history" average (spec ch3 A20)
+        # for the EPT filter's "history" average (energy-per-task budget (ch. 3 spec A20))
+        self.history_resources = [0.0, 0]
         # Item-1 reading of the comparison figures: a permanent reservation's energy is
         # committed when it is made (default) or checked and committed when it starts.
         self.energy_at_start = cfg.scheduler.reservation_energy == "at-start"

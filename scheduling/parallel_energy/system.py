@@ -1,4 +1,5 @@
-"""Clusters of identical nodes and the P-states they share (spec §1.1-1.2)."""
+"""Clusters of identical nodes and the P-states they share (clusters, nodes, cores to P-states
+(ch. 3 spec §1.1-1.2))."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""Per-cluster node timelines: earliest start for (n nodes, duration) and node choice (§5.5).
+"""Per-cluster node timelines: earliest start for (n nodes, duration) and node choice (allocation
+options (ch. 3 spec §5.5)).
 
 Each node keeps its busy intervals ``[start, end)`` (running tasks, permanent reservations and
 place-holders) sorted by start in a padded array row. Earliest-start queries use an index built
-from those rows (spec §10.2):
+from those rows (performance (ch. 3 spec §10.2)):
 
 * the candidate starts are ``now`` and every interval end in ``(now, horizon)``;
 * ``gap[k, i]`` is how long node ``i`` stays free from candidate ``k`` (``-inf`` if busy then);
@@ -26,7 +27,7 @@ import numpy as np
 
 from simcore.errors import PolicyViolation
 
-EPS = 1e-6  # seconds; tolerance of interval comparisons (spec §10.1)
+EPS = 1e-6  # seconds; tolerance of interval comparisons (module layout (ch. 3 spec §10.1))
 INF = np.inf
 
 
@@ -55,7 +56,8 @@ class ClusterTimeline:
     # -- mutation --------------------------------------------------------------------------------
     def advance(self, now: float, remove=None) -> None:
         """Move the clock, forgetting intervals that ended by ``now`` and (place-holder
-        removal, §5.3) every interval of the task ids in ``remove``."""
+        removal, permanent reservations vs. place-holders (ch. 3 spec §5.3)) every interval of the
+        task ids in ``remove``."""
         self.now = float(now)
         gone = self.end <= self.now
         if remove:
@@ -65,7 +67,8 @@ class ClusterTimeline:
         self._invalidate()
 
     def remove_tasks(self, tasks) -> None:
-        """Delete every interval of the given task ids (place-holder removal, §5.3)."""
+        """Delete every interval of the given task ids (place-holder removal, permanent reservations
+        vs. place-holders (ch. 3 spec §5.3))."""
         tasks = np.asarray(list(tasks), dtype=np.int64)
         if tasks.size == 0:
             return
@@ -179,7 +182,8 @@ class ClusterTimeline:
         return np.lexsort((free, host, voids))
 
     def select_nodes(self, n: int, start: float, duration: float) -> np.ndarray:
-        """The ``n`` nodes :meth:`book` would choose for a task at ``start`` (spec §5.5)."""
+        """The ``n`` nodes :meth:`book` would choose for a task at ``start`` (allocation options
+        (ch. 3 spec §5.5))."""
         free, prev_end, nxt, _ = self._free_at(n, start, duration)
         order = self._choose(free, prev_end, nxt, start, start + duration)
         return np.sort(free[order[:n]])

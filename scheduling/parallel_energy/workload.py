@@ -1,8 +1,10 @@
-"""Task types, tasks and utility classes of one trial (spec §2), synthetic or trace-driven (§3).
+"""Task types, tasks and utility classes of one trial (synthetic workload (ch. 3 spec §2)),
+synthetic or trace-driven (Curie trace workload (ch. 3 spec §3)).
 
 Randomness comes from named streams of the trial seed (``registry.rng``): types, arrivals and
 per-task draws use separate streams, so e.g. changing the arrival rate leaves the task types
-alone, and no policy decision can shift the workload (common random numbers, spec §2).
+alone, and no policy decision can shift the workload (common random numbers, synthetic workload
+(ch. 3 spec §2)).
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def gamma(gen: np.random.Generator, mean, cov: float, size=None) -> np.ndarray:
 
 
 def utility_classes(cfg: UtilityConfig) -> UtilityTable:
-    """The seeded class table shared by every trial and heuristic (spec §2.3 [D])."""
+    """The seeded class table shared by every trial and heuristic (utility function
+    (ch. 3 spec §2.3) [D])."""
     gen = np.random.default_rng(cfg.class_seed)
     shapes = []
     for _ in range(cfg.classes):
@@ -114,7 +117,8 @@ class Tasks:
 
 
 def _exact_rows(gen: np.random.Generator, shares: list[float], n: int) -> np.ndarray:
-    """Row per type in exact shares (largest remainder), shuffled (spec §2.8 [D])."""
+    """Row per type in exact shares (largest remainder), shuffled (core and node counts
+    (ch. 3 spec §2.8) [D])."""
     quota = np.asarray(shares) * n
     counts = np.floor(quota).astype(int)
     order = np.argsort(-(quota - counts), kind="stable")
@@ -125,14 +129,15 @@ def _exact_rows(gen: np.random.Generator, shares: list[float], n: int) -> np.nda
 
 
 def _mean_nodes(lo: int, hi: int, cpn: int) -> float:
-    """E[ceil(X / cpn)] for X uniform on the integers lo..hi (spec §2.9, spec ch3 A8)."""
+    """E[ceil(X / cpn)] for X uniform on the integers lo..hi (Downey parallel speedup
+    (ch. 3 spec §2.9), Downey A across clusters (ch. 3 spec A8))."""
     x = np.arange(lo, hi + 1)
     return float(np.ceil(x / cpn).mean())
 
 
 def sample_priority(gen: np.random.Generator, cfg: WorkloadConfig, n: int):
     """(level, U0, urgency) per type: level and urgency jointly from Table 3, U0 uniform in
-    the level's range (spec §2.2)."""
+    the level's range (priority and urgency (ch. 3 spec §2.2))."""
     joint = np.asarray(cfg.joint_probabilities, dtype=float)
     cell = gen.choice(joint.size, size=n, p=joint.ravel() / joint.sum())
     level, ucol = np.divmod(cell, joint.shape[1])
@@ -164,7 +169,8 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int,
     level, priority, urgency = sample_priority(gen, cfg, n)
     ranges = np.asarray(cfg.priority_ranges, dtype=float)
 
-    # Single-core time tied to U0 (spec §2.4): linear from (U_min, low) to (U_max, high).
+    # Single-core time tied to U0 (single-core execution time (ch. 3 spec §2.4)): linear from
+    # (U_min, low) to (U_max, high).
     u_lo, u_hi = ranges[:, 0].min(), ranges[:, 1].max()
     slope = (cfg.single_core_h_high - cfg.single_core_h_low) / max(u_hi - u_lo, 1e-12)
     mu = cfg.single_core_h_low + (priority - u_lo) * slope
@@ -185,12 +191,14 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int,
             if c == reference[y]:
                 t_single[y, c] = t_ref[y] * HOUR
                 base_power[y, c] = p_ref[y]
-            else:  # COV method (spec §2.5, §2.6)
+            else:
+                # COV method (heterogeneity across clusters (ch. 3 spec §2.5), power generation
+                # (ch. 3 spec §2.6))
                 t_single[y, c] = float(gamma(gen, t_ref[y], cfg.hetero_cov)) * HOUR
                 base_power[y, c] = float(gamma(gen, p_ref[y], cfg.power_cov))
 
-    # P-state multipliers (spec §2.7): r per (type, cluster) (spec ch3 A11), power ~ f_p r,
-    # time 1/s_p.
+    # P-state multipliers (P-state scaling (ch. 3 spec §2.7)): r per (type, cluster) (P-state
+    # randomness granularity (ch. 3 spec A11)), power ~ f_p r, time 1/s_p.
     f = system.power_factors
     power_mult = np.ones((n, C, P))
     time_mult = np.ones((n, C, P))
@@ -205,7 +213,7 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int,
             power_mult[y, c] = gamma(gen, f * r, p_cov)
             time_mult[y, c] = 1.0 / gamma(gen, np.sqrt(f * r), p_cov)
 
-    # Core rows (Table 4) and the max-cores rule (spec ch3 A7).
+    # Core rows (Table 4) and the max-cores rule (max cores of a GP type (ch. 3 spec A7)).
     shares = [row.share for row in cfg.core_rows]
     if cfg.row_assignment == "exact":
         row = _exact_rows(gen, shares, n)
@@ -252,7 +260,8 @@ def make_types(cfg: WorkloadConfig, system: System, seed: int,
 
 def arrival_rate(cfg: WorkloadConfig, types: TaskTypes, y: int, t, start_clock_h: float,
                  mean_rate: float) -> np.ndarray:
-    """λ_y(t) in 1/s (spec §2.10): sinusoidal, or work-hours with the matching low rate."""
+    """λ_y(t) in 1/s (arrival process (ch. 3 spec §2.10)): sinusoidal, or work-hours with the
+    matching low rate."""
     tod_h = ((np.asarray(t, float) / HOUR) + start_clock_h) % 24.0
     if types.work_hours[y]:
         span = cfg.work_end_h - cfg.work_start_h
@@ -265,7 +274,8 @@ def arrival_rate(cfg: WorkloadConfig, types: TaskTypes, y: int, t, start_clock_h
 
 
 def synthetic_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, seed: int) -> Tasks:
-    """Per-type non-homogeneous Poisson arrivals by thinning (spec ch3 A10) over [0, sim end)."""
+    """Per-type non-homogeneous Poisson arrivals by thinning (arrival process (ch. 3 spec A10)) over
+    [0, sim end)."""
     w = cfg.workload
     gen = stream(seed, "ch3/arrivals")
     horizon = cfg.time.sim_h * HOUR
@@ -296,7 +306,7 @@ def synthetic_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, seed: int) -> T
     return Tasks(type_, cores.astype(np.int64), cls.astype(np.int64), arrival)
 
 
-# -- trace-driven arrivals (spec §3) ------------------------------------------------------------
+# -- trace-driven arrivals (Curie trace workload (ch. 3 spec §3)) ----------------------------------
 
 def trace_path(name: str, traces: TraceLibrary) -> Path:
     """The file of the trace a scenario names: a library trace (``lublin_256``, with or without
@@ -358,7 +368,8 @@ def load_trace(cfg: ParallelEnergyConfig, traces: TraceLibrary) -> tuple[dict, d
 
 
 def trace_system_config(cfg: ParallelEnergyConfig, machine_cores: int):
-    """Clusters of the §1.6 shape scaled to ``size_fraction`` of the traced machine (§3 [D])."""
+    """Clusters of the default cluster configuration (ch. 3 spec §1.6) shape scaled to
+    ``size_fraction`` of the traced machine (Curie trace workload (ch. 3 spec §3) [D])."""
     from dataclasses import replace
 
     t = cfg.trace
@@ -374,7 +385,8 @@ def trace_system_config(cfg: ParallelEnergyConfig, machine_cores: int):
 
 def trace_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, system: System, jobs: dict,
                 info: dict, seed: int) -> Tasks:
-    """Trace jobs as tasks: random type, trace run time on the reference cluster (spec §3 [D])."""
+    """Trace jobs as tasks: random type, trace run time on the reference cluster (Curie trace
+    workload (ch. 3 spec §3) [D])."""
     gen = stream(seed, "ch3/trace-jobs")
     n = len(jobs["arrival"])
     type_ = gen.integers(0, types.n, size=n)
@@ -399,7 +411,7 @@ def trace_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, system: System, job
                  cls[order].astype(np.int64), jobs["arrival"][order], fixed[order], info)
 
 
-# -- testbed (spec §8) ---------------------------------------------------------------------------
+# -- testbed (testbed experiment (ch. 3 spec §8)) --------------------------------------------------
 
 def testbed_types(system: System) -> TaskTypes:
     """The four NAS benchmarks of Tables 6-7 as task types (one P-state; infeasible = n.a.)."""
@@ -420,7 +432,8 @@ def testbed_types(system: System) -> TaskTypes:
 
 
 def testbed_tasks(cfg: ParallelEnergyConfig, types: TaskTypes, seed: int) -> Tasks:
-    """Arrivals every 120 s on average with the §8.3 mix; utility 1-4 per task (uniform)."""
+    """Arrivals every 120 s on average with the testbed workload and flow (ch. 3 spec §8.3) mix;
+    utility 1-4 per task (uniform)."""
     t = cfg.testbed
     gen = stream(seed, "ch3/testbed")
     horizon = cfg.time.sim_h * HOUR

@@ -1,4 +1,4 @@
-"""ETC (estimated time to compute) matrices by the COV method (spec ch4 §3.2)."""
+"""ETC (estimated time to compute) matrices by the COV method (ETC generation (ch. 4 spec §3.2))."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ def generate_etc(rng: np.random.Generator, nominal: np.ndarray, n_clusters: int,
     """``(etc, q)``: one row per task type with nominal mean ``nominal[k]``.
 
     ``q_k ~ Gamma(nominal_k, task_cov)`` is the type's reference time; cluster times are
-    ``Gamma(q_k, cluster_cov)``. In ``text`` mode cluster 0 keeps ``q_k`` itself (spec ch4 §3.2
-    step 4); in ``classic`` mode every cluster is drawn.
+    ``Gamma(q_k, cluster_cov)``. In ``text`` mode cluster 0 keeps ``q_k`` itself (ETC generation
+    (ch. 4 spec §3.2) step 4); in ``classic`` mode every cluster is drawn.
     """
     nominal = np.asarray(nominal, dtype=float)
     q = gamma_mean_cov(rng, nominal, task_cov)

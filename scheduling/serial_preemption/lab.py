@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import scheduling.engine as engine
-from scheduling.hpc.lab import DROPPED, NON_NEGATIVE, compact_with_waits
+from scheduling.hpc.lab import (
+    DROPPED,
+    MAX_CORES,
+    MAX_SIM_HOURS,
+    MAX_TASKS_PER_DAY,
+    NON_NEGATIVE,
+    compact_with_waits,
+)
 from scheduling.parallel_energy import charts as parallel
 from scheduling.serial_preemption import charts as serial
 from simcore import charts as shared
@@ -74,12 +81,13 @@ LAB = LabKind(
     limits=[
         Limit("cores", "system.cores_per_cluster",
               lambda p: p["system"]["n_clusters"] * p["system"]["cores_per_cluster"],
-              "the core count"),
+              "the core count", default=MAX_CORES),
         Limit("tasks_per_day", "workload.tasks_per_core_per_day",
               lambda p: p["workload"]["tasks_per_core_per_day"] * p["system"]["n_clusters"]
-              * p["system"]["cores_per_cluster"], "the arrival rate (tasks/day)"),
+              * p["system"]["cores_per_cluster"], "the arrival rate (tasks/day)",
+              default=MAX_TASKS_PER_DAY),
         Limit("sim_hours", "scheduler.duration_min",
               lambda p: p["scheduler"]["duration_min"] / 60.0, "the simulated time (h)",
-              field_scale=1 / 60),
+              field_scale=1 / 60, default=MAX_SIM_HOURS),
     ],
 )

@@ -1,11 +1,11 @@
 """Named scenarios: a small one for tests and the UI, the baseline, the sensitivity run of the
-urgency's time unit (spec ch4 A7), and the figure presets of the chapter's sweeps.
+urgency's time unit (ch. 4 spec A7), and the figure presets of the chapter's sweeps.
 
-The sweeps of spec ch4 §11.2 (utility family, burst size, preemption flags, critical task
+The sweeps of ch. 4 spec §11.2 (utility family, burst size, preemption flags, critical task
 length) are figure presets that vary one parameter of a base preset, not a preset per point;
-everything else stays at the defaults of :mod:`.config` (spec ch4 §11.1: 5 x 160 cores, 60,000
-tasks/day, B = 64, 20 utility classes, both preemption flags on every task, 28 h with a 4 h
-warm-up).
+everything else stays at the defaults of :mod:`.config` (baseline environment (ch. 4 spec §11.1): 5
+x 160 cores, 60,000 tasks/day, B = 64, 20 utility classes, both preemption flags on every task, 28 h
+with a 4 h warm-up).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Turn a finished run into the ``serial-preemption`` :class:`Result` (spec ch4 §7, §15.3)."""
+"""Turn a finished run into the ``serial-preemption`` :class:`Result` (metric and accounting
+(ch. 4 spec §7), outputs (ch. 4 spec §15.3))."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .workload import Workload
 
 def max_utility(wl: Workload, w0: float, w1: float) -> float:
     """Every task started on arrival on its fastest cluster at full S, pro-rated by its overlap
-    with the window (the maximum-utility denominator, spec ch4 A13)."""
+    with the window (the maximum-utility denominator, maximum-utility window (ch. 4 spec A13))."""
     fastest = wl.etc.min(axis=1)[wl.type]
     inside = overlap(wl.arrival, wl.arrival + fastest, w0, w1)
     return float(np.sum(wl.scale * inside / fastest))

@@ -1,15 +1,15 @@
 """State of one ch4 simulation: cores, tasks, groups of waiting tasks, and the event step.
 
-Mapping happens only on the timer (spec ch4 §8.1; timer-only mapping events, A10), so the
-simulation is a loop over mapping events: at each event, completions due by ``t_now`` free their
-cores, bursts due by ``t_now`` arrive, hopeless waiting tasks are dropped (spec ch4 §8.2), and
-the policy starts and suspends tasks through :meth:`SerialSim.start` and
+Mapping happens only on the timer (ch. 4 spec §8.1; timer-only mapping events, ch. 4 spec A10), so
+the simulation is a loop over mapping events: at each event, completions due by ``t_now`` free their
+cores, bursts due by ``t_now`` arrive, hopeless waiting tasks are dropped (task dropping
+(ch. 4 spec §8.2)), and the policy starts and suspends tasks through :meth:`SerialSim.start` and
 :meth:`SerialSim.preempt`. Nothing else can happen between events, so this is exact.
 
 Waiting tasks live in *groups* (``g_next..g_end`` id ranges): a fresh group holds the
 not-yet-started tasks of one burst that share both flags; a suspended task forms a singleton
-group with its own progress and bound cluster (spec ch4 §15.1). Groups only shrink from the
-front, so the lowest id is always taken first (the spec's phase-2 tie-break).
+group with its own progress and bound cluster (performance (ch. 4 spec §15.1)). Groups only shrink
+from the front, so the lowest id is always taken first (the spec's phase-2 tie-break).
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ class SerialSim:
         self.M = int(cores.sum())
         self.core_cluster = np.repeat(np.arange(self.K), cores)
         first = np.concatenate([[0], np.cumsum(cores)[:-1]])
-        # Idle cores per cluster as min-heaps: the lowest index is used first (spec ch4 §8.4).
+        # Idle cores per cluster as min-heaps: the lowest index is used first (tie-breaking
+        # (ch. 4 spec §8.4)).
         self.idle: list[list[int]] = [list(range(int(f), int(f + c)))
                                       for f, c in zip(first, cores, strict=True)]
         self.c_task = np.full(self.M, -1, dtype=np.int64)
@@ -332,7 +333,7 @@ class SerialSim:
     # -- end of run -------------------------------------------------------------------------------
     def finish(self) -> None:
         """End of the horizon: complete due tasks, project the running ones to completion
-        without preemption (end-of-run credit, spec ch4 A12)."""
+        without preemption (end-of-run credit, ch. 4 spec A12)."""
         self.advance(self.duration)
         for core in np.flatnonzero(self.c_task >= 0).tolist():
             task = int(self.c_task[core])

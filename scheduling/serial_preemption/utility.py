@@ -18,7 +18,8 @@ from .config import UtilityParams
 
 @dataclass(frozen=True)
 class UtilityClass:
-    """A stand-in for one of the 20 classes of Khemka et al. (spec ch4 §5.4, A8)."""
+    """A stand-in for one of the 20 classes of Khemka et al. (20 utility classes (ch. 4 spec §5.4),
+    the 20 utility classes (ch. 4 spec A8))."""
 
     lead_in: float  # flat lead-in as a fraction a_c of E_k (0 = none)
     lengths: tuple[float, ...]  # decay intervals, minutes

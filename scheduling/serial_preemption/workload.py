@@ -2,8 +2,8 @@
 
 Tasks are numbered in arrival order (bursts by time, then type); inside a burst the tasks are
 ordered by their preemption flags, so the tasks of a burst that share both flags form a
-contiguous id range: a *group* of interchangeable waiting tasks (spec ch4 §15.1). Since flags
-are drawn independently per task, that order is only a relabelling.
+contiguous id range: a *group* of interchangeable waiting tasks (performance (ch. 4 spec §15.1)).
+Since flags are drawn independently per task, that order is only a relabelling.
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ def groups_of(burst: np.ndarray, combo: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def generate(cfg: SerialConfig, seed: int) -> Workload:
-    """The trial's workload; identical for every policy with the same seed (spec ch4 §10)."""
+    """The trial's workload; identical for every policy with the same seed (simulation procedure
+    (ch. 4 spec §10))."""
     e, w, u, r = cfg.etc, cfg.workload, cfg.utility, cfg.scheduler
     cores = cluster_sizes(cfg, seed)
     critical_type = np.arange(e.n_types) < e.n_critical_types

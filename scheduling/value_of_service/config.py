@@ -14,7 +14,7 @@ from simcore.params import group, param
 KIND = "value-of-service"
 CATEGORIES = ("regular", "performance", "energy")  # Table 3 rows
 PERIODS = ("low", "medium", "high")  # Table 3 columns
-NPB_KERNELS = ("FT", "IS", "EP", "LU")  # testbed task types (spec §8.2)
+NPB_KERNELS = ("FT", "IS", "EP", "LU")  # testbed task types (testbed experiment (ch. 2 spec §8.2))
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
-"""The chapter's published comparisons as figure presets (spec §9; docs/vos.md has our numbers).
+"""The chapter's published comparisons as figure presets (headline results (ch. 2 spec §9);
+docs/vos.md has our numbers).
 
 Scale: the simulation figures run 64 scenarios per environment (the source's results are
 "averaged over 64"; it also says it generated 48); the testbed figures 20 workload instances per
-size, emulated in simulation (spec §8.2). Each takes at most about 15 minutes on two cores
-(Fig. 7: about 20 CPU-s per scenario over its five points and five policies).
+size, emulated in simulation (testbed experiment (ch. 2 spec §8.2)). Each takes at most about 15
+minutes on two cores (Fig. 7: about 20 CPU-s per scenario over its five points and five policies).
 """
 
 from __future__ import annotations

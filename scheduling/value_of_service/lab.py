@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import scheduling.engine as engine
-from scheduling.hpc.lab import DROPPED, NON_NEGATIVE, compact_with_waits
+from scheduling.hpc.lab import (
+    DROPPED,
+    MAX_CORES,
+    MAX_SIM_HOURS,
+    MAX_TASKS_PER_DAY,
+    NON_NEGATIVE,
+    compact_with_waits,
+)
 from scheduling.parallel_energy import charts as parallel
 from scheduling.value_of_service import charts as vos
 from simcore import charts as shared
@@ -73,17 +80,18 @@ LAB = LabKind(
     limits=[
         Limit("cores", "system.cores",
               lambda p: p["system"]["cores"] if p["system"]["layout"] == "pool" else 0,
-              "the core count"),
+              "the core count", default=MAX_CORES),
         Limit("cores", "system.nodes",
               lambda p: (p["system"]["nodes"] * p["system"]["node_cores"]
-                         if p["system"]["layout"] == "nodes" else 0), "the core count"),
+                         if p["system"]["layout"] == "nodes" else 0), "the core count",
+              default=MAX_CORES),
         Limit("tasks_per_day", "workload.tasks_max",
               lambda p: _vos_tasks_per_day(p) if p["arrivals"]["pattern"] == "sinusoidal"
-              else 0, "the arrival rate (tasks/day)"),
+              else 0, "the arrival rate (tasks/day)", default=MAX_TASKS_PER_DAY),
         Limit("tasks_per_day", "arrivals.rate_per_core_h",
               lambda p: _vos_tasks_per_day(p) if p["arrivals"]["pattern"] == "phases" else 0,
-              "the arrival rate (tasks/day)"),
+              "the arrival rate (tasks/day)", default=MAX_TASKS_PER_DAY),
         Limit("sim_hours", "scheduler.duration_h", lambda p: p["scheduler"]["duration_h"],
-              "the simulated time (h)", field_scale=1),
+              "the simulated time (h)", field_scale=1, default=MAX_SIM_HOURS),
     ],
 )

@@ -1,5 +1,5 @@
-"""The Value of Service model (spec §3): task value, Table 3 weights, usage periods and the
-per-resource metrics the Max VPTR family ranks by (spec §7.1).
+"""The Value of Service model (value model (ch. 2 spec §3)): task value, Table 3 weights, usage
+periods and the per-resource metrics the Max VPTR family ranks by (ch. 2 spec §7.1).
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ def period_of_hour(hour, v: ValueParams) -> np.ndarray:
 def task_value(resp, energy, p_soft, p_hard, vp_min, e_soft, e_hard, ve_min, gamma, w_p, w_e):
     """Eq. 2 with Eq. 1 components: ``(V, v_p, v_e)``, V = 0 when either component is 0.
 
-    ``resp`` is the response time (completion - arrival, spec §3.1 [DEFAULT]) and ``energy`` the
-    task's energy; v_max is 1 for both functions (§5.1). Everything broadcasts.
+    ``resp`` is the response time (completion - arrival, value function (ch. 2 spec §3.1) [DEFAULT])
+    and ``energy`` the task's energy; v_max is 1 for both functions (stated workload facts
+    (ch. 2 spec §5.1)). Everything broadcasts.
     """
     v_p = soft_hard(resp, p_soft, p_hard, vp_min, 1.0)
     v_e = soft_hard(energy, e_soft, e_hard, ve_min, 1.0)
@@ -38,8 +39,8 @@ def task_value(resp, energy, p_soft, p_hard, vp_min, e_soft, e_hard, ve_min, gam
     return value, v_p, v_e
 
 
-# The Max VPTR family (spec §7.1) ranks by value / cost, each heuristic with its own cost of an
-# assignment: ``cost(etc, cores, memory, tr)`` with ``tr`` Eq. 4's total resources.
+# The Max VPTR family (ch. 2 spec §7.1) ranks by value / cost, each heuristic with its own cost of
+# an assignment: ``cost(etc, cores, memory, tr)`` with ``tr`` Eq. 4's total resources.
 METRICS = {
     "vptr": ("value per total resource", lambda etc, c, m, tr: tr),
     "value": ("value", lambda etc, c, m, tr: np.ones_like(etc)),

@@ -1,5 +1,5 @@
 """Named scenarios: a small one for tests and the UI, the ten simulation environments, the
-testbed workloads, and the paper-figure presets (spec §8)."""
+testbed workloads, and the paper-figure presets (experiments (ch. 2 spec §8))."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ SMALL = {
     "scheduler": {"duration_h": 12.0, "warmup_h": 1.0},
 }
 
-ENV_VALUES = (128, 192, 256, 320, 384)  # spec §2.1 [DEFAULT] value set
+ENV_VALUES = (128, 192, 256, 320, 384)  # Simulated system (ch. 2 spec §2.1) [DEFAULT] value set
 
 
 def testbed(workload: int, nodes: int) -> dict:
-    """Spec §8.2: 20-thread / 24 GB nodes, the NAS kernels, per-task categories, no warm-up."""
+    """Testbed experiment (ch. 2 spec §8.2): 20-thread / 24 GB nodes, the NAS kernels, per-task
+    categories, no warm-up."""
     phases = ["low", "medium", "high", "high", "medium", "low"] if workload == 1 else \
         ["high", "high", "high"]
     return {

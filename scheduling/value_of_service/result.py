@@ -1,4 +1,5 @@
-"""Turn a finished run into the ``value-of-service`` :class:`Result` (spec §3.3, §8)."""
+"""Turn a finished run into the ``value-of-service`` :class:`Result` (system VoS (ch. 2 spec §3.3),
+experiments (ch. 2 spec §8))."""
 
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ def window(cfg: VosConfig) -> tuple[float, float]:
 
 
 def maximum(wl: Workload, cfg: VosConfig) -> dict:
-    """The maximum-VoS bound (spec §8.1): every task starts on arrival with both its fastest
-    configuration's time and its least-energy configuration's energy (usually from different
-    configurations). Returns per-task bound components."""
+    """The maximum-VoS bound (simulation experiment (ch. 2 spec §8.1)): every task starts on arrival
+    with both its fastest configuration's time and its least-energy configuration's energy (usually
+    from different configurations). Returns per-task bound components."""
     t_best = np.nanmin(np.where(np.isfinite(wl.etc), wl.etc, np.nan), axis=1)[wl.type]
     e_best = np.nanmin(np.where(np.isfinite(wl.eec), wl.eec, np.nan), axis=1)[wl.type]
     e_best = e_best * wl.energy_noise  # any configuration's realised energy scales alike
@@ -95,7 +96,8 @@ def summary(rec: RunRecord, cfg: VosConfig) -> dict:
         "max_energy_value": max_energy,
         "pct_max_energy_value": _pct(energy, max_energy),
         # The halves counted over every task that ran, also those whose other half was 0 (so
-        # they earned no VoS): the other reading of "total performance value" (spec §8.2).
+        # they earned no VoS): the other reading of "total performance value" (testbed experiment
+        # (ch. 2 spec §8.2)).
         "pct_max_perf_value_raw": _pct(float(got["perf_raw"].sum()),
                                        float(bound["perf_raw"][population].sum())),
         "pct_max_energy_value_raw": _pct(float(got["energy_raw"].sum()),

@@ -1,11 +1,13 @@
-"""The Value of Service simulator: mapping events every minute on the node timelines (spec §6).
+"""The Value of Service simulator: mapping events every minute on the node timelines (scheduling
+framework (ch. 2 spec §6)).
 
-At each mapping event the place-holders of the previous event are erased (spec §6.4), the
-mappable tasks (arrived, not started, not dropped, without a permanent reservation) are handed
-to the policy, and the policy starts tasks now, books future resources (a permanent reservation
-or a place-holder) or drops tasks. Reserved tasks start at their reserved time; every task runs
-to completion without preemption or migration (spec §2.1). A task's value is fixed when it is
-committed: its completion is start + ETC (spec §7.1).
+At each mapping event the place-holders of the previous event are erased (permanent reservations vs.
+place-holders (ch. 2 spec §6.4)), the mappable tasks (arrived, not started, not dropped, without a
+permanent reservation) are handed to the policy, and the policy starts tasks now, books future
+resources (a permanent reservation or a place-holder) or drops tasks. Reserved tasks start at their
+reserved time; every task runs to completion without preemption or migration (simulated system
+(ch. 2 spec §2.1)). A task's value is fixed when it is committed: its completion is start + ETC (Max
+VPTR (ch. 2 spec §7.1)).
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ class VosSim:
 
     # -- the event loop's part -----------------------------------------------------------------
     def begin_event(self, now: float) -> None:
-        """Move to ``now``; place-holders of the previous event are erased (spec §6.4)."""
+        """Move to ``now``; place-holders of the previous event are erased (permanent reservations
+        vs. place-holders (ch. 2 spec §6.4))."""
         self.now = float(now)
         erase = bool(self.placeholders)
         self.placeholders.clear()
@@ -71,7 +74,7 @@ class VosSim:
                 tl.advance(self.now)
 
     def mappable(self) -> np.ndarray:
-        """Arrived, waiting tasks in arrival order (spec §6.1)."""
+        """Arrived, waiting tasks in arrival order (mapping events (ch. 2 spec §6.1))."""
         arrived = int(np.searchsorted(self.wl.arrival, self.now, side="right"))
         return np.flatnonzero(self.status[:arrived] == WAITING)
 
@@ -94,7 +97,8 @@ class VosSim:
 
     def values(self, tasks, start, etc, energy):
         """(V, v_p, v_e) of tasks (broadcast against start/etc/energy) completing at
-        ``start + etc`` having used ``energy`` (spec §6.6)."""
+        ``start + etc`` having used ``energy`` (value of a candidate assignment
+        (ch. 2 spec §6.6))."""
         wl = self.wl
         return task_value(start + etc - wl.arrival[tasks], energy, wl.p_soft[tasks],
                           wl.p_hard[tasks], wl.vp_min[tasks], wl.e_soft[tasks],

@@ -1,4 +1,5 @@
-"""The resources of one node over time: per-core busy intervals and a memory profile (spec §6.2).
+"""The resources of one node over time: per-core busy intervals and a memory profile (resource
+timeline (ch. 2 spec §6.2)).
 
 A VM needs ``c`` cores and ``m`` GB for ``d`` minutes. ``earliest(c, m, d)`` is the smallest
 start ``s >= now`` with at least ``c`` cores each free over all of ``[s, s + d)`` and at least
@@ -205,7 +206,8 @@ class NodeTimeline:
         """Hold ``cores`` and ``mem`` GB on ``[start, end)`` (they must be free then).
 
         ``keep=False`` books a place-holder: it enters the index only, so the next
-        :meth:`rebuild` (from the stored intervals) erases it (spec §6.4)."""
+        :meth:`rebuild` (from the stored intervals) erases it (permanent reservations vs.
+        place-holders (ch. 2 spec §6.4))."""
         cores = np.asarray(cores, dtype=np.int64)
         if keep:
             self._store_insert(task, cores, start, end)
@@ -259,8 +261,9 @@ class NodeTimeline:
 
     def choose(self, c: int, start: float, d: float, rule: str):
         """The ``c`` cores a task of ``d`` minutes takes at ``start``; ``rule`` is ``lowest``
-        (Simple: lowest ids) or ``voids`` (Max VPTR, spec §6.3: fewest idle voids created, then
-        the smallest voids, then lowest id). Returns (cores, voids created, void size)."""
+        (Simple: lowest ids) or ``voids`` (Max VPTR, core selection on equal start
+        (ch. 2 spec §6.3): fewest idle voids created, then the smallest voids, then lowest id).
+        Returns (cores, voids created, void size)."""
         r = bisect.bisect_left(self.T, start, self.lo, self.hi)
         if r >= self.hi or self.T[r] != start:
             raise ValueError(f"{start} is not a candidate start")

@@ -1,11 +1,12 @@
 """Workload generators of the Value of Service environment.
 
-* ``synthetic`` (spec §5): 30-40 task types with random allowable VM configurations, ETC from a
-  base time scaled by Downey's speedup and the memory factor, EEC linear in cores and memory,
-  1,300-1,500 tasks arriving on a daily sinusoid.
-* ``npb`` (spec §8.2): the testbed's four NAS kernels on the 20 configurations cores {1, 4, 8,
-  16} x memory {1, 2, 4, 8, 16} GB, with synthesized ETC/EEC tables (fixed by ``tables_seed``,
-  as historical tables would be) and Gaussian inter-arrivals per usage period.
+* ``synthetic`` (simulated workload (ch. 2 spec §5)): 30-40 task types with random allowable VM
+  configurations, ETC from a base time scaled by Downey's speedup and the memory factor, EEC linear
+  in cores and memory, 1,300-1,500 tasks arriving on a daily sinusoid.
+* ``npb`` (testbed experiment (ch. 2 spec §8.2)): the testbed's four NAS kernels on the 20
+  configurations cores {1, 4, 8, 16} x memory {1, 2, 4, 8, 16} GB, with synthesized ETC/EEC tables
+  (fixed by ``tables_seed``, as historical tables would be) and Gaussian inter-arrivals per usage
+  period.
 
 Every random draw comes from ``rng(seed, "vos/...")`` streams, so every policy sees the same
 workload for a seed.
@@ -93,7 +94,8 @@ def _pad(rows: list[list[float]], fill, dtype) -> np.ndarray:
 # -- task types -----------------------------------------------------------------------------------
 
 def _synthetic_types(cfg: VosConfig, r: np.random.Generator) -> dict:
-    """Spec §5.2: base values, Downey sigma, category, configurations, ETC, EEC and gamma."""
+    """Workload generator defaults (ch. 2 spec §5.2): base values, Downey sigma, category,
+    configurations, ETC, EEC and gamma."""
     w = cfg.workload
     t_sys = float(normal_mean_cov(r, w.base_time_min, w.base_time_cov, lo=0.0, lo_open=True)[0])
     e_sys = float(normal_mean_cov(r, w.base_energy_j, w.base_energy_cov, lo=0.0,
@@ -129,7 +131,8 @@ def _synthetic_types(cfg: VosConfig, r: np.random.Generator) -> dict:
 
 
 def npb_tables(cfg: VosConfig) -> dict:
-    """Spec §8.2 [DEFAULT]: synthetic ETC/EEC of FT, IS, EP, LU on every testbed configuration.
+    """Testbed experiment (ch. 2 spec §8.2) [DEFAULT]: synthetic ETC/EEC of FT, IS, EP, LU on every
+    testbed configuration.
 
     Time = base / Downey speedup (sigma per kernel from ``tables_seed``, A = mean core count of
     the configurations) x (1 + penalty x (W - m)/W below the working set W); energy = (the VM's
@@ -162,8 +165,9 @@ def npb_tables(cfg: VosConfig) -> dict:
 # -- arrivals -------------------------------------------------------------------------------------
 
 def _sinusoidal_arrivals(cfg: VosConfig, r: np.random.Generator) -> np.ndarray:
-    """Spec §5.2 [DEFAULT]: n ~ U{tasks_min..tasks_max} arrivals over the run whose density
-    follows 1 + amplitude sin(2π(h - peak + 6)/24) at clock hour h (peak at ``peak_hour``)."""
+    """Workload generator defaults (ch. 2 spec §5.2) [DEFAULT]: n ~ U{tasks_min..tasks_max} arrivals
+    over the run whose density follows 1 + amplitude sin(2π(h - peak + 6)/24) at clock hour h (peak
+    at ``peak_hour``)."""
     a, w = cfg.arrivals, cfg.workload
     n = int(r.integers(w.tasks_min, w.tasks_max + 1))
     phase = -2.0 * math.pi * (a.start_hour - a.peak_hour + 6.0) / 24.0
@@ -172,8 +176,9 @@ def _sinusoidal_arrivals(cfg: VosConfig, r: np.random.Generator) -> np.ndarray:
 
 
 def _phase_arrivals(cfg: VosConfig, r: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Spec §8.2: Gaussian inter-arrival times whose mean follows the rate of the current phase
-    (high; medium 30% lower; low 60% lower); returns arrival times and their phase's period."""
+    """Testbed experiment (ch. 2 spec §8.2): Gaussian inter-arrival times whose mean follows the
+    rate of the current phase (high; medium 30% lower; low 60% lower); returns arrival times and
+    their phase's period."""
     a = cfg.arrivals
     ratio = {"low": a.low_ratio, "medium": a.medium_ratio, "high": 1.0}
     phase_min = a.phase_h * 60.0
@@ -237,12 +242,15 @@ def generate(cfg: VosConfig, seed: int) -> Workload:
     cov = w.threshold_cov
     p_hard = normal_mean_cov(r, t_max, cov, lo=t_max)
     e_hard = normal_mean_cov(r, e_max, cov, lo=e_max)
-    if w.source == "synthetic":  # §5.1: min + 0.05 (max - min), COV 0.2, for both
+    if w.source == "synthetic":
+        # Stated workload facts (ch. 2 spec §5.1): min + 0.05 (max - min), COV 0.2, for both
         p_soft = normal_mean_cov(r, t_min + w.soft_offset * (t_max - t_min), cov, lo=0.0,
                                  hi=p_hard, lo_open=True)
         e_soft = normal_mean_cov(r, e_min + w.soft_offset * (e_max - e_min), cov, lo=0.0,
                                  hi=e_hard, lo_open=True)
-    else:  # §8.2: completion ~ N(min ETC, COV 0.2); energy min + 0.05 (max - min), no noise
+    else:
+        # Testbed experiment (ch. 2 spec §8.2): completion ~ N(min ETC, COV 0.2); energy min + 0.05
+        # (max - min), no noise
         p_soft = normal_mean_cov(r, t_min, cov, lo=0.0, hi=p_hard, lo_open=True)
         e_soft = np.minimum(e_min + w.soft_offset * (e_max - e_min), e_hard)
     weights = weight_table(v)

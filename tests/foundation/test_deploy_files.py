@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_PACKAGES = ("hetsite", "simcore", "scheduling", "uav", "frontend")
@@ -190,7 +189,11 @@ def _read_names(node) -> set[str]:
             return {arg.value}
         if (isinstance(arg, ast.JoinedStr) and isinstance(arg.values[0], ast.Constant)
                 and arg.values[0].value == "HETSITE_LIMIT_"):
-            return {f"HETSITE_LIMIT_{name.upper()}" for name in settings.HETSITE_LIMITS}
+            # The overrides of the limits the kinds declare (hetsite.settings.HETSITE_LIMITS).
+            from hetsite import kinds
+
+            return {f"HETSITE_LIMIT_{limit.name.upper()}" for lab in kinds.all_kinds()
+                    for limit in lab.limits}
         raise AssertionError(f"cannot tell which variable line {node.lineno} reads")
 
     def is_os_environ(expr):

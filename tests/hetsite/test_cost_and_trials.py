@@ -269,7 +269,11 @@ def test_the_form_endpoint_is_throttled(client, small, settings):
 def test_form_bounds_come_from_the_site_limits(client, settings):
     page = client.get("/new/parallel-energy/?preset=small").content.decode()
     sim_h = next(line for line in page.splitlines() if 'name="p.time.sim_h"' in line)
-    assert f'max="{settings.HETSITE_LIMITS["sim_hours"]}' in sim_h  # not the engine's 720
+    assert 'max="336"' in sim_h  # the kind's default limit, not the engine's 720
+    settings.HETSITE_LIMITS = {"sim_hours": 100}
+    page = client.get("/new/parallel-energy/?preset=small").content.decode()
+    sim_h = next(line for line in page.splitlines() if 'name="p.time.sim_h"' in line)
+    assert 'max="100"' in sim_h and "at most 100 (HETSITE_LIMIT_SIM_HOURS)" in page
     trials = next(line for line in page.splitlines() if 'name="trials"' in line)
     assert f'max="{settings.HETSITE_MAX_TRIALS}"' in trials
 

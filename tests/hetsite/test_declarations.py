@@ -114,7 +114,7 @@ def test_the_form_and_the_api_show_the_declared_labels_and_headings():
     client = Client()
     listed = {k["kind"]: k for k in client.get("/api/kinds/").json()}
     for lab in LABS:
-        declared = list(parameters(lab.environment.config_cls))
+        declared = list(parameters(lab.engine_kind.config_cls))
         api = {p["name"]: p for p in listed[lab.kind]["parameters"]}
         for p in declared:
             assert api[p.name]["label"] == p.info.label

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, ExperimentUpload, Run, Status, TraceUpload, UploadOwner
+from hetsite.models import Experiment, ExperimentUpload, Run, Status, Upload, UploadOwner
 from hetsite.permissions import STAFF, Account
 from hetsite.services import submission
 
@@ -122,7 +122,7 @@ def test_deleting_an_experiment_whose_runs_wait_in_the_database_queue_removes_it
     assert response.status_code == 302, response.content.decode()[:2000]
     mine = Experiment.objects.get()
     sha = mine.scenario.params["trace"].removeprefix("upload:")
-    assert TraceUpload.objects.filter(sha256=sha).exists()
+    assert Upload.objects.filter(sha256=sha).exists()
     sent = list(mine.runs.filter(celery_id__gt="").values_list("celery_id", flat=True))
     assert len(sent) == 2 and mine.runs.filter(status=Status.QUEUED, celery_id="").count() == 10
     response = APIClient(REMOTE_ADDR="10.9.8.7").post("/api/experiments/", {
@@ -134,7 +134,7 @@ def test_deleting_an_experiment_whose_runs_wait_in_the_database_queue_removes_it
 
     assert owner.delete(f"/api/experiments/{mine.public_id}/").status_code == 204
     assert not Run.objects.filter(experiment_id=mine.pk).exists()
-    assert not TraceUpload.objects.filter(sha256=sha).exists()
+    assert not Upload.objects.filter(sha256=sha).exists()
     assert not UploadOwner.objects.filter(sha256=sha).exists()
     assert not ExperimentUpload.objects.filter(sha256=sha).exists()
 

@@ -118,10 +118,7 @@ def test_reproduce_with_policy_writes_the_comparison_and_never_records(tmp_path,
 class ForgetsATask(ManyTaskPolicy):
     """A dispatch order that leaves the last task out."""
 
-    name = "forgets"
-
-    @staticmethod
-    def order(runtimes, seed):
+    def order(self, runtimes, seed):
         return list(range(len(runtimes) - 1))
 
 

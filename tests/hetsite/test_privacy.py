@@ -16,8 +16,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, Scenario, TraceUpload
-from hetsite.uploads import DatabaseTraceStore
+from hetsite.models import Experiment, Scenario, Upload
+from hetsite.uploads import DatabaseStore
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -137,9 +137,9 @@ def test_uploads_are_listed_for_their_owner_and_removed_with_the_last_experiment
     assert APIClient().get("/api/uploads/").json() == []
     # Deleting one experiment keeps the upload for the other; the last one takes it along.
     assert owner.delete(f"/api/experiments/{first.public_id}/").status_code == 204
-    assert TraceUpload.objects.filter(sha256=SHA).exists()
+    assert Upload.objects.filter(sha256=SHA).exists()
     assert owner.delete(f"/api/experiments/{second.public_id}/").status_code == 204
-    assert not TraceUpload.objects.filter(sha256=SHA).exists()
+    assert not Upload.objects.filter(sha256=SHA).exists()
     assert owner.get("/api/uploads/").json() == []
 
 
@@ -152,21 +152,21 @@ def test_staff_deleting_experiments_in_the_admin_removes_their_uploads():
         "action": "delete_selected", "post": "yes",
         "_selected_action": list(Experiment.objects.values_list("pk", flat=True))})
     assert response.status_code == 302
-    assert not Experiment.objects.exists() and not TraceUpload.objects.exists()
+    assert not Experiment.objects.exists() and not Upload.objects.exists()
     assert not Scenario.objects.filter(is_preset=False).exists()
 
 
 def test_the_owner_deletes_an_upload_and_no_worker_serves_it_again(settings, tmp_path):
     owner = Client()
     mine = upload_through_form(owner, visibility="unlisted")
-    cached = DatabaseTraceStore(settings.HETSITE_TRACE_CACHE_DIR)
+    cached = DatabaseStore(settings.HETSITE_TRACE_CACHE_DIR)
     assert cached.locate(SHA) is not None  # the (eager) worker wrote it into its cache
     stranger = APIClient()
     assert stranger.delete(f"/api/uploads/{SHA}/").status_code == 404
     assert owner.delete(f"/api/uploads/{SHA}/").status_code == 204
-    assert not TraceUpload.objects.filter(sha256=SHA).exists()
+    assert not Upload.objects.filter(sha256=SHA).exists()
     assert cached.locate(SHA) is None
-    assert not (settings.HETSITE_TRACE_CACHE_DIR / f"{SHA}.swf.gz").exists()
+    assert not (settings.HETSITE_TRACE_CACHE_DIR / f"{SHA}.gz").exists()
     # The experiment stays, with its results; its trace can no longer be named.
     assert Experiment.objects.filter(pk=mine.pk).exists()
     assert replay(owner, f"upload:{SHA}").status_code == 400
@@ -177,9 +177,9 @@ def test_the_same_bytes_uploaded_by_two_people_survive_one_of_them_deleting():
     alice, bob = Client(), Client()
     upload_through_form(alice)
     upload_through_form(bob)
-    assert TraceUpload.objects.count() == 1
+    assert Upload.objects.count() == 1
     assert alice.delete(f"/api/uploads/{SHA}/").status_code == 204
-    assert TraceUpload.objects.filter(sha256=SHA).exists()
+    assert Upload.objects.filter(sha256=SHA).exists()
     assert replay(bob, f"upload:{SHA}", visibility="private").status_code == 202
     # Alice's experiment no longer makes it usable for her; Bob's are private.
     assert replay(alice, f"upload:{SHA}").status_code == 400

@@ -97,7 +97,7 @@ def test_too_many_tasks_are_refused(uploads, settings):
 
 
 def test_database_store_keeps_run_time_lists(settings, tmp_path):
-    from hetsite.models import TraceUpload
+    from hetsite.models import Upload
 
     settings.HETSITE_TRACE_STORE = "database"
     settings.HETSITE_TRACE_CACHE_DIR = tmp_path / "cache"
@@ -107,7 +107,8 @@ def test_database_store_keeps_run_time_lists(settings, tmp_path):
     assert response.status_code == 302, response.content.decode()[:3000]
     experiment = Experiment.objects.get()
     sha = experiment.scenario.params["workload"]["runtimes"][7:]
-    row = TraceUpload.objects.get(sha256=sha)
-    assert row.size == len(body) and row.jobs == 40
+    row = Upload.objects.get(sha256=sha)
+    assert row.size == len(body) and row.records == 40
+    assert (row.accepts, row.name) == ("runtimes", "mine.txt")
     assert experiment.status == Status.DONE
     assert experiment.runs.get(policy="random", trial=0).summary["tasks"] == 40

@@ -18,7 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, Run, Status, TraceUpload
+from hetsite.models import Experiment, Run, Status, Upload
 from hetsite.selectors import result_json
 from simcore.traces import LIBRARY_DIR
 
@@ -81,7 +81,7 @@ def test_two_share_nothing_workers_split_an_experiment_and_match_one_worker(
     upload = f"upload:{hashlib.sha256(UPLOAD).hexdigest()}"
     first = Experiment.objects.get()
     assert first.scenario.params["trace"] == upload
-    assert TraceUpload.objects.filter(sha256=upload[7:]).exists()
+    assert Upload.objects.filter(sha256=upload[7:]).exists()
     # ... and swept against a library trace in one experiment through the API (experiment 2).
     sweep = {"kind": "swf-replay", "params": {"trace": "lublin_256_small"},
              "axes": [{"param": "trace", "values": ["lublin_256_small", upload]}],
@@ -108,7 +108,7 @@ def test_two_share_nothing_workers_split_an_experiment_and_match_one_worker(
         ran_upload = any(placed[r.pk] == name and (r.experiment_id == first.pk or r.point == 1)
                          for r in shared)
         cached = sorted(p.name for p in w["folders"]["cache"].iterdir())
-        assert cached == ([f"{upload[7:]}.swf.gz"] if ran_upload else []), (name, cached)
+        assert cached == ([f"{upload[7:]}.gz"] if ran_upload else []), (name, cached)
         assert not any(w["folders"]["media"].iterdir())  # no upload folder is involved
     assert not any(web_folders["media"].iterdir())  # nor on the web side
     assert not any(web_folders["cache"].iterdir())  # which never needed the file itself

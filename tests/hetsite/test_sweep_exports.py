@@ -123,7 +123,7 @@ def test_what_was_run_and_the_sweep_axes_name_parameters_by_their_declared_label
     from simcore.params import parameters
 
     lab = kinds.get_kind("uav")
-    declared = {p.name: p for p in parameters(lab.environment.config_cls)}
+    declared = {p.name: p for p in parameters(lab.engine_kind.config_cls)}
     page = Client().get(f"/e/{sweep.public_id}/")
     shown = page.context["scenario"]
     rows = shown["changed"] + shown["same"] + shown["inapplicable"]

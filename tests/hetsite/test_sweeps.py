@@ -210,8 +210,8 @@ def simulate_summary(figure, policy, seed):
     from hetsite.services import submission as sub_
 
     sub = sub_.figure_submission(figure.name, 1)
-    engine = sub.lab.engine.ENGINE
-    return engine.simulate(engine.scenario(sub.lab.kind, sub.params), policy, seed).summary
+    engine = sub.kind_lab.engine.ENGINE
+    return engine.simulate(engine.scenario(sub.kind_lab.kind, sub.params), policy, seed).summary
 
 
 def test_reproduce_on_given_seeds_writes_one_row_per_run(tmp_path):

@@ -16,7 +16,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, Scenario, TraceUpload
+from hetsite.models import Experiment, Scenario, Upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 UAV = {"kind": "uav", "preset": "small-baseline", "policies": ["random"], "trials": 1}
@@ -82,7 +82,7 @@ def test_uploaded_files_have_their_own_rate_and_are_dropped_unread(settings, tmp
     assert third.status_code == 429
     html = third.content.decode()
     assert 'data-field="trace_file"' in html and "Too many uploaded files" in html
-    assert TraceUpload.objects.count() == 2 and Experiment.objects.count() == 2
+    assert Upload.objects.count() == 2 and Experiment.objects.count() == 2
     # The form without a file is no upload: it still runs.
     assert post_replay(client).status_code == 302
 

@@ -9,10 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from hetsite import kinds
-from hetsite.models import Status
+from hetsite.models import Experiment, Status, Upload
 from hetsite.services import submission
 from simcore import lab as core_lab
 
@@ -50,6 +51,7 @@ TOY = {
         class ToyConfig:
             jobs: int = param(20, min=1, max=1000, label="Jobs", help="jobs in the queue")
             gap_s: float = param(1.0, unit="s", min=0.0, label="Gap between arrivals")
+            sizes: str = param("drawn", label="Job sizes", help="drawn, or an uploaded list")
 
 
         @ENGINE.kind("toy-queue", title="Toy queue", description="one server, one queue",
@@ -84,7 +86,22 @@ TOY = {
         ''',
     "toy_queue/lab.py": '''
         import toy_queue as engine
-        from simcore.lab import ChartSpec, LabKind, Metric, MetricBars
+        from simcore.errors import DecodedTooLarge, ScenarioError
+        from simcore.lab import (ChartSpec, CheckedFile, FileInput, LabKind, Limit, Metric,
+                                 MetricBars)
+
+
+        def check_sizes(open_file, *, max_bytes, max_records):
+            """A format of the toy's own: one job size per line."""
+            with open_file() as stream:
+                data = stream.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise DecodedTooLarge("sizes", "is too large")
+            lines = data.decode().split()
+            for line, token in enumerate(lines, 1):
+                if not token.isdigit():
+                    raise ScenarioError(f"sizes:{line}", f"is not a size: {token!r}")
+            return CheckedFile(len(lines), ".txt")
 
         LAB = LabKind(
             kind="toy-queue", title="Toy queue", engine=engine,
@@ -92,7 +109,15 @@ TOY = {
             primary_metric="wait_mean_s", compact=lambda result: {"series": {}, "dist": {}},
             experiment_charts=[ChartSpec("wait", "Mean wait", MetricBars("wait_mean_s",
                                                                          "Mean wait"))],
-            default_policies=["fifo", "shortest"], default_preset="toy-small")
+            default_policies=["fifo", "shortest"], default_preset="toy-small",
+            # A site limit with its default: enforced with no settings edit.
+            limits=[Limit("toy_jobs", "jobs", lambda p: p["jobs"], "the job count",
+                          field_scale=1, default=50)],
+            # A file input in a format the site has never heard of.
+            inputs=[FileInput("sizes", "toy-sizes", lambda: [("drawn", "drawn sizes")],
+                              upload_field="sizes_file", upload_label="Upload job sizes",
+                              upload_help="one size per line", default="drawn",
+                              check=check_sizes)])
         ''',
     "toy_queue-0.1.dist-info/METADATA": '''
         Metadata-Version: 2.1
@@ -135,7 +160,7 @@ def test_a_toy_kind_from_its_own_package_runs_everywhere_with_no_edit_elsewhere(
     api = Client().get("/api/kinds/").json()
     toy_api = next(k for k in api if k["kind"] == "toy-queue")
     assert [p["name"] for p in toy_api["policies"]] == ["fifo", "shortest"]
-    assert {p["name"] for p in toy_api["parameters"]} == {"jobs", "gap_s"}
+    assert {p["name"] for p in toy_api["parameters"]} == {"jobs", "gap_s", "sizes"}
 
     # The form shows its parameters with their labels and units.
     page = Client().get("/new/toy-queue/?preset=toy-small")
@@ -157,3 +182,27 @@ def test_a_toy_kind_from_its_own_package_runs_everywhere_with_no_edit_elsewhere(
         assert run.summary["wait_mean_s"] == direct.summary["wait_mean_s"]
     assert set(experiment.summary_by_policy()) == {"fifo", "shortest"}
     assert Client().get(f"/e/{experiment.public_id}/").status_code == 200
+
+    # Its declared limit holds at its default, with no settings edit: a 400 naming the field.
+    request = {"kind": "toy-queue", "preset": "toy-small", "policies": ["fifo"], "trials": 1}
+    over = Client().post("/api/experiments/", {**request, "params": {"jobs": 51}},
+                         content_type="application/json")
+    assert over.status_code == 400
+    assert "limit toy_jobs = 50 (HETSITE_LIMIT_TOY_JOBS)" in over.json()["params.jobs"][0]
+    assert Client().post("/api/experiments/", {**request, "params": {"jobs": 50}},
+                         content_type="application/json").status_code == 202
+    assert 'max="50"' in Client().get("/new/toy-queue/?preset=toy-small").content.decode()
+
+    # Its own file format: checked by its declaration, stored as a blob tagged with its name.
+    form = {"preset": "toy-small", "policies": ["fifo"], "trials": 1, "base_seed": 0,
+            "p.jobs": 20, "p.gap_s": 1.0}
+    bad = Client().post("/new/toy-queue/", {**form, "sizes_file": SimpleUploadedFile(
+        "s.txt", b"3\n4\nbig\n")})
+    assert bad.status_code == 400 and "3: is not a size: &#x27;big&#x27;" in bad.content.decode()
+    good = Client().post("/new/toy-queue/", {**form, "sizes_file": SimpleUploadedFile(
+        "s.txt", b"3\n4\n5\n")})
+    assert good.status_code == 302, good.content.decode()[:2000]
+    stored = Upload.objects.get()
+    assert (stored.accepts, stored.name, stored.records) == ("toy-sizes", "s.txt", 3)
+    made = Experiment.objects.get(public_id=good["Location"].strip("/").split("/")[-1])
+    assert made.scenario.params["sizes"] == f"upload:{stored.sha256}"

@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, Status, TraceUpload
-from hetsite.uploads import DatabaseTraceStore
+from hetsite.models import Experiment, Status, Upload
+from hetsite.uploads import DatabaseStore, FolderStore
 
 # Transactional: runs are dispatched when the experiment commits (transaction.on_commit).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -58,8 +58,9 @@ def test_uploaded_trace_is_stored_in_the_database_by_content_and_replayed(upload
     experiment = Experiment.objects.get()
     trace = experiment.scenario.params["trace"]
     assert trace == "upload:" + hashlib.sha256(payload).hexdigest()
-    row = TraceUpload.objects.get()
-    assert row.sha256 == trace[7:] and row.size == len(payload) and row.jobs == 3
+    row = Upload.objects.get()
+    assert row.sha256 == trace[7:] and row.size == len(payload) and row.records == 3
+    assert (row.accepts, row.name) == ("swf", "mine.swf")  # the input's tag, the file's name
     assert bytes(row.data)[:2] == b"\x1f\x8b"  # compressed, whatever was uploaded
     assert gzip.decompress(bytes(row.data)) == GOOD
     assert not uploads.exists()  # no folder is involved
@@ -67,15 +68,15 @@ def test_uploaded_trace_is_stored_in_the_database_by_content_and_replayed(upload
     assert run.status == Status.DONE and run.summary["jobs_total"] == 3
     # The worker (eager here) wrote the trace into its own cache to read it.
     assert [p.name for p in settings.HETSITE_TRACE_CACHE_DIR.iterdir()] == [
-        f"{row.sha256}.swf.gz"]
+        f"{row.sha256}.gz"]
 
 
 def test_another_worker_materializes_an_upload_from_the_database_alone(uploads, tmp_path):
     post(Client(), upload=SimpleUploadedFile("mine.swf", GOOD))
     sha = hashlib.sha256(GOOD).hexdigest()
-    elsewhere = DatabaseTraceStore(tmp_path / "other-machine")
+    elsewhere = DatabaseStore(tmp_path / "other-machine")
     path = elsewhere.locate(sha)
-    assert path == tmp_path / "other-machine" / f"{sha}.swf.gz"
+    assert path == tmp_path / "other-machine" / f"{sha}.gz"
     assert gzip.decompress(path.read_bytes()) == GOOD
     assert elsewhere.locate("0" * 64) is None
     assert not any(p.name.startswith(".fetch-") for p in path.parent.iterdir())
@@ -84,7 +85,7 @@ def test_another_worker_materializes_an_upload_from_the_database_alone(uploads, 
 def test_the_same_file_uploaded_twice_is_stored_once(uploads):
     for name in ("a.swf", "b.swf"):
         assert post(Client(), upload=SimpleUploadedFile(name, GOOD)).status_code == 302
-    assert TraceUpload.objects.count() == 1
+    assert Upload.objects.count() == 1
     assert Experiment.objects.count() == 2
 
 
@@ -94,8 +95,22 @@ def test_folder_store_keeps_files_in_the_upload_folder(uploads, settings):
     assert response.status_code == 302, response.content.decode()[:2000]
     trace = Experiment.objects.get().scenario.params["trace"]
     assert [p.name for p in uploads.iterdir()] == [f"{trace[7:]}.swf.gz"]
-    assert TraceUpload.objects.count() == 0
+    assert Upload.objects.count() == 0
     assert Experiment.objects.get().runs.get(policy="fcfs").status == Status.DONE
+
+
+def test_folder_store_finds_a_file_by_any_suffix_its_check_gave(tmp_path):
+    """The site knows no file format: a kind's own suffix is found and deleted like .swf."""
+    source = tmp_path / "upload"
+    source.write_bytes(b"3\n4\n")
+    sha = hashlib.sha256(source.read_bytes()).hexdigest()
+    store = FolderStore(tmp_path / "uploads")
+    store.save(sha, source, records=2, suffix=".sizes")
+    assert store.locate(sha) == tmp_path / "uploads" / f"{sha}.sizes"
+    assert store.info(sha).size == 4 and store.locate("0" * 64) is None
+    assert store.locate("../" + sha) is None  # only a SHA-256 names a file
+    store.delete(sha)
+    assert store.locate(sha) is None and not any((tmp_path / "uploads").iterdir())
 
 
 def test_submitting_an_upload_that_does_not_exist_is_refused_naming_the_trace(uploads):
@@ -123,13 +138,15 @@ def test_migration_imports_the_files_of_the_old_upload_folder(uploads, settings)
     (uploads / ".upload-x1y2").write_bytes(GOOD)  # a leftover temporary file
     call_command("migrate", "hetsite", "0002", verbosity=0)
     call_command("migrate", "hetsite", verbosity=0)
-    rows = {r.sha256: r for r in TraceUpload.objects.all()}
+    rows = {r.sha256: r for r in Upload.objects.all()}
     assert set(rows) == {name.split(".")[0] for name in good}
     for name, data in good.items():
         row = rows[name.split(".")[0]]
         original = gzip.decompress(data) if name.endswith(".gz") else data
         assert gzip.decompress(bytes(row.data)) == original
-        assert row.size == len(data) and row.jobs == 3
+        assert row.size == len(data) and row.records == 3
+        # Imported by migration 0004 and kept by 0008's rename, from before tags were kept.
+        assert (row.accepts, row.name) == ("", "")
     assert len(list(uploads.iterdir())) == 5  # nothing deleted
     # An imported upload replays like a new one, for staff: no experiment names it and it has
     # no owner, so nobody else may use it (migration 0006).
@@ -151,7 +168,7 @@ def test_bad_upload_names_line_and_field_and_keeps_nothing(uploads):
     assert 'data-field="trace_file"' in html and "6:run_time" in html
     assert Experiment.objects.count() == 0
     assert not uploads.exists() or not any(uploads.iterdir())
-    assert TraceUpload.objects.count() == 0
+    assert Upload.objects.count() == 0
 
 
 def test_oversized_upload_is_refused(uploads, settings):

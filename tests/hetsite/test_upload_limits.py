@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment, ExperimentUpload, Scenario, TraceUpload, UploadOwner
+from hetsite.models import Experiment, ExperimentUpload, Scenario, Upload, UploadOwner
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -96,7 +96,7 @@ def test_a_gzip_bomb_stops_at_its_ratio():
     assert len(bomb) * 300 < len(LINE) * 400_000
     html = field_error(post_replay(SimpleUploadedFile("bomb.swf.gz", bomb)))
     assert "HETSITE_MAX_TRACE_RATIO" in html and f"{30 * len(bomb):,}" in html
-    assert TraceUpload.objects.count() == 0 and Experiment.objects.count() == 0
+    assert Upload.objects.count() == 0 and Experiment.objects.count() == 0
 
 
 def test_a_file_without_line_breaks_stops_at_the_line_limit():
@@ -104,7 +104,7 @@ def test_a_file_without_line_breaks_stops_at_the_line_limit():
     html = field_error(post_replay(SimpleUploadedFile("z.swf.gz",
                                                       gzip.compress(b"0" * 8_000_000))))
     assert "1: is longer than 65,536 bytes" in html
-    assert TraceUpload.objects.count() == 0
+    assert Upload.objects.count() == 0
 
 
 def test_checking_an_upload_stops_at_its_cpu_budget(settings):
@@ -116,7 +116,7 @@ def test_checking_an_upload_stops_at_its_cpu_budget(settings):
         for i in range(1, 150_001))
     html = field_error(post_replay(SimpleUploadedFile("long.swf", trace)))
     assert "HETSITE_UPLOAD_CHECK_SECONDS" in html
-    assert TraceUpload.objects.count() == 0
+    assert Upload.objects.count() == 0
 
 
 @pytest.mark.parametrize("kind", ["swf-replay", "many-task"])
@@ -131,7 +131,7 @@ def test_a_valid_upload_in_a_rejected_form_is_not_stored(kind):
         response = post_many_task(SimpleUploadedFile("r.txt", b"1\n2\n3\n"), trials=0)
         assert response.status_code == 400 and "greater than or equal to 1" in (
             response.content.decode())
-    assert TraceUpload.objects.count() == 0 and Experiment.objects.count() == 0
+    assert Upload.objects.count() == 0 and Experiment.objects.count() == 0
 
 
 @pytest.mark.parametrize("store", ["database", "folder"])
@@ -146,7 +146,7 @@ def test_an_upload_in_a_submission_admission_refuses_is_not_stored(store, refusa
     kept = b"; MaxProcs: 4\n" + LINE * 3
     assert post_replay(SimpleUploadedFile("kept.swf", kept)).status_code == 302
     stored_before = sorted(p.name for p in (tmp_path / "uploads").glob("*")) if (
-        store == "folder") else list(TraceUpload.objects.values_list("sha256", flat=True))
+        store == "folder") else list(Upload.objects.values_list("sha256", flat=True))
     if refusal == "budget":
         settings.HETSITE_BUDGET_ANONYMOUS_S = 1e-6
     else:
@@ -158,7 +158,7 @@ def test_an_upload_in_a_submission_admission_refuses_is_not_stored(store, refusa
         assert ("HETSITE_BUDGET_ANONYMOUS_S" if refusal == "budget"
                 else "HETSITE_QUEUE_CAP_ANONYMOUS") in html
     stored_after = sorted(p.name for p in (tmp_path / "uploads").glob("*")) if (
-        store == "folder") else list(TraceUpload.objects.values_list("sha256", flat=True))
+        store == "folder") else list(Upload.objects.values_list("sha256", flat=True))
     assert len(stored_before) == 1 and stored_after == stored_before
     assert Experiment.objects.count() == 1
     assert ExperimentUpload.objects.count() == 1 and UploadOwner.objects.count() == 1
@@ -171,4 +171,4 @@ def test_an_uploaded_run_time_list_counts_against_the_task_limit(settings):
                                                                    for i in range(150))))
     assert response.status_code == 400
     assert "many_tasks" in response.content.decode()
-    assert TraceUpload.objects.count() == 0
+    assert Upload.objects.count() == 0

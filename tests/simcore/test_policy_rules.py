@@ -147,6 +147,7 @@ class VosEarly(VosPolicy):
     """Starts, at the first event, a task that arrives later."""
 
     def __init__(self, cfg, rng):
+        super().__init__(cfg, rng)
         self.done = False
 
     def map(self, sim, tasks):
@@ -162,18 +163,12 @@ class VosEarly(VosPolicy):
 class VosEverythingNow(VosPolicy):
     """Starts every mappable task now, whether its cores are free or not."""
 
-    def __init__(self, cfg, rng):
-        pass
-
     def map(self, sim, tasks):
         for j in tasks.tolist():
             sim.assign(j, 0, sim.now, 0, "lowest", False)
 
 
 class VosTwice(VosPolicy):
-    def __init__(self, cfg, rng):
-        pass
-
     def map(self, sim, tasks):
         j = int(tasks[0])
         ty = sim.wl.type[j]
@@ -184,9 +179,6 @@ class VosTwice(VosPolicy):
 
 
 class VosWrongConfiguration(VosPolicy):
-    def __init__(self, cfg, rng):
-        pass
-
     def map(self, sim, tasks):
         j = int(tasks[0])
         sim.assign(j, int(sim.wl.n_cfg[sim.wl.type[j]]), sim.now, 0, "lowest", False)
@@ -205,9 +197,6 @@ from scheduling.serial_preemption.policies.base import SerialPolicy  # noqa: E40
 
 
 class SerialEarly(SerialPolicy):
-    def __init__(self, cfg, rng):
-        pass
-
     def map(self, sim, ctx):
         later = np.flatnonzero(sim.t_arr > sim.now)
         if later.size:
@@ -217,18 +206,12 @@ class SerialEarly(SerialPolicy):
 class SerialSameCore(SerialPolicy):
     """Starts every waiting task on core 0."""
 
-    def __init__(self, cfg, rng):
-        pass
-
     def map(self, sim, ctx):
         for g in ctx.gidx.tolist():
             sim.start(sim.take(g), 0, 1.0)
 
 
 class SerialTwice(SerialPolicy):
-    def __init__(self, cfg, rng):
-        pass
-
     def map(self, sim, ctx):
         if len(ctx.gidx):
             task = sim.take(int(ctx.gidx[0]))
@@ -238,9 +221,6 @@ class SerialTwice(SerialPolicy):
 
 class SerialSuspendsAnything(SerialPolicy):
     """Suspends whatever runs on a core, preemptible or not."""
-
-    def __init__(self, cfg, rng):
-        pass
 
     def map(self, sim, ctx):
         for core in np.flatnonzero(sim.c_task >= 0).tolist():
@@ -375,7 +355,38 @@ def test_swf_preemptive_refuses_a_victim_outside_the_pool():
 
 
 # -- grid ----------------------------------------------------------------------------------------
-def _grid_sim():
+from scheduling.grid.policies.base import GridScheduler  # noqa: E402
+
+
+class GridEverythingNow(GridScheduler):
+    """Starts every job queued at a node at once, whether it fits or not."""
+
+    def local(self, sim, node, t):
+        for _, _, j in list(sim.queue[node]):
+            sim.dequeue(j, node)
+            sim.start(j, node, t)
+        return True, False
+
+
+class GridTooSlow(GridScheduler):
+    """Starts a queued job on the slowest node, whatever speed the job needs."""
+
+    def local(self, sim, node, t):
+        slow = min(range(sim.n), key=lambda u: sim.speed[u])
+        for _, _, j in list(sim.queue[node]):
+            if sim.rs[j] > sim.speed[slow]:
+                sim.dequeue(j, node)
+                sim.start(j, slow, t)
+        return False, False
+
+
+@pytest.mark.parametrize("factory,rule", [(GridEverythingNow, "capacity"),
+                                          (GridTooSlow, "eligibility")])
+def test_grid_refuses_each_broken_rule(factory, rule):
+    assert violation(ENGINE, "grid-small", factory).rule == rule
+
+
+def test_grid_refuses_a_job_not_yet_submitted_or_not_dequeued():
     from scheduling.grid import neighbours, options
     from scheduling.grid.policies import FcfsBackfill
     from scheduling.grid.sim import GridSim
@@ -383,39 +394,17 @@ def _grid_sim():
 
     cfg = ENGINE.preset_scenario("grid-small").params
     wl = generate(cfg, 1)
-    scheduler = FcfsBackfill()
-    return GridSim(wl, scheduler, options(cfg), 1, neighbours=neighbours(scheduler, wl, 1))
-
-
-def test_grid_refuses_a_start_before_submission_and_an_unqueued_job():
-    sim = _grid_sim()
+    scheduler = FcfsBackfill(cfg)
+    sim = GridSim(wl, scheduler, options(cfg), 1, neighbours=neighbours(scheduler, wl, 1))
     with pytest.raises(PolicyViolation) as caught:
-        sim.start(0, 0, 0.0)  # job 0 was never queued
-    assert caught.value.rule == "waiting-task"
+        sim.start(0, 0, 0.0)  # job 0 has not been submitted at time 0
+    assert caught.value.rule == "arrival"
     t = sim.submit[0]
     sim.enqueue(0, 0, t, 0.0)
-    sim.dequeue(0, 0)
     with pytest.raises(PolicyViolation) as caught:
-        sim.start(0, 0, t - 1.0)
-    assert caught.value.rule == "arrival"
-
-
-def test_grid_refuses_over_allocating_a_node():
-    sim = _grid_sim()
-    n = min(range(sim.n), key=lambda u: sim.cap_c[u])
-    started = 0
-    with pytest.raises(PolicyViolation) as caught:
-        for j in range(sim.m):
-            if sim.rs[j] > sim.speed[n]:
-                continue
-            t = sim.submit[j]
-            sim.enqueue(j, n, t, 0.0)
-            sim.dequeue(j, n)
-            sim.start(j, n, t)
-            started += 1
-    assert caught.value.rule == "capacity"
-    assert min(sim.free_c[n], sim.free_m[n], sim.free_d[n]) >= 0  # refused before booking
-    assert started >= 1
+        sim.start(0, 0, t)  # still in the queue
+    assert caught.value.rule == "waiting-task"
+    assert sim.free_c[0] == sim.cap_c[0]  # refused before anything changed
 
 
 # -- many-task -----------------------------------------------------------------------------------
@@ -423,24 +412,25 @@ from scheduling.many_task.policies.base import ManyTaskPolicy  # noqa: E402
 
 
 class DropsATask(ManyTaskPolicy):
-    name = "drops"
-
-    @staticmethod
-    def order(runtimes, seed):
+    def order(self, runtimes, seed):
         return np.arange(runtimes.size - 1)
 
 
 class DispatchesTwice(ManyTaskPolicy):
-    name = "twice"
-
-    @staticmethod
-    def order(runtimes, seed):
+    def order(self, runtimes, seed):
         o = np.arange(runtimes.size)
         o[-1] = 0
         return o
 
 
-@pytest.mark.parametrize("factory", [DropsATask, DispatchesTwice])
+class NamesNoSuchTask(ManyTaskPolicy):
+    def order(self, runtimes, seed):
+        o = np.arange(runtimes.size)
+        o[0], o[1] = runtimes.size, -1
+        return o
+
+
+@pytest.mark.parametrize("factory", [DropsATask, DispatchesTwice, NamesNoSuchTask])
 def test_many_task_refuses_an_order_that_is_not_every_task_once(factory):
     exc = violation(ENGINE, "many-task-small", factory, chop=False)
     assert exc.rule == "waiting-task"
@@ -453,9 +443,6 @@ from uav.engine.policies.base import UavPolicy  # noqa: E402
 
 def _uav_policy(pick):
     class Faulty(UavPolicy):
-        def __init__(self, rng):
-            pass
-
         def map(self, view):
             choice = pick(view)
             if choice is not None:

@@ -1,4 +1,5 @@
-"""simcore.sampling: the samplers behind the ch4 workload (spec §3.2, §4.3, §4.4)."""
+"""simcore.sampling: the samplers behind the ch4 workload (ETC generation (ch. 4 spec §3.2), bursts
+(ch. 4 spec §4.3), burst arrival times (ch. 4 spec §4.4))."""
 
 import numpy as np
 import pytest

@@ -80,7 +80,8 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
         value_random = value
     else:
         value_random = None
-    # The ratio is undefined when Random earns 0 (spec ch5 A23).
+    # The ratio is undefined when Random earns 0 (percent increase when Random earns 0
+    # (ch. 5 spec A23)).
     ratio = value / value_random if value_random else None
     result.summary["value_random"] = value_random
     result.summary["value_vs_random"] = ratio

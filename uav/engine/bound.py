@@ -1,12 +1,13 @@
-"""The per-window upper bound on surveillance value (spec ch5 §1.4, §1.5; one surveil per
-window, A4, A5).
+"""The per-window upper bound on surveillance value (target attributes (ch. 5 spec §1.4), validity
+and availability (ch. 5 spec §1.5); one surveil per window, ch. 5 spec A4, new surveil after a
+partial one (ch. 5 spec A5)).
 
 A target's surveillance windows are "the time intervals in which a single surveil of the target
 should occur" (dissertation §5.2.2), so with ``one_surveil_per_window`` a window is worth at most
-one complete surveil: whatever the reading of partial surveils (spec ch5 A5), the progress a
-window credits adds up to at most 1 (``continue``) or the window is credited with its best
-surveil (``fresh``). Every piece of a surveil earns ``ρ α γ · Δp`` at the attributes in force, so a
-window can earn at most
+one complete surveil: whatever the reading of partial surveils (new surveil after a partial one
+(ch. 5 spec A5)), the progress a window credits adds up to at most 1 (``continue``) or the window is
+credited with its best surveil (``fresh``). Every piece of a surveil earns ``ρ α γ · Δp`` at the
+attributes in force, so a window can earn at most
 
     max ρ over the window x max over sensor types s of (max α_s over the window
                                                        x max γ_s of any UAV present in it)

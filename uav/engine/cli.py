@@ -1,20 +1,23 @@
-"""The UAV kind's shorthand for ``sweep``: the chapter's scenario-set experiments (spec ch5
-§6.6-§7).
+"""The UAV kind's shorthand for ``sweep``: the chapter's scenario-set experiments (small scenario
+sets to experiments and metrics (ch. 5 spec §6.6-7)).
 
 ``python -m uav.engine sweep --axis energy --scenarios 200 --policies meta,meta+p`` runs the
 small baseline with the axis' values (the large set with ``--large``), draws fresh missions at
-every point (new scenarios per sweep point, spec ch5 A26), runs Random on every mission as the
+every point (new scenarios per sweep point, ch. 5 spec A26), runs Random on every mission as the
 reference, and prints each policy's mean per-mission % increase in surveillance value over
-Random with its 95% CI (missions where Random earns 0 left out, spec ch5 A23). It is the generic
-``sweep`` with its options filled in.
+Random with its 95% CI (missions where Random earns 0 left out, percent increase when Random earns 0
+(ch. 5 spec A23)). It is the generic ``sweep`` with its options filled in.
 """
 
 from __future__ import annotations
 
+from simcore.references import spell
+
 from .presets import BASELINE, LARGE_SCALE, SWEEPS
 
 AXES = ("baseline", *SWEEPS)
-SEED_STRIDE = 1_000_000  # fresh missions for every sweep point (spec ch5 A26)
+# fresh missions for every sweep point (new scenarios per sweep point (ch. 5 spec A26))
+SEED_STRIDE = 1_000_000
 DEFAULT_POLICIES = "rbs,max-value,max-vpt,max-vpe,meta,meta+p,meta+f,meta+pf"
 
 
@@ -26,10 +29,11 @@ def axis_values(axis: str, large: bool) -> tuple[str, list[float]]:
 
 
 def add_arguments(parser) -> None:
-    group = parser.add_argument_group("UAV scenario sets (spec ch5 §6.6-§7)")
+    group = parser.add_argument_group(spell("UAV scenario sets (spec ch5 §6.6-§7)", "uav"))
     group.add_argument("--axis", choices=AXES,
                        help="sweep one of the chapter's axes on the small (or --large) set")
-    group.add_argument("--large", action="store_true", help="the large set (spec ch5 §6.7)")
+    group.add_argument("--large", action="store_true",
+                       help=spell("the large set (spec ch5 §6.7)", "uav"))
     group.add_argument("--scenarios", type=int, default=100, help="missions per sweep point")
     group.add_argument("--seed", type=int, default=0, help="first mission seed")
     group.add_argument("--same-missions", action="store_true",

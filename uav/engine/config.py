@@ -1,4 +1,5 @@
-"""Scenario parameters of kind ``uav``: every default of spec ch5 (§6, §10) is a parameter.
+"""Scenario parameters of kind ``uav``: every default of spec ch5 (scenario generation
+(ch. 5 spec §6), ambiguities and defaults (ch. 5 spec §10)) is a parameter.
 
 Times in hours unless the name says otherwise; energy in normalized units (capacity <= 1).
 """
@@ -16,13 +17,15 @@ KIND = "uav"
 
 
 def beta_params(mean: float, sd: float) -> tuple[float, float]:
-    """Beta(a, b) on [0, 1] with the given mean and sd (spec ch5 §6.1)."""
+    """Beta(a, b) on [0, 1] with the given mean and sd (distribution parameters
+    (ch. 5 spec §6.1))."""
     c = mean * (1 - mean) / (sd * sd) - 1
     return mean * c, (1 - mean) * c
 
 
 def gamma_params(mean: float, cv: float) -> tuple[float, float]:
-    """Gamma (shape k, scale theta) with mean and coefficient of variation (spec ch5 §6.1)."""
+    """Gamma (shape k, scale theta) with mean and coefficient of variation (distribution parameters
+    (ch. 5 spec §6.1))."""
     return 1.0 / (cv * cv), mean * cv * cv
 
 
@@ -125,8 +128,8 @@ class FixedTarget:
 
 @dataclass(frozen=True)
 class Geometry:
-    """Optional positions, travel time and flight energy (beyond the dissertation; spec ch5
-    §9.3)."""
+    """Optional positions, travel time and flight energy (beyond the dissertation; extensions
+    (ch. 5 spec §9.3))."""
 
     enabled: bool = param(False, label="Geometry model",
                           help="model positions, travel time and flight energy")
@@ -147,12 +150,13 @@ class Geometry:
 
 @dataclass(frozen=True)
 class UavConfig:
-    # -- population (spec ch5 §6.4, §6.6, §6.7) --
+    # -- population (initial population (ch. 5 spec §6.4), small scenario sets (ch. 5 spec §6.6),
+    # large scenarios (ch. 5 spec §6.7)) --
     uavs_mean: float = param(9.0, min=0, max=2000, label="Mean number of UAVs λ_U",
                              help="initial UAV count ~ Poisson(λ_U)")
     targets_mean: float = param(14.0, min=0, max=5000, label="Mean number of targets λ_T",
                                 help="initial target count ~ Poisson(λ_T)")
-    # -- UAVs (spec ch5 §6.2) --
+    # -- UAVs (generating a UAV (ch. 5 spec §6.2)) --
     energy_total_mean: float = param(0.8, min=0, max=1, min_exclusive=True, advanced=True,
                                      help="UAV energy capacity ~ Beta with this mean",
                                      label="Mean UAV energy capacity")
@@ -186,7 +190,7 @@ class UavConfig:
     integerize: str = param("floor", choices=("floor", "ceil"), advanced=True,
                             help="how a Beta x 10 or Gamma draw becomes an integer 1..10 "
                                  "(spec ch5 A2, A3)", label="Integer rounding")
-    # -- targets (spec ch5 §6.3) --
+    # -- targets (generating a target (ch. 5 spec §6.3)) --
     priority_mean: float = param(4.0, min=0, max=100, min_exclusive=True, advanced=True,
                                  help="priority = integerize(Gamma(mean, cv))",
                                  label="Mean target priority")
@@ -223,7 +227,7 @@ class UavConfig:
                                       help="windows of targets added mid-day are generated "
                                            "from the add time, or from 0 and clipped "
                                            "(spec ch5 A8)", label="Windows of added targets")
-    # -- dynamic events (spec ch5 §1.7, §6.5) --
+    # -- dynamic events (ch. 5 spec §1.7, generating events (ch. 5 spec §6.5)) --
     event_multiplier: float = param(1.0, min=0, max=1000, label="Dynamic-event rate multiplier",
                                     help="scales every Table 11 rate; 0 = no dynamic events")
     event_rates: EventRates = group(EventRates, advanced=True,

@@ -1,7 +1,8 @@
 """The pre-resolved mission: initial fleet and targets, hidden windows, timestamped events.
 
-Every random choice of a scenario is fixed here before any policy runs (spec ch5 §5.1), so
-all policies see the identical mission for a seed. Times are hours from the start of the day.
+Every random choice of a scenario is fixed here before any policy runs (entities and state
+(ch. 5 spec §5.1)), so all policies see the identical mission for a seed. Times are hours from the
+start of the day.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ SENSORS = ("VIS", "SAR", "IR", "LIDAR")
 N_SENSORS = len(SENSORS)
 SENSOR_INDEX = {name: i for i, name in enumerate(SENSORS)}
 
-# Dynamic event types of spec ch5 §1.7, in Table 11 order: (code, config field, label).
+# Dynamic event types of dynamic events (ch. 5 spec §1.7), in Table 11 order: (code, config field,
+# label).
 EVENT_TYPES = (
     ("E1", "add_uav", "add a UAV"),
     ("E2", "remove_uav", "remove a UAV"),

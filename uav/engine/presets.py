@@ -1,5 +1,5 @@
-"""Named scenarios: the small baseline and large set, every sweep point of spec ch5 §6.6, the
-hand-made example of Tables 9/10, and a geometry demo."""
+"""Named scenarios: the small baseline and large set, every sweep point of small scenario sets
+(ch. 5 spec §6.6), the hand-made example of Tables 9/10, and a geometry demo."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ SWEEPS = {
     "delta": ("mapping_interval_min", "mapping interval Δ (min)", (1, 10, 30, 60, 120)),
 }
 BASELINE = {"targets": 14, "uavs": 9, "energy": 0.05, "events": 1, "cv": 0.6, "delta": 5}
-# The large sweeps scale the population axes by 10; other axes keep their values (spec ch5 A25).
+# The large sweeps scale the population axes by 10; other axes keep their values (large-set sweeps
+# (ch. 5 spec A25)).
 LARGE_SCALE = {"targets": 10, "uavs": 10}
 
 
@@ -67,9 +68,10 @@ EXAMPLE_NOTE = (
 
 
 def example_windows(seed: int = 0) -> dict:
-    """The example with windows drawn by the spec's generator (spec ch5 §6.3: Exp(1 h) gaps,
-    Gamma 3 h durations) from a fixed stream, one surveil per window (spec ch5 A4). One draw, not
-    chosen to match anything; docs/reproduction.md reports the spread over 40 draws."""
+    """The example with windows drawn by the spec's generator (generating a target
+    (ch. 5 spec §6.3): Exp(1 h) gaps, Gamma 3 h durations) from a fixed stream, one surveil per
+    window (ch. 5 spec A4). One draw, not chosen to match anything; docs/reproduction.md reports the
+    spread over 40 draws."""
     params = _example()
     draws = Draws(UavConfig(), rng(seed, "example-windows"))
     for target in params["fixed_targets"]:
@@ -106,7 +108,8 @@ def register(engine) -> None:
                               "100 km/h, flight energy 0.02/h")
 
 
-# -- figure presets (dissertation ch. 5 Figs. 43-50; spec ch5 §7, §8) ------------------------------
+# -- figure presets (dissertation ch. 5 Figs. 43-50; experiments and metrics (ch. 5 spec §7),
+# headline results (ch. 5 spec §8)) ------------------------------
 META = ("random", "meta", "meta+p", "meta+f", "meta+pf")
 VALUE_BASED = ("random", "rbs", "max-value", "max-vpt", "max-vpe", "meta", "meta+p", "meta+f",
                "meta+pf")

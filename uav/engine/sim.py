@@ -1,15 +1,15 @@
-"""Discrete-event simulator of one mission day (spec ch5 §5).
+"""Discrete-event simulator of one mission day (simulator design (ch. 5 spec §5)).
 
 State lives in numpy arrays indexed by *slot*: every UAV and target of the day has a slot from
 the start (those added by E1/E5 are simply not present yet), so score matrices keep their shape
 all day. A surveil accrues value as ``rho * alpha * gamma * dp`` per piece, where a piece ends at
-every change of an attribute that enters the value (spec ch5 §2.3); the last piece of a completed
-surveil uses ``dp = 1 - progress`` so an unchanged surveil earns exactly Eq. 1.
+every change of an attribute that enters the value (partial surveils (ch. 5 spec §2.3)); the last
+piece of a completed surveil uses ``dp = 1 - progress`` so an unchanged surveil earns exactly Eq. 1.
 
-Ordering at equal times (spec ch5 A22): terminations, then dynamic events, then the mapping
-event, which therefore sees the state after everything up to and including its own time (spec
-ch5 A33). Window starts need no event: eligibility is evaluated from the windows when a mapping
-event asks (half-open ``[start, end)``).
+Ordering at equal times (same-time ordering (ch. 5 spec A22)): terminations, then dynamic events,
+then the mapping event, which therefore sees the state after everything up to and including its own
+time (event times vs. mapping events (ch. 5 spec A33)). Window starts need no event: eligibility is
+evaluated from the windows when a mapping event asks (half-open ``[start, end)``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from .model import N_SENSORS, Mission
 TOL = 1e-12
 INF = math.inf
 
-# Termination reasons (spec ch5 §5.3), plus ARRIVE for the end of a transit (geometry model).
+# Termination reasons (surveil lifecycle (ch. 5 spec §5.3)), plus ARRIVE for the end of a transit
+# (geometry model).
 COMPLETE, ENERGY, WINDOW_END, DAY_END, ARRIVE = "complete", "energy", "window_end", "day_end", \
     "arrive"
 UAV_REMOVED, TARGET_REMOVED = "uav_removed", "target_removed"
@@ -129,10 +130,11 @@ class Simulator:
         self.target_window_start = np.full(T, INF)
         self.target_window_end = np.full(T, INF)
         self.target_done_window = np.full(T, -1, np.int64)  # window of the last completion
-        # A window is worth one surveil (repeat surveils in a window, spec ch5 A4, A5):
-        # target_carry is what earlier surveils of the target reached in window
-        # target_carry_window, carried over to the next surveil there: its progress (continue)
-        # or the best surveil value, credited already (fresh).
+        # A window is worth one surveil (repeat surveils in a window, one surveil per window
+        # (ch. 5 spec A4), new surveil after a partial one (ch. 5 spec A5)): target_carry is what
+        # earlier surveils of the target reached in window target_carry_window, carried over to the
+        # next surveil there: its progress (continue) or the best surveil value, credited already
+        # (fresh).
         self.continue_partial = cfg.after_partial == "continue"
         self.best_of_window = self.one_per_window and not self.continue_partial
         self.target_carry = np.zeros(T)
@@ -175,8 +177,8 @@ class Simulator:
         return d / self.speed_kmh
 
     def scores(self, pos: np.ndarray | None = None):
-        """V, VPT, VPE over (UAV slot, target slot, sensor) at current attributes (spec ch5
-        §2.4)."""
+        """V, VPT, VPE over (UAV slot, target slot, sensor) at current attributes (scheduling
+        metrics (ch. 5 spec §2.4))."""
         if self.scores_dirty or self.geometry is not None:
             self.valid = self.uav_has_sensor[:, None, :] & self.target_allowed[None, :, :]
             worth = self.target_priority[:, None] * self.target_affinity  # (target, sensor)
@@ -383,7 +385,7 @@ class Simulator:
                     self.target_affinity[t, s] = a
             if sv is not None and code == "E8":
                 # A surveil time change keeps the progress p: (1 - p) * T_s_new remains
-                # (spec ch5 A13).
+                # (surveil time change mid-surveil (ch. 5 spec A13)).
                 self._schedule(sv, now)
 
     # -- main loop -----------------------------------------------------------------------------
@@ -459,8 +461,8 @@ class Simulator:
 
 
 class MappingView:
-    """What a policy may see at a mapping event (heuristic knowledge, spec ch5 A34) and the one
-    action it may take.
+    """What a policy may see at a mapping event (heuristic knowledge, heuristics' knowledge of
+    energy (ch. 5 spec A34)) and the one action it may take.
 
     Exposes current attributes, energy, scores, and whether each target is eligible *now*;
     never window ends, future windows or future events.
@@ -490,9 +492,10 @@ class MappingView:
         if sim.one_per_window:
             eligible &= sim.target_done_window != sim.target_window
         self.target_ok = eligible
-        # The energy pace of the Metaheuristic and the filter (spec ch5 §4.5, §4.7): delta, the
-        # fraction of the UAV's day elapsed (of the whole day or since it joined, spec ch5 A16),
-        # and epsilon, the fraction of its energy spent.
+        # The energy pace of the Metaheuristic and the filter (ch. 5 spec §4.5, filtering
+        # (ch. 5 spec §4.7)): delta, the fraction of the UAV's day elapsed (of the whole day or
+        # since it joined, UAVs that join mid-day (ch. 5 spec A16)), and epsilon, the fraction of
+        # its energy spent.
         horizon = sim.horizon
         if cfg.pacing_clock == "day":
             self.day_elapsed = np.full(self.n_uavs, now / horizon)

@@ -1,4 +1,5 @@
-"""Scenario generator (spec ch5 §6): fleet, targets with hidden windows, resolved dynamic events.
+"""Scenario generator (scenario generation (ch. 5 spec §6)): fleet, targets with hidden windows,
+resolved dynamic events.
 
 ``generate(config, seed)`` draws from ``rng(seed, "mission")`` only, so the mission is the same
 for every policy (common random numbers). Positions for the optional geometry model come from
@@ -34,8 +35,8 @@ class Draws:
         self.type_weights = w / w.sum()
 
     def integer(self, x: float) -> int:
-        """The spec's "integerize 1-10" rule: floor or ceil, clamped to 1..10 (spec ch5 A2,
-        A3)."""
+        """The spec's "integerize 1-10" rule: floor or ceil, clamped to 1..10 (beta draws to
+        integers (ch. 5 spec A2), priority to integer (ch. 5 spec A3))."""
         v = math.floor(x) if self.floor else math.ceil(x)
         return min(max(v, 1), 10)
 
@@ -65,7 +66,8 @@ class Draws:
         n = self.sensor_count()
         weights = self.type_weights.copy()
         types = []
-        # weighted draws without replacement, renormalizing each time (spec ch5 §6.2)
+        # weighted draws without replacement, renormalizing each time (generating a UAV
+        # (ch. 5 spec §6.2))
         for _ in range(n):
             s = int(self.gen.choice(N_SENSORS, p=weights / weights.sum()))
             types.append(s)
@@ -101,8 +103,8 @@ class Draws:
 
 
 def _event_times(gen: np.random.Generator, rate_per_day: float, horizon: float) -> list[float]:
-    """An independent Poisson process on [0, horizon) with mean gap 24/rate hours (spec ch5
-    §6.5)."""
+    """An independent Poisson process on [0, horizon) with mean gap 24/rate hours (generating events
+    (ch. 5 spec §6.5))."""
     if rate_per_day <= 0:
         return []
     mean_gap = 24.0 / rate_per_day
@@ -136,7 +138,8 @@ def generate(cfg: UavConfig, seed: int) -> Mission:
     targets = fixed_t if cfg.fixed_targets else [d.target(i + 1, 0.0) for i in range(n_t)]
 
     # Draw every process's times first, then resolve the merged stream in time order, so each
-    # event picks among the entities present at its own time (spec ch5 A10).
+    # event picks among the entities present at its own time (entity hit by an event
+    # (ch. 5 spec A10)).
     rates = cfg.event_rates.by_code()
     timed = []
     for order, (code, _, _) in enumerate(EVENT_TYPES):

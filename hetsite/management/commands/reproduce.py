@@ -33,6 +33,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from hetsite import kinds, reproduce, scoreboard
 from simcore.errors import PolicyViolation, ScenarioError
+from simcore.references import spell
 from simcore.result import code_version
 
 STATUS = scoreboard.STATUS
@@ -197,7 +198,7 @@ class Command(BaseCommand):
 
     def _report(self, figure, checks, files, cpu, spent, wall, added=()):
         w = self.stdout.write
-        w(f"  published ({figure.source}): {figure.claim}")
+        w(f"  published ({spell(figure.source, figure.kind)}): {figure.claim}")
         if figure.scale:
             w(f"  scaled: {figure.scale}")
         for c in checks:

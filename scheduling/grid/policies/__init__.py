@@ -1,4 +1,5 @@
-"""The grid schedulers (spec §8: the paper's four curves, plus queue balancing as an extra).
+"""The grid schedulers (experiments (grid spec §8): the paper's four curves, plus queue balancing as
+an extra).
 
 A scheduler is a combination of the local discipline (FCFS with backfilling, or preemptive
 with backfilling: a :class:`GridScheduler` subclass), the overlay its internode PUSH/PULL runs

@@ -1,4 +1,4 @@
-"""Queue balancing (spec §6.4; described in the paper as future work, not evaluated there).
+"""Queue balancing (grid spec §6.4; described in the paper as future work, not evaluated there).
 
 A node's normalized load is ``L_i = max_k W_i^k`` with ``W_i^k`` the queued demand of resource
 k over its capacity. Once per tick, after PUSH and PULL, each node in random order may move one

@@ -1,7 +1,7 @@
-"""Internode scheduling: PUSH and PULL of waiting jobs between neighbours (spec §6).
+"""Internode scheduling: PUSH and PULL of waiting jobs between neighbours (grid spec §6).
 
 Both move a waiting job to a neighbour that can run it *now* and start it there; running jobs
-never move. Candidates are ranked by the multi-resource balance objective of §6.1 on the
+never move. Candidates are ranked by the multi-resource balance objective of grid spec §6.1 on the
 receiving node ``n`` with K = 3 consumable resources (cores, memory, disk):
 
     a_k = S_n^k + R_j^k        (utilization after the move; R normalized by n's capacity)
@@ -10,7 +10,7 @@ receiving node ``n`` with K = 3 consumable resources (cores, memory, disk):
 
 Priorities of queued jobs are compared through ``kappa`` (``P = kappa + alpha t`` for every
 queued job, so the comparison does not depend on t). Neighbour state is read directly: no
-message latency, no staleness, and the confirming handshake always succeeds (spec §6.3).
+message latency, no staleness, and the confirming handshake always succeeds (PULL (grid spec §6.3)).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ INF = float("inf")
 
 
 def objective(sim, j: int, n: int) -> float:
-    """BM x FM of job ``j`` on node ``n`` (spec §6.1); the job must fit ``n`` now."""
+    """BM x FM of job ``j`` on node ``n`` (balance objective (grid spec §6.1)); the job must fit
+    ``n`` now."""
     cc, cm, cd = sim.cap_c[n], sim.cap_m[n], sim.cap_d[n]
     a = (cc - sim.free_c[n] + sim.rc[j]) / cc
     b = (cm - sim.free_m[n] + sim.rm[j]) / cm
@@ -34,8 +35,8 @@ def fits_now(sim, j: int, n: int) -> bool:
 
 
 def push(sim, s: int, k: int, t: float) -> None:
-    """Sender-initiated (spec §6.2): the blocked head job of ``s`` goes to the neighbour that
-    can start it now, whose head job it outranks, with the least f_PUSH (ties: lower id)."""
+    """Sender-initiated (PUSH (grid spec §6.2)): the blocked head job of ``s`` goes to the neighbour
+    that can start it now, whose head job it outranks, with the least f_PUSH (ties: lower id)."""
     q = sim.queue[s]
     if not q:
         return
@@ -60,8 +61,8 @@ def push(sim, s: int, k: int, t: float) -> None:
 
 
 def pull(sim, r: int, k: int, t: float) -> None:
-    """Receiver-initiated (spec §6.3): a node with free resources asks the neighbours whose
-    head job outranks its own, closest priority first, then the longest queue (then lower
+    """Receiver-initiated (PULL (grid spec §6.3)): a node with free resources asks the neighbours
+    whose head job outranks its own, closest priority first, then the longest queue (then lower
     id), skipping those it contacted within ``pull_recent`` intervals; the first that holds a
     job ``r`` can start now gives the one with the least f_PULL (ties: queue order).
 

@@ -1,10 +1,11 @@
-"""Local scheduling on one node: FCFS with backfilling (spec §7) and the preemptive scheduler
-of spec §5.3.
+"""Local scheduling on one node: FCFS with backfilling (grid spec §7) and the preemptive scheduler
+of grid spec §5.3.
 
 Both start every queued job that fits the free resources, scanning the queue in its order
 (arrival for FCFS, descending priority for the preemptive one): the in-order phase and the
 aggressive backfill of the spec are one scan, because the in-order phase is the scan's prefix.
-The preemptive scheduler then lets queued jobs displace lower-priority running ones (§5.3):
+The preemptive scheduler then lets queued jobs displace lower-priority running ones (preemptive
+scheduler (grid spec §5.3)):
 
 * for each queued job ``h`` in descending priority (the queue as it was when the phase began),
   the running jobs with a strictly lower priority are the candidates; none left means no later
@@ -13,14 +14,14 @@ The preemptive scheduler then lets queued jobs displace lower-priority running o
 * otherwise the victims are the subset that frees just enough: least normalized surplus, then
   the lowest highest victim priority, then the fewest victims (``victims = "exact"``, over the
   ``MAX_EXACT`` lowest-priority candidates); or the lowest-priority candidates one by one until
-  ``h`` fits (``"greedy"``, the option of §5.3, and the fallback when the exact search is too
-  small);
+  ``h`` fits (``"greedy"``, the option of preemptive scheduler (grid spec §5.3), and the fallback
+  when the exact search is too small);
 * victims rejoin the queue with their progress and wait; the surplus they free is used at the
   node's next invocation (the next tick at the latest).
 
-Departures from the garbled pseudo-code (spec §5.3): the outer loop condition
-``P_jh > P_min(J_running) || P_jh != 0`` is read as "the queued job outranks the weakest running
-job"; ``R_jh < R_f`` as ``<=``; ``R_f - R_ja`` as ``R_f - R_jh``; the inner search
+Departures from the garbled pseudo-code (preemptive scheduler (grid spec §5.3)): the outer loop
+condition ``P_jh > P_min(J_running) || P_jh != 0`` is read as "the queued job outranks the weakest
+running job"; ``R_jh < R_f`` as ``<=``; ``R_f - R_ja`` as ``R_f - R_jh``; the inner search
 (``FindJobstoPreempt`` / ``FindOptimal``) as the exact subset search above.
 """
 
@@ -57,13 +58,13 @@ def _backfill(sim, n: int, t: float) -> bool:
 
 
 def fcfs_pass(sim, n: int, t: float) -> tuple[bool, bool]:
-    """FCFS with aggressive backfill on the residual resources, no preemption (spec §7):
-    (acted, False)."""
+    """FCFS with aggressive backfill on the residual resources, no preemption (FCFS with backfilling
+    (grid spec §7)): (acted, False)."""
     return _backfill(sim, n, t), False
 
 
 def preemptive_pass(sim, n: int, t: float) -> tuple[bool, bool]:
-    """One invocation of the preemptive scheduler (spec §5.3): (acted, preempted)."""
+    """One invocation of the preemptive scheduler (grid spec §5.3): (acted, preempted)."""
     started = _backfill(sim, n, t)
     q = sim.queue[n]
     run = sim.running[n]

@@ -1,5 +1,5 @@
-"""The policies of kind ``many-task``: a dispatch order (spec §5), with or without the
-tail-chopping heuristic (spec §6).
+"""The policies of kind ``many-task``: a dispatch order (dispatch policies
+(trailing-tasks spec §5)), with or without the tail-chopping heuristic (trailing-tasks spec §6).
 
 Every policy sizes partitions by the task/worker ratio ``r``; the ``+chop`` ones also cancel
 and downsize when more than a fraction ``f`` of the workers idle. A policy is a

@@ -1,4 +1,4 @@
-"""Dispatch orders of the central task queue (spec §5).
+"""Dispatch orders of the central task queue (dispatch policies (trailing-tasks spec §5)).
 
 The dispatcher never looks at run times except to sort them; tasks leave the queue in this
 order, each to the first idle worker.

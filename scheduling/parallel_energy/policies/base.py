@@ -1,4 +1,5 @@
-"""What every heuristic shares: the per-event context and cached earliest starts (§5.5-5.6)."""
+"""What every heuristic shares: the per-event context and cached earliest starts (allocation options
+to feasibility constraints (ch. 3 spec §5.5-5.6))."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ INF = np.inf
 
 @dataclass
 class EventContext:
-    """Inputs of one mapping event after dropping and filtering (§5.1 steps 3-4)."""
+    """Inputs of one mapping event after dropping and filtering (mapping events (ch. 3 spec §5.1)
+    steps 3-4)."""
 
     tasks: np.ndarray  # mappable task ids in arrival order
     allowed: np.ndarray | None  # (Q, C, P) filter mask aligned with ``tasks``; None = all
@@ -126,7 +128,8 @@ class Policy(ABC):
 
     @property
     def drops(self) -> bool:
-        """Whether this heuristic applies task dropping (§5.4, spec ch3 A29)."""
+        """Whether this heuristic applies task dropping (ch. 3 spec §5.4, no dropping for comparison
+        heuristics (ch. 3 spec A29))."""
         if self.cfg.scheduler.dropping_threshold is None:
             return False
         return self.uses_utility or self.cfg.scheduler.drop_comparison

@@ -1,4 +1,4 @@
-"""The comparison heuristics of the literature (spec §5.7): Random, Conservative Backfilling,
+"""The comparison heuristics of the literature (ch. 3 spec §5.7): Random, Conservative Backfilling,
 EASY Backfilling and FCFS with multiple queues. They ignore utility and, except Random, use
 P-state 0 only; all of them obey the energy budget and the start horizon.
 """
@@ -13,7 +13,8 @@ from .base import INF, EventContext, Policy, StartCache
 
 def _fcfs_choice(st: State, cache: StartCache, i: int, allowed,
                  no_reserve: set[int] | None = None) -> tuple | None:
-    """Best P-state-0 option of row ``i`` as in Conservative Backfilling (§5.7, spec ch3 A24).
+    """Best P-state-0 option of row ``i`` as in Conservative Backfilling (comparison heuristics
+    (ch. 3 spec §5.7), cluster tie-breaks (ch. 3 spec A24)).
 
     Start now on the cluster with the earliest finish; otherwise the earliest start, then the
     earliest finish, then the lowest cluster index. Options failing the energy check or the
@@ -77,7 +78,8 @@ class Easy(Policy):
 
 
 class MultiQueue(Policy):
-    """FCFS with small / medium / large queues served round-robin 8 / 4 / 1 (§5.7, spec ch3 A25)."""
+    """FCFS with small / medium / large queues served round-robin 8 / 4 / 1 (comparison heuristics
+    (ch. 3 spec §5.7), MQ's R_max scope (ch. 3 spec A25))."""
 
     pstates = [0]
 
@@ -124,7 +126,8 @@ class MultiQueue(Policy):
 
 
 class RandomPolicy(Policy):
-    """Arrival order; a random eligible cluster and P-state; start now or reserve (spec ch3 A23)."""
+    """Arrival order; a random eligible cluster and P-state; start now or reserve (Random's
+    reservations (ch. 3 spec A23))."""
 
     def map(self, st: State, ctx: EventContext) -> None:
         opts = st.options

@@ -1,10 +1,10 @@
-"""Metaheuristics switching between Max UPR and Max UPE with place-holders (spec §5.9).
+"""Metaheuristics switching between Max UPR and Max UPE with place-holders (ch. 3 spec §5.9).
 
 Both compare the energy committed to the current day (consumed plus the future in-day energy
-of running tasks and reservations, after place-holder removal, spec ch3 A18) with the linear goal
-``G(now)``: ahead of the goal means Max UPE. Event-Based keeps the choice for the whole event;
-Task-Based, when it starts with Max UPR, switches to Max UPE as soon as an assignment pushes
-committed energy to the goal.
+of running tasks and reservations, after place-holder removal, committed energy after place-holder
+removal (ch. 3 spec A18)) with the linear goal ``G(now)``: ahead of the goal means Max UPE.
+Event-Based keeps the choice for the whole event; Task-Based, when it starts with Max UPR, switches
+to Max UPE as soon as an assignment pushes committed energy to the goal.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def goal_energy(st: State, at: str) -> float:
     if not np.isfinite(ledger.budget[day]):
         return np.inf
     t = now
-    # spec ch3 A19's alternative: G at the latest committed finish in the day
+    # Ch. 3 spec A19's (goal energy at now) alternative: G at the latest committed finish in the day
     if at == "latest-finish":
         busy = (st.status == STARTED) | np.isin(np.arange(len(st.status)), st.reservations)
         ends = st.end[busy & (st.end > now)]
@@ -45,7 +45,8 @@ class MetaHeuristic(Policy):
 
     def __init__(self, cfg, gen, energy_filter=None):
         super().__init__(cfg, gen, energy_filter)
-        # set by the simulator for spec ch3 A18's "before" reading
+        # set by the simulator for ch. 3 spec A18's (committed energy after place-holder removal)
+        # "before" reading
         self.pre_removal_committed: float | None = None
         self.options = OptionLists()
 

@@ -1,12 +1,14 @@
-"""Utility-aware Min-Min heuristics: Max Util, Max UPT, Max UPR, Max UPE (spec §5.8).
+"""Utility-aware Min-Min heuristics: Max Util, Max UPT, Max UPR, Max UPE (utility-aware heuristics
+(ch. 3 spec §5.8)).
 
 Algorithm 4 re-evaluates every mappable task after each assignment. Because an assignment only
 adds busy time and commits energy, a task's best objective can only fall during an event
 (later starts, fewer energy-feasible options, non-increasing utility; filter masks are fixed per
-event, spec ch3 A21). So a lazy greedy is exact: keep every task in a heap keyed by its last
-known best ``(-objective, arrival, id)``, pop the top, re-evaluate it against the current
-schedule, and assign it only if it still beats the (stale, hence optimistic) key of the next
-task; otherwise push it back. Cached earliest starts are re-queried only on clusters that changed.
+event, filter budgets once per event (ch. 3 spec A21)). So a lazy greedy is exact: keep every task
+in a heap keyed by its last known best ``(-objective, arrival, id)``, pop the top, re-evaluate it
+against the current schedule, and assign it only if it still beats the (stale, hence optimistic) key
+of the next task; otherwise push it back. Cached earliest starts are re-queried only on clusters
+that changed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ OBJECTIVES = ("util", "upt", "upr", "upe")
 
 
 def cost_array(st: State, objective: str, tasks=slice(None)) -> np.ndarray:
-    """Denominator of each objective per (task, cluster, P-state) (§5.8 table)."""
+    """Denominator of each objective per (task, cluster, P-state) (utility-aware heuristics
+    (ch. 3 spec §5.8) table)."""
     opts = st.options
     if objective == "util":
         return np.ones_like(opts.duration[tasks])

@@ -1,4 +1,4 @@
-"""The ten ch4 heuristics (spec ch4 §9), registered by name (``register(engine)``)."""
+"""The ten ch4 heuristics (ch. 4 spec §9), registered by name (``register(engine)``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The comparison heuristics Random and FCFS (spec ch4 §9.1, §9.2); neither ever preempts."""
+"""The comparison heuristics Random and FCFS (ch. 4 spec §9.1, ch. 4 spec §9.2); neither ever
+preempts."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool
 
 
 class RandomPolicy(SerialPolicy):
-    """Tasks in random order, each on a uniformly random feasible idle core (spec ch4 §9.1)."""
+    """Tasks in random order, each on a uniformly random feasible idle core (ch. 4 spec §9.1)."""
 
     def map(self, sim: SerialSim, ctx: Context) -> None:
         if not any(sim.idle) or ctx.gidx.size == 0:
@@ -72,7 +73,7 @@ class RandomPolicy(SerialPolicy):
 
 class FcfsPolicy(SerialPolicy):
     """Tasks by arrival (then id), each on an arbitrary feasible idle core (FCFS of the
-    dissertation's ch. 4, §9.2 of its spec): a random one, or the lowest index where the
+    dissertation's ch. 4, ch. 4 spec §9.2 of its spec): a random one, or the lowest index where the
     scenario's ``fcfs_core`` says so."""
 
     def __init__(self, cfg=None, rng: np.random.Generator | None = None):

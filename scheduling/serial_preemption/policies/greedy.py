@@ -1,4 +1,5 @@
-"""Max Util / Max UPT and their Greedy and Diff preemption forms (spec ch4 §9.3-§9.5).
+"""Max Util / Max UPT and their Greedy and Diff preemption forms (Max Util / Max UPT to Preempt Diff
+(ch. 4 spec §9.3-9.5)).
 
 All five are the same two-phase loop: phase 1 gives every waiting task its best option over
 the clusters, phase 2 starts the task whose option is best, and the loop repeats. Objective
@@ -14,10 +15,10 @@ the loop equals a walk over (task group, cluster) pairs:
   is common to a stream, the head also maximises Diff's value within the stream.
 * a suspended task re-enters as a singleton in a small per-stream heap.
 
-Ties follow spec ch4 §8.4: higher value, then earlier arrival, then lower task id; for one
-task, an idle core before a busy one, then the smaller victim value, then the cluster preference
-(``tie_break``). With no task allowed to preempt, Greedy and Diff reduce to Max Util / Max UPT
-exactly (spec ch4 §12, Fig. 38 at 0%).
+Ties follow tie-breaking (ch. 4 spec §8.4): higher value, then earlier arrival, then lower task id;
+for one task, an idle core before a busy one, then the smaller victim value, then the cluster
+preference (``tie_break``). With no task allowed to preempt, Greedy and Diff reduce to Max Util /
+Max UPT exactly (reported results (ch. 4 spec §12), Fig. 38 at 0%).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Max Util / Max UPT Preempt Pair (spec ch4 §9.6).
+"""Max Util / Max UPT Preempt Pair (ch. 4 spec §9.6).
 
 For a task ``t`` that may preempt, every busy core running a preemptible task ``r`` is valued
 by the better of two orderings on that core (A: t first, then r resumes; B: r finishes, then t
@@ -7,13 +7,13 @@ with the best idle core, whose net adds ``Val(r*)`` of P*'s partner continuing u
 Phase 2 picks the task with the highest *own* objective of its chosen option; ordering B means
 "wait": the task leaves this event.
 
-Speed (spec ch4 §15.1): all pair values of an event are fixed, because the per-event guard
-(spec ch4 A19: a task started in this event is not preempted again in it) keeps tasks started
-in this event out of the partner set. So the (task x partner) values are computed once per
-event with numpy, over *partner classes*: running tasks of the same burst on the same cluster
-with the same completion time are interchangeable partners. A task's chosen option changes
-only when its partner class runs out of cores or its idle cluster fills up; only those tasks
-are re-valued (a lazy heap with versions).
+Speed (performance (ch. 4 spec §15.1)): all pair values of an event are fixed, because the per-event
+guard (no re-preemption in one event (ch. 4 spec A19): a task started in this event is not preempted
+again in it) keeps tasks started in this event out of the partner set. So the (task x partner)
+values are computed once per event with numpy, over *partner classes*: running tasks of the same
+burst on the same cluster with the same completion time are interchangeable partners. A task's
+chosen option changes only when its partner class runs out of cores or its idle cluster fills up;
+only those tasks are re-valued (a lazy heap with versions).
 
 One mapping event is a :class:`_PairEvent`, built from four pieces:
 
@@ -49,9 +49,9 @@ def pair_terms(t: float, upt: bool, table, ret_t, obj_t, util_t, arr_t, urow_t, 
     now on r's cluster; ``val_r``: r's objective if left alone. Returns
     ``(net, own, own_util, is_a)`` of the better ordering per pair. Equal nets go to B (no
     preemption: "Tasks are not preempted unless higher utility can be earned for another
-    task", paper §II.D; ties between the orderings, spec ch4 A18) or, with ``ties_preempt``,
-    to A (the Pair paragraph drops preemption on a core only "if the second ordering results
-    in higher Util").
+    task", preemption (ch. 4 paper §II.D); ties between the orderings, Pair's ties (ch. 4 spec A18))
+    or, with ``ties_preempt``, to A (the Pair paragraph drops preemption on a core only "if the
+    second ordering results in higher Util").
     """
     ct_a = t + ret_t  # ordering A: t now, r resumes after it
     u_ra = table.value(urow_r, scale_r, ct_a + ret_r - arr_r)
@@ -108,10 +108,10 @@ class _PartnerClasses:
     Running tasks of one burst on one cluster with one completion time give every waiting task
     the same two orderings, so they form one *class*; a class lends its cores lowest index
     first. Classes are numbered by their lowest core, so that the lowest class wins ties in P*
-    (ties to the lowest core index, spec ch4 §8.4). Per class: ``cluster``, ``ret`` (remaining
-    time of the partner), ``val`` (its objective if left alone, ``Val(r)``), and the partner's
-    ``arr``, ``urow``, ``scale`` (arrival and utility function); ``first_core`` is the lowest
-    core still running a partner of the class and ``alive`` says whether any is left.
+    (ties to the lowest core index, tie-breaking (ch. 4 spec §8.4)). Per class: ``cluster``, ``ret``
+    (remaining time of the partner), ``val`` (its objective if left alone, ``Val(r)``), and the
+    partner's ``arr``, ``urow``, ``scale`` (arrival and utility function); ``first_core`` is the
+    lowest core still running a partner of the class and ``alive`` says whether any is left.
     """
 
     def __init__(self, sim: SerialSim, cores: np.ndarray, upt: bool):
@@ -251,7 +251,8 @@ class _Rows:
 
 class _GuardedTasks:
     """Preemptible tasks started in this event, which Pair may not use as partners: the
-    per-event guard (spec ch4 A19: a task started in this event is not preempted again in it).
+    per-event guard (no re-preemption in one event (ch. 4 spec A19): a task started in this event is
+    not preempted again in it).
 
     The guard keeps the event's pair values fixed; :meth:`fires` counts the picks where it
     changed the outcome, i.e. where a guarded task would have offered an ordering-A pair with
@@ -354,13 +355,14 @@ class _PairEvent:
         self.choice = np.zeros(cap, dtype=np.int64)
         self.choice_own = np.zeros(cap)
         self.version = np.zeros(cap, dtype=np.int64)
-        # Phase-2 order: (-own objective, arrival, lowest id, row, version); spec ch4 §8.4.
+        # Phase-2 order: (-own objective, arrival, lowest id, row, version); tie-breaking
+        # (ch. 4 spec §8.4).
         self.heap: list[tuple] = []
 
     # -- phase 1: the options of a set of rows ----------------------------------------------
     def pair_best(self, rows: np.ndarray) -> None:
         """P* per row among the alive partner classes: the highest net, ties to the lowest
-        core index (spec ch4 §8.4).
+        core index (tie-breaking (ch. 4 spec §8.4)).
 
         Pruning: a pair's net is at most ``obj_t + Val(r)`` and at least ``Val(r)`` (ordering
         B keeps r's value), so on cluster j only the classes with ``Val(r) >= top - obj_t(j)``
@@ -424,7 +426,8 @@ class _PairEvent:
 
     def best_idle(self, rows: np.ndarray) -> None:
         """The cluster with an idle core and the highest objective per row (ties by the
-        cluster preference ``crank``, spec ch4 §8.4); -1 when no allowed cluster is idle."""
+        cluster preference ``crank``, tie-breaking (ch. 4 spec §8.4)); -1 when no allowed cluster is
+        idle."""
         if rows.size == 0:
             return
         R = self.rows
@@ -437,7 +440,8 @@ class _PairEvent:
         self.idle_obj[rows] = top
 
     def resolve(self, rows: np.ndarray) -> None:
-        """Choose each row's option (spec ch4 §9.6 step 4) and queue it for phase 2.
+        """Choose each row's option (Preempt Pair (ch. 4 spec §9.6) step 4) and queue it for phase
+        2.
 
         P* wins if there is no idle core or its net beats the idle core's net, which counts
         P*'s partner continuing undisturbed. The option needs the task's own utility above the
@@ -524,7 +528,8 @@ class _PairEvent:
         return core, task, np.concatenate([live, one])
 
     def run(self) -> None:
-        """Phase 1 for every row, then the phase-2 pick loop (spec ch4 §9.6 phase 2)."""
+        """Phase 1 for every row, then the phase-2 pick loop (Preempt Pair (ch. 4 spec §9.6) phase
+        2)."""
         R = self.rows
         n0 = R.n
         all_rows = np.arange(n0)

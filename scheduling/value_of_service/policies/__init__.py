@@ -1,4 +1,4 @@
-"""The heuristics of spec §7, registered by name (``register(engine)``)."""
+"""The heuristics of ch. 2 spec §7, registered by name (``register(engine)``)."""
 
 from __future__ import annotations
 

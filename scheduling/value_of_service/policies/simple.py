@@ -1,5 +1,6 @@
-"""Simple and its three variants (spec §7.2): random task order, random configuration, lowest
-core ids; optionally dropping and place-holders instead of permanent reservations."""
+"""Simple and its three variants (Simple and its variants (ch. 2 spec §7.2)): random task order,
+random configuration, lowest core ids; optionally dropping and place-holders instead of permanent
+reservations."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ class SimplePolicy(VosPolicy):
             start, node = float(s[0]), int(node[0])
             if self.dropping:
                 value, _, _ = sim.values(j, start, d, wl.eec[ty, k])
-                if value <= 0.0:  # never commits an assignment earning nothing (§7.2)
+                if value <= 0.0:
+                    # never commits an assignment earning nothing (Simple and its variants
+                    # (ch. 2 spec §7.2))
                     sim.drop(j)
                     continue
             sim.assign(j, k, start, node, "lowest", self.placeholders)

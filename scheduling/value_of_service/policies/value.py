@@ -1,10 +1,11 @@
-"""Max VPTR and its variants (spec §7.1): two-phase greedy in the style of Min-Min.
+"""Max VPTR and its variants (ch. 2 spec §7.1): two-phase greedy in the style of Min-Min.
 
 Every round takes, for each mappable task, the allowable configuration with the highest metric
 (value per total resource for Max VPTR) at its earliest start, drops tasks no configuration can
 give value, and commits the (task, configuration) with the highest metric overall (ties: the
 earliest arrival, then the first configuration): it starts now on the cores of the void rule
-(spec §6.3) or gets a place-holder, erased at the next event (spec §6.4).
+(core selection on equal start (ch. 2 spec §6.3)) or gets a place-holder, erased at the next event
+(permanent reservations vs. place-holders (ch. 2 spec §6.4)).
 
 Rounds are exact but incremental: a booking on ``[s, e)`` can only delay earliest starts, and
 only of configurations whose window ``[start, start + ETC)`` overlaps it, so only tasks with
@@ -79,7 +80,8 @@ class ValuePolicy(VosPolicy):
                 lo_w[idx] = np.where(fin, sub, np.inf).min(axis=1)
                 hi_w[idx] = np.where(fin, sub + D[idx], -np.inf).max(axis=1)
                 gone = idx[vmax[idx] <= 0.0]
-                for j in gone.tolist():  # no configuration can earn value: drop (§6.5)
+                for j in gone.tolist():
+                    # no configuration can earn value: drop (dropping (ch. 2 spec §6.5))
                     sim.drop(int(tasks[j]))
                 alive[gone] = False
                 stale[idx] = False

@@ -44,7 +44,8 @@ def run(wl: Workload, scheduler: GridScheduler | None = None, neighbours=None, s
 
 
 def check_invariants(sim: GridSim, wl: Workload, migrate_suspended: bool = False) -> None:
-    """Spec §11 invariants on a traced run; raises AssertionError naming the broken one."""
+    """Implementation notes (grid spec §11) invariants on a traced run; raises AssertionError naming
+    the broken one."""
     nodes, jobs = wl.nodes, wl.jobs
     segs = sim.log.segments
     m = len(jobs)
@@ -59,7 +60,7 @@ def check_invariants(sim: GridSim, wl: Workload, migrate_suspended: bool = False
     for j in range(m):
         assert abs(done[j] - jobs.work[j]) <= 1e-6 * max(1.0, jobs.work[j]), j
         assert abs(max(b for _, b, _ in by_job[j]) - sim.end[j]) < 1e-9
-    # A job runs only on a node that satisfies every requirement (spec §2).
+    # A job runs only on a node that satisfies every requirement (system model (grid spec §2)).
     for j, n, _, _ in segs:
         assert nodes.cores[n] >= jobs.cores[j] and nodes.speed[n] >= jobs.min_speed[j]
         assert nodes.mem[n] >= jobs.mem[j] and nodes.disk[n] >= jobs.disk[j], (j, n)

@@ -1,5 +1,5 @@
-"""Internode PUSH and PULL by hand (spec §6), the balance objective, queue balancing, and every
-scheduler on the small preset."""
+"""Internode PUSH and PULL by hand (internode scheduling (grid spec §6)), the balance objective,
+queue balancing, and every scheduler on the small preset."""
 
 import pytest
 
@@ -34,7 +34,7 @@ def test_push_moves_the_blocked_head_to_a_neighbour_that_can_start_it(helpers):
     assert list(zip(sim.log.mig_t, sim.log.mig_job, sim.log.mig_from, sim.log.mig_to,
                     sim.log.mig_kind, strict=True)) == [(5.0, 1, 0, 1, 0)]
     assert sim.end == [100.0, 105.0]
-    assert sim.wf[1] == 0.0  # W restarts at the run node (spec §4) ...
+    assert sim.wf[1] == 0.0  # W restarts at the run node (priority (grid spec §4)) ...
     assert sim.end[1] - sim.submit[1] - sim.exec_wall[1] == 4.0  # ... the conventional wait not
     helpers.check_invariants(sim, wl)
 
@@ -81,7 +81,7 @@ def test_pull_waits_for_a_recently_asked_neighbour(helpers):
 def test_queue_balancing_moves_queued_jobs_off_a_local_maximum(helpers):
     # Three 1-core nodes in a line. Nodes 0 and 2 run a long job each; six more jobs all go to
     # node 1. Nobody can start them now, so PUSH and PULL stay idle, but balancing spreads
-    # the queue over the neighbours' queues (spec §6.4).
+    # the queue over the neighbours' queues (queue balancing (grid spec §6.4)).
     nodes = [(1, 1.0, 4, 100)] * 3
     jobs = [(0, 3000, 1, 1, 1, 0), (0, 3000, 1, 1, 1, 0)]
     jobs += [(float(i), 1000 + i, 1, 1, 1, 0) for i in range(1, 7)]

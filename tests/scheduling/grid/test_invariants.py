@@ -1,5 +1,6 @@
-"""Spec §11 invariants on random small grids, for every scheduler (property-based), and the
-change-tracking loop against the naive one that visits every node at every tick."""
+"""Implementation notes (grid spec §11) invariants on random small grids, for every scheduler
+(property-based), and the change-tracking loop against the naive one that visits every node at every
+tick."""
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -61,7 +62,8 @@ def test_capacity_eligibility_and_waiting_only_migration(helpers, params, name, 
         assert not sim.log.mig_t
     if name == "fcfs":
         assert sim.preemptions == 0
-    # Matchmaking placed every job on one of its sampled, eligible candidates (spec §3).
+    # Matchmaking placed every job on one of its sampled, eligible candidates (workload
+    # (grid spec §3)).
     for j in range(len(wl.jobs)):
         assert sim.first_node[j] in wl.jobs.candidates[j].tolist()
 

@@ -1,5 +1,6 @@
-"""Local scheduling on one node (spec §5, §7): preemptive SRPT at alpha 0 / beta 1, victim
-choice, aging, FCFS with backfilling."""
+"""Local scheduling on one node (local preemptive scheduling (grid spec §5), FCFS with backfilling
+(grid spec §7)): preemptive SRPT at alpha 0 / beta 1, victim choice, aging, FCFS with
+backfilling."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -129,7 +130,8 @@ def test_greedy_victims_take_the_lowest_priorities_first(helpers):
 
 def test_a_preempted_job_preempts_in_turn_once_it_is_shorter(helpers):
     # After h, the 2-core j2 (79 s left) outranks both 1-core jobs (95 and 85 s left at the next
-    # tick, t = 5): the freed surplus is used at the node's next invocation (spec §5.3).
+    # tick, t = 5): the freed surplus is used at the node's next invocation (preemptive scheduler
+    # (grid spec §5.3)).
     victims, sim = _victim_case(helpers, "exact")
     later = [(t, j) for t, j in zip(sim.log.pre_t, sim.log.pre_job, strict=True) if t > 1]
     assert sorted(later) == [(5.0, 0), (5.0, 1)]
@@ -148,7 +150,7 @@ def test_aging_lets_a_long_waiting_job_overtake(helpers):
     assert mild.wf[1] == 379.0 and mild.first_start[1] == 380.0 and mild.npre[1] == 0
     # alpha 2 > beta: waiting jobs gain priority faster than running ones, so L gets the core
     # after about 100 s but every waiting job soon outranks whoever runs: time slicing, with
-    # many more preemptions (spec §9: alpha >= 1).
+    # many more preemptions (headline results (grid spec §9): alpha >= 1).
     sliced = helpers.run(wl, LOCAL, alpha=2.0)
     assert sliced.wf[1] < mild.wf[1]
     assert sliced.preemptions > 4 * max(srpt.preemptions, 1)

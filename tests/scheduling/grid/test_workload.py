@@ -1,4 +1,5 @@
-"""Nodes, jobs, arrivals and matchmaking samples (spec §2, §3) and the two overlays."""
+"""Nodes, jobs, arrivals and matchmaking samples (system model (grid spec §2), workload
+(grid spec §3)) and the two overlays."""
 
 import numpy as np
 import pytest
@@ -44,8 +45,8 @@ def test_jobs_follow_the_table_and_the_spec_load_check(big):
     gaps = np.diff(np.concatenate([[0.0], j.submit]))
     assert np.all(gaps >= 0) and abs(gaps.mean() - 1.5) < 0.05
     assert abs(np.std(gaps) / np.mean(gaps) - 1.0) < 0.05  # exponential: COV 1
-    # The spec's check (§3): sum of cores ~ 3.1 per node, E[cores_job] = 1.8, so at 1,000
-    # nodes and IAT 1.5 s the offered load is about 1.39 (ignoring speed).
+    # The spec's check (workload (grid spec §3)): sum of cores ~ 3.1 per node, E[cores_job] = 1.8,
+    # so at 1,000 nodes and IAT 1.5 s the offered load is about 1.39 (ignoring speed).
     assert abs(wl.info["total_cores"] / 20000 - 3.1) < 0.05
     assert abs(wl.info["mean_job_cores"] - 1.8) < 0.05
     assert abs(wl.info["offered_load"] * 20 - 1.39) < 0.06  # 20x the nodes, same arrivals

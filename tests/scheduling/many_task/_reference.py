@@ -1,6 +1,6 @@
-"""A literal, slow simulation of spec §6 (the paper's loop), event by event with a heap, to
-check the vectorized engine against. Simultaneous completions are applied together before the
-chop test, as the engine documents."""
+"""A literal, slow simulation of tail-chopping (trailing-tasks spec §6) (the paper's loop), event by
+event with a heap, to check the vectorized engine against. Simultaneous completions are applied
+together before the chop test, as the engine documents."""
 
 from __future__ import annotations
 

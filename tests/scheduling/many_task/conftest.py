@@ -5,7 +5,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def ref(load_sibling):
-    """The literal loop of spec §6, see _reference.py."""
+    """The literal loop of tail-chopping (trailing-tasks spec §6), see _reference.py."""
     return load_sibling(Path(__file__).with_name("_reference.py"), "manytask_reference")
 
 

@@ -1,5 +1,5 @@
-"""The frontier arithmetic behind the hypothesis checks (spec §8), on grids built by hand, and
-one small grid end to end."""
+"""The frontier arithmetic behind the hypothesis checks (headline results (trailing-tasks spec §8)),
+on grids built by hand, and one small grid end to end."""
 
 import numpy as np
 import pytest
@@ -64,7 +64,7 @@ def test_collect_averages_a_real_grid(monkeypatch):
     g = checks.collect(params, "random", range(3), jobs=1, label="small")
     assert g.trials == 3 and g.f.tolist() == [0.5, 1.0] and g.r.tolist() == [1.0, 5.0]
     assert g.tts_h.shape == (2, 2) and np.all((g.utilization > 0) & (g.utilization <= 1))
-    # Chopping never shortens the TTS at a fixed r (spec §8).
+    # Chopping never shortens the TTS at a fixed r (headline results (trailing-tasks spec §8)).
     assert np.all(g.tts_h[0] >= g.tts_h[1])
 
 

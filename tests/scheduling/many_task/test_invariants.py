@@ -1,5 +1,6 @@
-"""Spec invariants, property-based: the engine against the literal loop of spec §6, the
-accounting identities, greedy list scheduling against a heap, the LPT bound."""
+"""Spec invariants, property-based: the engine against the literal loop of tail-chopping
+(trailing-tasks spec §6), the accounting identities, greedy list scheduling against a heap, the LPT
+bound."""
 
 import itertools
 import math

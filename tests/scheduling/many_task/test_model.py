@@ -1,5 +1,6 @@
-"""Hand-worked cases of the model (spec §3, §6): partition choice, start-up and tear-down
-accounting, the chop trigger, restarted tasks."""
+"""Hand-worked cases of the model (machine model (trailing-tasks spec §3), tail-chopping
+(trailing-tasks spec §6)): partition choice, start-up and tear-down accounting, the chop trigger,
+restarted tasks."""
 
 import math
 

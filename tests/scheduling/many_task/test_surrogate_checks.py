@@ -1,4 +1,5 @@
-"""The surrogate checks of spec §4 against the paper's numbers (one full-size run each)."""
+"""The surrogate checks of workloads (trailing-tasks spec §4) against the paper's numbers (one
+full-size run each)."""
 
 import numpy as np
 import pytest
@@ -22,7 +23,8 @@ def test_16k_workers_give_over_90_percent_at_about_12_hours():
 
 
 def test_real15k_on_2048_workers_matches_the_experiments_utilization():
-    # Spec §4: about 0.834 in simulation; the experiment measured 0.837, 1,251 CPU-h, 39.6 min.
+    # Workloads (trailing-tasks spec §4): about 0.834 in simulation; the experiment measured 0.837,
+    # 1,251 CPU-h, 39.6 min.
     sc = scenario("many-task", {"workload": {"source": "real15k"}, "chop": {"r": 5.0}})
     runs = [simulate(sc, "random", seed=s).summary for s in range(20)]
     assert runs[0]["first_partition"] == 2048

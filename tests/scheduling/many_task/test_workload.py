@@ -1,4 +1,4 @@
-"""Workloads: the calibrated surrogates (spec §4), files, lists; fixed instances and
+"""Workloads: the calibrated surrogates (trailing-tasks spec §4), files, lists; fixed instances and
 determinism."""
 
 import gzip

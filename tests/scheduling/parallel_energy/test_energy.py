@@ -1,4 +1,5 @@
-"""Daily budgets, day accounting, goal energy and the energy filters (§4.3, §5.9, §5.10)."""
+"""Daily budgets, day accounting, goal energy and the energy filters (energy budget
+(ch. 3 spec §4.3), metaheuristics (ch. 3 spec §5.9), ch. 3 spec §5.10)."""
 
 import math
 
@@ -76,7 +77,8 @@ def test_ept_filter_uses_estimated_remaining_tasks():
 
 @pytest.mark.parametrize("pct", [100.0, 70.0])
 def test_budget_as_a_share_of_max_upr_unconstrained_energy_on_the_same_trial(pct):
-    """§3.6.3: the testbed's limits are shares of what Max UPR spends without one."""
+    """Testbed results (dissertation §3.6.3): the testbed's limits are shares of what Max UPR spends
+    without one."""
     from scheduling.engine import ENGINE
 
     free = ENGINE.simulate(ENGINE.preset_scenario("ch3-testbed", {"energy.budget_gj": None}),

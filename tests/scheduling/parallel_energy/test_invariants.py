@@ -1,4 +1,4 @@
-"""Spec §10.3 invariants on random small scenarios (hypothesis), every policy on ``small``."""
+"""Ch. 3 spec §10.3 invariants on random small scenarios (hypothesis), every policy on ``small``."""
 
 from contextlib import contextmanager
 from unittest import mock

@@ -1,4 +1,5 @@
-"""ETC/APC models (spec §1.3-1.4, §2.9) and the utility reconstruction (§2.3)."""
+"""ETC/APC models (ETC and APC data to energy of a task (ch. 3 spec §1.3-1.4), Downey parallel
+speedup (ch. 3 spec §2.9)) and the utility reconstruction (utility function (ch. 3 spec §2.3))."""
 
 import numpy as np
 import pytest

@@ -22,7 +22,8 @@ def _run(policy, overrides, seed=2):
 
 
 def test_random_reserves_by_default_and_start_now_is_the_alternative():
-    assert ParallelEnergyConfig().scheduler.random_reservations is True  # §3.3.4.2 (A23)
+    # Random (dissertation §3.3.4.2) (Random's reservations (ch. 3 spec A23))
+    assert ParallelEnergyConfig().scheduler.random_reservations is True
     _, reserving = _run("random", {})
     _, start_now = _run("random", {"scheduler.random_reservations": False})
     assert len(reserving["reservations"]) > 0
@@ -60,7 +61,8 @@ def _option_mean(st, ids):
 def test_ept_averages_the_executed_tasks_by_default():
     from scheduling.parallel_energy.energy import ept_mask, resources_remaining
 
-    assert ParallelEnergyConfig().scheduler.ept_average == "history"  # A20
+    # Energy-per-task budget (ch. 3 spec A20)
+    assert ParallelEnergyConfig().scheduler.ept_average == "history"
     averages = {}
     for reading in ("history", "arrived", "mappable"):
         st, tasks, mask = _mask_after_some_events({"scheduler.ept_average": reading})

@@ -165,7 +165,8 @@ def test_lazy_min_min_equals_the_literal_algorithm(policy):
 
 
 def reference_evaluate(run: MinMinRun, r: int):
-    """§5.8 literally: every allowed option of row ``r`` against the current schedule."""
+    """Utility-aware heuristics (ch. 3 spec §5.8) literally: every allowed option of row ``r``
+    against the current schedule."""
     st = run.st
     run.cache.refresh(r)
     t = int(run.ctx.tasks[r])
@@ -245,7 +246,8 @@ def test_dropping_threshold_semantics():
         r = simulate(sc, "max-upe-ph", seed=1)
     assert r.summary["tasks_dropped"] == len(dropped) > 0
     assert max(dropped) < 0.5
-    # Comparison heuristics do not drop unless asked to (A29).
+    # Comparison heuristics do not drop unless asked to (no dropping for comparison heuristics
+    # (ch. 3 spec A29)).
     cb = simulate(sc, "conservative", seed=1)
     assert cb.summary["tasks_dropped"] == 0
     cb_drop = simulate(preset_scenario("small", {**SHORT, "workload.tasks_per_day": 900.0,

@@ -1,4 +1,5 @@
-"""Node timelines: the vectorized earliest-start index against a plain reference (§5.5)."""
+"""Node timelines: the vectorized earliest-start index against a plain reference (allocation options
+(ch. 3 spec §5.5))."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -8,7 +9,8 @@ from scheduling.parallel_energy.timeline import EPS, ClusterTimeline
 
 
 def reference_earliest(intervals, n_nodes, now, horizon, n, d):
-    """Spec §5.5 literally: candidates now + every busy end after now, in order."""
+    """Allocation options (ch. 3 spec §5.5) literally: candidates now + every busy end after now, in
+    order."""
     ends = sorted({e for node in intervals for (_, e) in node if now < e < horizon})
     for s in ([now] if now < horizon else []) + ends:
         free = 0

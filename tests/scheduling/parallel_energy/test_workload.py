@@ -1,4 +1,5 @@
-"""Synthetic workload generator (spec §2) and trace-driven arrivals (§3)."""
+"""Synthetic workload generator (ch. 3 spec §2) and trace-driven arrivals (Curie trace workload
+(ch. 3 spec §3))."""
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ def test_table3_marginals():
     shares = np.bincount(level, minlength=4) / len(level)
     np.testing.assert_allclose(shares, [0.0405, 0.1295, 0.30, 0.53], atol=0.003)
     assert u0.min() >= 1.0 and u0.max() <= 8.0
-    assert abs(u0.mean() - 2.63) < 0.02  # spec §2.2 implied mean
+    assert abs(u0.mean() - 2.63) < 0.02  # Priority and urgency (ch. 3 spec §2.2) implied mean
     crit = level == 0
     assert set(np.unique(urgency[crit])) <= {0.6, 0.2, 0.1}
     assert np.all((u0[crit] > 6) & (u0[crit] <= 8))
@@ -53,7 +54,8 @@ def test_types_follow_spec_defaults():
     assert types.eligible[60:80, 4].all() and types.eligible[80:, 5].all()
     assert types.eligible.sum(axis=1)[60:].max() == 1
     assert np.bincount(types.row, minlength=5).tolist() == [20, 20, 40, 19, 1]
-    # GP "max cores of cluster" = smallest GP cluster (A7): 11,520 cores.
+    # GP "max cores of cluster" = smallest GP cluster (max cores of a GP type (ch. 3 spec A7)):
+    # 11,520 cores.
     gp_full = types.row[:60] == 4
     assert np.all(types.cores_hi[:60][gp_full] == 11_520)
     assert np.all(types.cores_hi[:60][types.row[:60] == 3] == 11_519)
@@ -61,7 +63,8 @@ def test_types_follow_spec_defaults():
     assert np.all(types.cores_lo[60:80][sp1_full] == 20_480)
     # Work-hours pattern for the rows needing more than 4,096 cores.
     assert np.array_equal(types.work_hours, types.row >= 3)
-    # P-state 0 is fastest and hungriest; lower P-states trade time for energy (spec §2.7).
+    # P-state 0 is fastest and hungriest; lower P-states trade time for energy (P-state scaling
+    # (ch. 3 spec §2.7)).
     tm, pw = types.time_mult[types.eligible], types.power_mult[types.eligible]
     assert np.all(tm[:, 0] < tm[:, 2]) and np.all(pw[:, 0] > pw[:, 2])
     assert np.all(tm[:, 2] * pw[:, 2] < tm[:, 0] * pw[:, 0])
@@ -161,7 +164,8 @@ def test_trace_driven_arrivals():
     assert arr.min() >= 0 and arr.max() < 28 * 3600 and np.all(np.diff(arr) >= 0)
     assert trial.tasks.n == info["jobs_selected"] - info["jobs_not_fitting"] > 50
     assert trial.tasks.cores.max() <= 32
-    # The system is 30% of the traced machine, 1 core per node, in the §1.6 proportions.
+    # The system is 30% of the traced machine, 1 core per node, in the default cluster configuration
+    # (ch. 3 spec §1.6) proportions.
     assert abs(int(trial.system.cores.sum()) - 0.3 * 256) <= 3
     # Reference cluster at P-state 0 runs for the trace run time; P-states scale it.
     from scheduling.parallel_energy.workload import load_trace

@@ -1,8 +1,10 @@
-"""Slow, literal implementations of the spec's heuristics (§9.3-§9.6), for cross-checking.
+"""Slow, literal implementations of the spec's heuristics (Max Util / Max UPT to Preempt Pair
+(ch. 4 spec §9.3-9.6)), for cross-checking.
 
 They work task by task and core by core, exactly as the spec's pseudo-code reads, with the
-spec's tie-breaks (§8.4), and drive the same simulator API as the engine. The engine's fast
-versions (streams of grouped tasks, partner classes, lazy heaps) must make identical decisions.
+spec's tie-breaks (tie-breaking (ch. 4 spec §8.4)), and drive the same simulator API as the engine.
+The engine's fast versions (streams of grouped tasks, partner classes, lazy heaps) must make
+identical decisions.
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ class RefGreedy:
 
 
 class RefPair:
-    """Max Util/UPT Preempt Pair, literally, with the per-event guard (A19)."""
+    """Max Util/UPT Preempt Pair, literally, with the per-event guard (no re-preemption in one event
+    (ch. 4 spec A19))."""
 
     def __init__(self, mode: str, tie: str = "wait"):
         self.mode = mode
@@ -156,7 +159,8 @@ class RefPair:
                         net_a = v_t + obj_ra
                         own_b = u_tb / ret_t if upt else u_tb
                         net_b = val_r + own_b
-                        # equal nets: no preemption (A18), or preempt with pair_tie="preempt"
+                        # equal nets: no preemption (Pair's ties (ch. 4 spec A18)), or preempt with
+                        # pair_tie="preempt"
                         if net_a > net_b or (net_a == net_b and self.tie == "preempt"):
                             cand = (net_a, "A", v_t, u_t, core, val_r)
                         else:

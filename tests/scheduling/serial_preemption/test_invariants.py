@@ -1,4 +1,5 @@
-"""Preemption semantics, accounting and determinism of the ch4 simulator (spec §6, §7, §10)."""
+"""Preemption semantics, accounting and determinism of the ch4 simulator (preemption model
+(ch. 4 spec §6), metric and accounting (ch. 4 spec §7), simulation procedure (ch. 4 spec §10))."""
 
 from collections import defaultdict
 
@@ -106,8 +107,9 @@ def test_invariants_on_the_small_preset(ref, small, policy):
 
 
 def test_window_proration_70_30():
-    """§7.1: a task with 30% of its execution inside the window credits 30% of its utility;
-    MaxU is pro-rated the same way (A13)."""
+    """System utility of an interval (ch. 4 spec §7.1): a task with 30% of its execution inside the
+    window credits 30% of its utility; MaxU is pro-rated the same way (maximum-utility window
+    (ch. 4 spec A13))."""
     etc = np.array([[10.0]])
     wl = Workload(cores=np.array([1]), etc=etc, critical_type=np.array([False]),
                   table=UtilityTable([step(100.0)]), type=np.array([0, 0]),
@@ -120,7 +122,8 @@ def test_window_proration_70_30():
     sim = rec.sim
     # Task 0 runs [3, 13): 7 of 10 minutes inside [10, 40) ... 3 before the window.
     assert sim.credit[0] == pytest.approx(2.0 * 0.3)
-    # Task 1 runs [36, 46): projected at the horizon (A12), 4 minutes inside.
+    # Task 1 runs [36, 46): projected at the horizon (end-of-run credit (ch. 4 spec A12)), 4 minutes
+    # inside.
     assert sim.status[1] == RUNNING and sim.credit[1] == pytest.approx(2.0 * 0.4)
     assert max_utility(wl, 10.0, 40.0) == pytest.approx(2.0 * 0.3 + 2.0 * 0.4)
 

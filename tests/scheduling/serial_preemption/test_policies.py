@@ -1,4 +1,5 @@
-"""The ten heuristics against the spec's examples, identities and literal pseudo-code (§9)."""
+"""The ten heuristics against the spec's examples, identities and literal pseudo-code
+(ch. 4 spec §9)."""
 
 import numpy as np
 import pytest
@@ -32,7 +33,8 @@ def run_hand(wl, policy, duration=60.0, warmup=0.0):
 
 
 def worked_example():
-    """§9.5: t1 runs on c1 earning 2.0; t2 earns 2.5 on c1 (fast) or 1.0 on idle c2 (slow)."""
+    """Preempt Diff (ch. 4 spec §9.5): t1 runs on c1 earning 2.0; t2 earns 2.5 on c1 (fast) or 1.0
+    on idle c2 (slow)."""
     shapes = [step(1000.0), Shape((10.0, 100.0), (0.0, 0.0), jumps=(0.4,))]
     return hand_workload(cores=[1, 1], etc=[[20.0, 20.0], [5.0, 20.0]], shapes=shapes,
                          tasks=[(0, 0.0, 0, 2.0, True, True), (1, 0.5, 1, 2.5, True, True)])
@@ -94,7 +96,8 @@ def test_pair_two_orderings_on_one_core(mode):
 
 def test_pair_ties_go_to_ordering_b_unless_told_to_preempt():
     # Equal nets (A: 1 + 1, B: 1 + 1 with flat utilities). By default no preemption: "Tasks are
-    # not preempted unless higher utility can be earned for another task" (A18).
+    # not preempted unless higher utility can be earned for another task" (Pair's ties
+    # (ch. 4 spec A18)).
     wl = one_core(step(100.0), 1.0, step(100.0))
     rec = run_hand(wl, PairPolicy(mode="util"))
     assert rec.sim.preemptions == 0
@@ -184,10 +187,11 @@ def test_cross_check_exercises_preemption(ref):
 
 @pytest.mark.parametrize("tech", ["greedy", "diff"])
 def test_greedy_and_diff_events_terminate_with_bounded_preemptions(ref, small, tech):
-    """§9.4/§9.5: each preemption raises the victim core's value, so events end on their own.
-    A task started in an event is never preempted in the same event: for Greedy the spec
-    shows it; for Diff it also holds (docs/ch4.md: a later task that could displace it would
-    have had the larger difference at the earlier step), so no zero-length segment occurs."""
+    """Preempt Greedy (ch. 4 spec §9.4)/Preempt Diff (ch. 4 spec §9.5): each preemption raises the
+    victim core's value, so events end on their own. A task started in an event is never preempted
+    in the same event: for Greedy the spec shows it; for Diff it also holds (docs/ch4.md: a later
+    task that could displace it would have had the larger difference at the earlier step), so no
+    zero-length segment occurs."""
     cfg = small.params
     for mode in ("util", "upt"):
         rec, _ = ref.simulate_raw(cfg, GreedyPolicy(mode=mode, technique=tech), 5)

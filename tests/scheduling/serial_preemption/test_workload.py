@@ -1,4 +1,5 @@
-"""ETC matrices, utility families and the bursty workload of ch4 (spec §3-§5)."""
+"""ETC matrices, utility families and the bursty workload of ch4 (task types and ETC to utility
+functions (ch. 4 spec §3-5))."""
 
 import numpy as np
 import pytest
@@ -25,8 +26,8 @@ def fastest_cluster(etc) -> np.ndarray:
 
 
 def is_inconsistent(etc) -> bool:
-    """The inconsistency detector of spec ch4 §15.2: no single cluster is fastest for every
-    task type (inconsistent heterogeneity)."""
+    """The inconsistency detector of tests (ch. 4 spec §15.2): no single cluster is fastest for
+    every task type (inconsistent heterogeneity)."""
     return bool(np.unique(fastest_cluster(etc)).size > 1)
 
 
@@ -64,7 +65,8 @@ def test_etc_classic_mode_draws_every_cluster():
 
 
 def test_baseline_volume_and_critical_share():
-    """~60,000 tasks per 24 h on 800 cores, 20% critical (spec §4.1, §4.2)."""
+    """~60,000 tasks per 24 h on 800 cores, 20% critical (volume and oversubscription
+    (ch. 4 spec §4.1), critical vs. non-critical tasks (ch. 4 spec §4.2))."""
     cfg = preset_scenario("ch4-baseline", {"workload.burst_size": 1}).params
     per_day, crit = [], []
     for seed in range(3):

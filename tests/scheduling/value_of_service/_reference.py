@@ -1,7 +1,7 @@
 """Literal transcriptions of the spec, for checking the vectorized engine against.
 
 * :func:`value_eq1` / :func:`task_value_eq2`: Eq. 1 and Eq. 2 as written, one number at a time.
-* :func:`max_vptr_event`: one mapping event of the Max VPTR family exactly as spec §7.1's
+* :func:`max_vptr_event`: one mapping event of the Max VPTR family exactly as ch. 2 spec §7.1's
   pseudo-code says: every round evaluates every mappable task's every configuration, drops
   tasks that cannot earn value, and commits the best pair; no incremental shortcuts.
 """
@@ -47,8 +47,8 @@ def metric(name, value, etc, cores, mem, total_cores, total_mem, wc=1.0, wm=1.0)
 
 
 def max_vptr_event(sim, tasks, name="vptr"):
-    """Spec §7.1's loop on ``sim`` (a VosSim at the start of an event): returns the decisions
-    in order, ``("drop", task)`` or ``("assign", task, config, start)``."""
+    """Max VPTR (ch. 2 spec §7.1)'s loop on ``sim`` (a VosSim at the start of an event): returns the
+    decisions in order, ``("drop", task)`` or ``("assign", task, config, start)``."""
     wl = sim.wl
     mappable = [int(t) for t in tasks]
     decisions = []

@@ -46,7 +46,8 @@ def test_schedule_is_feasible_and_bounded(ref, params, policy, seed, noise):
     result = simulate(spec, policy=policy, seed=seed)
     ref.check_schedule(result)
     s, tasks = result.summary, result.tasks
-    # The maximum-VoS bound holds per task, hence for every population (spec §8.1).
+    # The maximum-VoS bound holds per task, hence for every population (simulation experiment
+    # (ch. 2 spec §8.1)).
     wl = generate(spec.params, seed)
     bound = maximum(wl, spec.params)["vos"]
     credit = np.array(tasks["credit"])

@@ -1,4 +1,4 @@
-"""The value model (spec §3): Eq. 1 endpoints, Eq. 2's zero rule, Table 3 weights and periods,
+"""The value model (ch. 2 spec §3): Eq. 1 endpoints, Eq. 2's zero rule, Table 3 weights and periods,
 and the Downey form recorded with the results."""
 
 import numpy as np

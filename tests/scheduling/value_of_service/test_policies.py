@@ -1,6 +1,6 @@
-"""The heuristics on ``vos-small`` (spec §6-§7): every policy runs, results are deterministic,
-place-holders vanish at the next event, and the incremental Max VPTR rounds make exactly the
-decisions of the spec's literal loop."""
+"""The heuristics on ``vos-small`` (scheduling framework to heuristics (ch. 2 spec §6-7)): every
+policy runs, results are deterministic, place-holders vanish at the next event, and the incremental
+Max VPTR rounds make exactly the decisions of the spec's literal loop."""
 
 import copy
 
@@ -41,7 +41,8 @@ def test_every_policy_sees_the_same_workload(runs):
 
 
 def test_expected_ordering_on_vos_small(runs):
-    # Spec §11: Max VPTR > Simple w/ d&p > {Simple w/ dropping, w/ place-holders} > Simple.
+    # Module layout and checks (ch. 2 spec §11): Max VPTR > Simple w/ d&p > {Simple w/ dropping, w/
+    # place-holders} > Simple.
     def mean(p):
         return np.mean([runs[p, s].summary["pct_max_vos"] for s in (1, 2)])
 

@@ -1,5 +1,6 @@
-"""The node timeline (spec §6.2-6.4): earliest starts with cores and memory, the two core
-choices, place-holders, and the incremental index against a naive scan."""
+"""The node timeline (resource timeline to permanent reservations vs. place-holders
+(ch. 2 spec §6.2-6.4)): earliest starts with cores and memory, the two core choices, place-holders,
+and the incremental index against a naive scan."""
 
 import numpy as np
 from hypothesis import given, settings

@@ -1,4 +1,5 @@
-"""Workload generators (spec §5 simulation, §8.2 testbed)."""
+"""Workload generators (simulated workload (ch. 2 spec §5) simulation, testbed experiment
+(ch. 2 spec §8.2) testbed)."""
 
 import numpy as np
 import pytest
@@ -74,7 +75,8 @@ def test_weights_follow_table3_by_category_and_arrival_period(env, wl):
     table = weight_table(env.value)
     np.testing.assert_array_equal(wl.w_p, table[wl.category, wl.period, 0])
     np.testing.assert_array_equal(wl.w_e, table[wl.category, wl.period, 1])
-    np.testing.assert_array_equal(wl.category, wl.type_category[wl.type])  # per type (§5.1)
+    # per type (stated workload facts (ch. 2 spec §5.1))
+    np.testing.assert_array_equal(wl.category, wl.type_category[wl.type])
     hour = (env.arrivals.start_hour + wl.arrival / 60.0) % 24
     assert (wl.period[(hour >= 10) & (hour < 18)] == 2).all()
     assert (wl.period[hour < 4] == 0).all()

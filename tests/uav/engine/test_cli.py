@@ -1,4 +1,6 @@
-"""Scenario-set experiments (§6.6, §6.7, §7) through the core sweep's UAV shorthand."""
+"""Scenario-set experiments (small scenario sets (ch. 5 spec §6.6), large scenarios
+(ch. 5 spec §6.7), experiments and metrics (ch. 5 spec §7)) through the core sweep's UAV
+shorthand."""
 
 import argparse
 import json
@@ -15,7 +17,8 @@ def test_axis_values_small_and_large():
     assert axis_values("energy", False) == ("energy_rate_mean", [0.05, 0.1, 0.15, 0.2])
     assert axis_values("delta", False)[1] == [1, 5, 10, 30, 60, 120]
     assert len(axis_values("cv", False)[1]) == 5
-    # A25: large sets scale the population axes by 10, multipliers apply on the x10 rates
+    # Large-set sweeps (ch. 5 spec A25): large sets scale the population axes by 10, multipliers
+    # apply on the x10 rates
     assert axis_values("targets", True) == ("targets_mean", [100, 140, 180])
     assert axis_values("uavs", True)[1] == [50, 90, 130]
     assert axis_values("events", True)[1] == [0, 10, 40, 160]

@@ -112,7 +112,8 @@ def test_random_ratio_is_one_for_random_itself():
 
 
 def test_no_random_value_gives_no_ratio():
-    # no UAVs at all: both values are 0 and the ratio is undefined (A23)
+    # no UAVs at all: both values are 0 and the ratio is undefined (percent increase when Random
+    # earns 0 (ch. 5 spec A23))
     r = simulate(preset_scenario("small-baseline", {"uavs_mean": 0.0, "event_multiplier": 0.0}),
                  "meta", seed=1)
     assert r.summary["value"] == 0 and r.summary["value_vs_random"] is None
@@ -143,7 +144,8 @@ def test_bad_input_raises_scenario_error(params, field):
 def test_bad_policy_and_seed():
     sc = preset_scenario("small-baseline")
     with pytest.raises(ScenarioError):
-        simulate(sc, "random+p", seed=1)  # A28: Random has no preemption variant
+        # No modifications on Random/RBS (ch. 5 spec A28): Random has no preemption variant
+        simulate(sc, "random+p", seed=1)
     with pytest.raises(ScenarioError):
         simulate(sc, "meta", seed=-1)
 
@@ -192,7 +194,8 @@ def test_form_description_keeps_the_sweep_axes_up_front():
 
     fields = describe(UavConfig)
     basic = {f["name"] for f in fields if not f["advanced"]}
-    # the six sweep axes of §6.6 plus the geometry switch; everything else is advanced
+    # the six sweep axes of small scenario sets (ch. 5 spec §6.6) plus the geometry switch;
+    # everything else is advanced
     assert basic == {"uavs_mean", "targets_mean", "energy_rate_mean", "priority_cv",
                      "event_multiplier", "mapping_interval_min", "geometry.enabled"}
     assert all(f["help"] for f in fields)

@@ -1,4 +1,5 @@
-"""Spec Tables 9/10: the §2.4 metric fixture and the §4.5 Metaheuristic trace at t = 0."""
+"""Spec Tables 9/10: the scheduling metrics (ch. 5 spec §2.4) metric fixture and the ch. 5 spec §4.5
+Metaheuristic trace at t = 0."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,8 @@ from uav.engine.policies import make_policy
 from uav.engine.sim import Simulator
 from uav.engine.workload import generate
 
-# spec §2.4: UAV, sensor, target, V, VPT, Eproj, VPE for every valid triple
+# Scheduling metrics (ch. 5 spec §2.4): UAV, sensor, target, V, VPT, Eproj, VPE for every valid
+# triple
 TABLE = """
 1 VIS 2 196 64.90 0.1510 1298.0
 1 VIS 4 126 46.15 0.1365 923.1
@@ -71,8 +73,8 @@ def test_metaheuristic_trace_at_t0(example):
     sim = Simulator(mission, cfg, make_policy("meta", None)).run()
     first = [(s.uav + 1, s.sensor, s.target + 1, s.mode)
              for s in sim.surveils if s.start == 0.0]
-    # §4.5: all UAVs in VPE mode at t = 0. UAV 1 and UAV 3 both want target 5 (VPE 7937 and
-    # 5102); phase 2 gives it to UAV 3 (value 648 > 504); UAV 1 then takes target 6 (VPE
+    # Meta (ch. 5 spec §4.5): all UAVs in VPE mode at t = 0. UAV 1 and UAV 3 both want target 5 (VPE
+    # 7937 and 5102); phase 2 gives it to UAV 3 (value 648 > 504); UAV 1 then takes target 6 (VPE
     # 4444). UAV 2 proposes IR/3 (VPE 1412.4, V 200), UAV 4 LIDAR/4 (1406.6, V 192): UAV 2 first,
     # then UAV 4 keeps LIDAR/4. Targets 1 and 2 stay unobserved: every UAV is busy.
     S = SENSOR_INDEX
@@ -82,9 +84,9 @@ def test_metaheuristic_trace_at_t0(example):
 
 @pytest.mark.parametrize("policy", ["random", "rbs", "max-vpt+p", "meta+pf"])
 def test_every_surveil_keeps_its_vpe(policy):
-    # §2.4: without attribute changes value and energy both grow linearly in time, so every
-    # surveil, partial or complete, earns exactly VPE x energy; a UAV earns at most its best
-    # VPE x its capacity.
+    # Scheduling metrics (ch. 5 spec §2.4): without attribute changes value and energy both grow
+    # linearly in time, so every surveil, partial or complete, earns exactly VPE x energy; a UAV
+    # earns at most its best VPE x its capacity.
     r = simulate(preset_scenario("example-tables-9-10"), policy, seed=3)
     sv = r.surveils
     assert len(sv["value"]) > 4
@@ -105,8 +107,9 @@ def test_the_example_says_its_windows_are_not_published():
 
 
 def test_example_with_generated_windows():
-    # the windows come from the spec's generator (§6.3) under A4; on them Meta+P+F earns well
-    # above Meta, as in Figs. 43/45 (+30%); docs/reproduction.md has the spread over 40 draws
+    # the windows come from the spec's generator (generating a target (ch. 5 spec §6.3)) under one
+    # surveil per window (ch. 5 spec A4); on them Meta+P+F earns well above Meta, as in Figs. 43/45
+    # (+30%); docs/reproduction.md has the spread over 40 draws
     params = preset_scenario("example-tables-9-10-windows").params
     wins = [t.windows for t in params.fixed_targets]
     assert params.one_surveil_per_window and all(len(w) >= 3 for w in wins)

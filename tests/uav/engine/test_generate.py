@@ -1,4 +1,5 @@
-"""Scenario generator (spec §6): distributions match the spec's computed figures."""
+"""Scenario generator (scenario generation (ch. 5 spec §6)): distributions match the spec's computed
+figures."""
 
 import math
 
@@ -53,7 +54,8 @@ def test_integer_attributes(draws):
     assert p.std() == pytest.approx(2.25, abs=0.05)
     freq(p, 1, 0.205)
     freq(p, 10, 0.024)
-    assert 10 not in q and 10 not in a  # floor(10 x) with x < 1 (A2)
+    # floor(10 x) with x < 1 (beta draws to integers (ch. 5 spec A2))
+    assert 10 not in q and 10 not in a
     assert min(q) >= 1 and min(a) >= 1 and p.min() >= 1 and p.max() <= 10
 
 
@@ -138,7 +140,8 @@ def test_events_pick_present_entities_and_are_resolved():
                 assert e.new_uav.joined == e.time
             elif e.kind == "E5":
                 present_t.add(e.target)
-                assert all(a > e.time for a, _ in e.new_target.windows)  # A8
+                # Windows of targets added mid-day (ch. 5 spec A8)
+                assert all(a > e.time for a, _ in e.new_target.windows)
             elif e.effect == "none":
                 assert (e.kind in "E2 E3 E4" and not present_u) or \
                        (e.kind not in "E2 E3 E4" and not present_t) or \
@@ -161,7 +164,8 @@ def test_events_pick_present_entities_and_are_resolved():
                 if e.kind == "E10":
                     assert e.sensor in allowed[e.target]
                     allowed[e.target].discard(e.sensor)
-                    assert (e.effect == "remove") == (not allowed[e.target])  # A12
+                    # Removing a target's last sensor type (ch. 5 spec A12)
+                    assert (e.effect == "remove") == (not allowed[e.target])
                 if e.kind == "E11":
                     assert set(e.values) == allowed[e.target]
                 if e.effect == "remove":

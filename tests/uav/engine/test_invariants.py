@@ -1,4 +1,5 @@
-"""Properties every run must keep (spec §1.6), checked on generated missions of any policy."""
+"""Properties every run must keep (constraints (ch. 5 spec §1.6)), checked on generated missions of
+any policy."""
 
 from collections import defaultdict
 
@@ -56,7 +57,7 @@ def check(r, one_per_window=True):
         # sensors can only be removed during the day, so a used one was fitted at the start
         assert sv["sensor"][i] in {part.split()[0] for part in uavs["sensors"][u].split(", ")}
     if one_per_window:
-        assert all(c <= 1 for c in completed.values())  # A4
+        assert all(c <= 1 for c in completed.values())  # One surveil per window (ch. 5 spec A4)
     # value accounting adds up
     total = sum(sv["value"])
     assert abs(total - r.summary["value"]) <= 1e-6 * max(1.0, total)
@@ -114,8 +115,9 @@ def per_window_value(r) -> dict:
        geometry=st.booleans())
 def test_no_window_earns_more_than_one_complete_surveil(seed, policy, after_partial, basis, uavs,
                                                         targets, events, rate, geometry):
-    """A4/A5, whatever the reading: each window earns at most the best complete surveil any
-    UAV present could make at the attributes in force during it (``bound.window_bounds``)."""
+    """One surveil per window (ch. 5 spec A4)/new surveil after a partial one (ch. 5 spec A5),
+    whatever the reading: each window earns at most the best complete surveil any UAV present could
+    make at the attributes in force during it (``bound.window_bounds``)."""
     sc = preset_scenario("small-baseline", {
         "uavs_mean": uavs, "targets_mean": targets, "event_multiplier": events,
         "energy_rate_mean": rate, "after_partial": after_partial, "preemption_basis": basis,

@@ -1,4 +1,5 @@
-"""Policy semantics (spec §4) on hand-made missions, and every variant on small-baseline."""
+"""Policy semantics (mission scheduling (ch. 5 spec §4)) on hand-made missions, and every variant on
+small-baseline."""
 
 from types import SimpleNamespace
 
@@ -20,7 +21,8 @@ def test_catalogue_has_the_18_variants_of_spec_4_8():
     assert names == policy_names()
     assert len(names) == 18
     assert {"random", "rbs", "meta", "meta+p", "meta+f", "meta+pf"} <= set(names)
-    assert not any(n.startswith(("random+", "rbs+")) for n in names)  # A28
+    # No modifications on Random/RBS (ch. 5 spec A28)
+    assert not any(n.startswith(("random+", "rbs+")) for n in names)
 
 
 def test_cli_flags_map_to_variants():
@@ -37,12 +39,13 @@ def first_event(policy):
 
 
 def test_greedy_orders_on_tables_9_10_at_t0():
-    # worked by hand from the §2.4 table
+    # worked by hand from the scheduling metrics (ch. 5 spec §2.4) table
     assert first_event("max-value")[0] == [(3, S["VIS"], 6), (1, S["VIS"], 5), (2, S["IR"], 3),
                                            (4, S["LIDAR"], 4)]
     assert first_event("max-vpe")[0] == [(1, S["VIS"], 5), (3, S["VIS"], 6), (2, S["IR"], 3),
                                          (4, S["LIDAR"], 4)]
-    # VPT tie 129.90 between UAV 2 and UAV 4 on SAR/target 1: the lower UAV id wins (A20)
+    # VPT tie 129.90 between UAV 2 and UAV 4 on SAR/target 1: the lower UAV id wins (ties in argmax
+    # (ch. 5 spec A20))
     assert first_event("max-vpt")[0] == [(3, S["VIS"], 5), (1, S["VIS"], 6), (2, S["SAR"], 1),
                                          (4, S["LIDAR"], 4)]
 
@@ -77,7 +80,8 @@ def test_preemption_takes_the_better_target(uavsim):
     assert [(s.target, s.start, s.reason) for s in plain.surveils] == [
         (0, 0.0, "complete"), (1, 4.0, "complete")]
     pre = uavsim.run(two_targets(uavsim), "max-value+p")
-    # partial credit, then A's window continues from p = 1/4 (A5): 3 h more, not 4
+    # partial credit, then A's window continues from p = 1/4 (new surveil after a partial one
+    # (ch. 5 spec A5)): 3 h more, not 4
     assert [(s.target, s.start, s.end, s.reason) for s in pre.surveils] == [
         (0, 0.0, 1.0, "preempted"), (1, 1.0, 2.0, "complete"), (0, 2.0, 5.0, "complete")]
     assert pre.surveils[0].value == pytest.approx(50 / 4)
@@ -134,8 +138,8 @@ def test_filtering_idles_a_fast_draining_uav(uavsim):
 
 
 def test_meta_switches_mode_with_energy_pace(uavsim):
-    # A: V 250, VPE 8333; B: V 50, VPE 10000. VPE mode at t = 0 (A15) picks B; after B the UAV
-    # is behind the pace (delta > eps), so value mode picks A.
+    # A: V 250, VPE 8333; B: V 50, VPE 10000. VPE mode at t = 0 (Meta at the start (ch. 5 spec A15))
+    # picks B; after B the UAV is behind the pace (delta > eps), so value mode picks A.
     m = uavsim.mission([(1.0, {"VIS": (0.01, 5)})],
                        [(10, 3.0, {"VIS": 5}, [(0.0, 24.0)]), (2, 0.5, {"VIS": 5}, [(0.0, 24.0)])])
     sim = uavsim.run(m, "meta")
@@ -160,7 +164,8 @@ def test_every_policy_runs_on_small_baseline(policy):
     assert s["value_vs_random"] == pytest.approx(s["value"] / s["value_random"])
     if "+p" not in policy:
         assert s["surveils_preempted"] == 0
-    # a surveil is never preempted at the instant it starts (A19 lock)
+    # a surveil is never preempted at the instant it starts (re-preemption in one event
+    # (ch. 5 spec A19) lock)
     sv = r.surveils
     assert not any(a == b and why == "preempted"
                    for a, b, why in zip(sv["start"], sv["end"], sv["reason"], strict=True))

@@ -1,5 +1,5 @@
 """Published rankings that are large and stable enough to check on small missions in seconds
-(spec ch5 §8.2; docs/reproduction.md has the full figures)."""
+(claims to check (ch. 5 spec §8.2); docs/reproduction.md has the full figures)."""
 
 from uav.engine import preset_scenario, simulate
 

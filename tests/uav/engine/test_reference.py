@@ -1,8 +1,9 @@
 """The vectorized policies against a plain-loop transcription of the spec's pseudo-code.
 
-The reference below follows §4.4-§4.7 literally, one (u, t, s) at a time, with the tie rule
-of A20 (first in UAV id, target id, sensor order). Whole missions with dynamic events must
-produce identical surveils.
+The reference below follows value-based greedy heuristics to filtering (ch. 5 spec §4.4-4.7)
+literally, one (u, t, s) at a time, with the tie rule of ties in argmax (ch. 5 spec A20) (first in
+UAV id, target id, sensor order). Whole missions with dynamic events must produce identical
+surveils.
 """
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""Value accounting on hand-worked missions (spec §2): full, partial, split surveils."""
+"""Value accounting on hand-worked missions (surveillance value (ch. 5 spec §2)): full, partial,
+split surveils."""
 
 import pytest
 
@@ -18,7 +19,8 @@ def test_full_surveil_earns_eq1(uavsim):
     assert first.value == 196.0
     assert first.end == pytest.approx(3.02)
     assert first.energy == pytest.approx(0.05 * 3.02)
-    # one completed surveil per window (A4): nothing else starts in [0, 10)
+    # one completed surveil per window (one surveil per window (ch. 5 spec A4)): nothing else starts
+    # in [0, 10)
     assert len(sv) == 1
 
 
@@ -28,7 +30,8 @@ def test_partial_when_window_closes(uavsim):
                   (2, 2.0, {"VIS": 5}, [(0.0, 1.5), (3.0, 10.0)]))
     assert sv[0].reason == "window_end" and sv[0].end == 1.5
     assert sv[0].value == pytest.approx(30.0)
-    assert sv[1].start == 3.0  # mapping event exactly at the window start sees it (A22)
+    # mapping event exactly at the window start sees it (same-time ordering (ch. 5 spec A22))
+    assert sv[1].start == 3.0
     assert sv[1].reason == "complete" and sv[1].value == pytest.approx(40.0)
 
 
@@ -43,7 +46,8 @@ def test_partial_when_energy_runs_out(uavsim):
 
 
 def test_priority_doubled_mid_surveil_is_split(uavsim):
-    # Spec §2.3: a 5 h surveil whose priority doubles after 3 h earns 0.6 V + 0.4 (2 V).
+    # Partial surveils (ch. 5 spec §2.3): a 5 h surveil whose priority doubles after 3 h earns 0.6
+    # V + 0.4 (2 V).
     ev = uavsim.event(3.0, "E7", target=1, number=4.0)
     sim, sv = one(uavsim, (1.0, {"VIS": (0.01, 5)}), (2, 5.0, {"VIS": 3}, [(0.0, 24.0)]), [ev])
     V = 2 * 3 * 5
@@ -63,7 +67,8 @@ def test_affinity_and_quality_changes_split_value(uavsim):
 
 
 def test_surveil_time_change_keeps_progress(uavsim):
-    # A13: T_s 2 -> 4 at 1 h (p = 0.5): the remaining half takes 0.5 * 4 = 2 h, ending at 3 h.
+    # Surveil time change mid-surveil (ch. 5 spec A13): T_s 2 -> 4 at 1 h (p = 0.5): the remaining
+    # half takes 0.5 * 4 = 2 h, ending at 3 h.
     ev = uavsim.event(1.0, "E8", target=1, number=4.0)
     sim, sv = one(uavsim, (1.0, {"VIS": (0.1, 2)}), (3, 2.0, {"VIS": 5}, [(0.0, 24.0)]), [ev])
     assert sv[0].end == pytest.approx(3.0)
@@ -109,9 +114,10 @@ def test_repeat_surveils_when_windows_allow(uavsim):
 
 
 def test_a_window_earns_at_most_one_surveil_under_either_reading(uavsim):
-    # Target A (V 50, 4 h) is preempted at 1 h by B (V 200, opens at 1 h). A5 default: A's
-    # window continues from p = 0.25 (3 h more); the alternative starts afresh (4 h more) and
-    # credits the window with its best surveil. Either way A's window earns 50, not 62.5.
+    # Target A (V 50, 4 h) is preempted at 1 h by B (V 200, opens at 1 h). New surveil after a
+    # partial one (ch. 5 spec A5) default: A's window continues from p = 0.25 (3 h more); the
+    # alternative starts afresh (4 h more) and credits the window with its best surveil. Either way
+    # A's window earns 50, not 62.5.
     m = uavsim.mission([(1.0, {"VIS": (0.01, 5)})],
                        [(2, 4.0, {"VIS": 5}, [(0.0, 24.0)]), (8, 1.0, {"VIS": 5}, [(1.0, 24.0)])])
     cont = uavsim.run(m, "max-value+p")

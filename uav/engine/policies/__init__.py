@@ -1,5 +1,5 @@
-"""Policy catalogue: every base heuristic and its Preemption/Filtering variants (spec ch5
-§4.8)."""
+"""Policy catalogue: every base heuristic and its Preemption/Filtering variants (heuristic variants
+(ch. 5 spec §4.8))."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ VARIANTS = {
     "f": (" + F", "; with per-UAV adaptive VPE filtering (spec ch5 §4.7)"),
     "pf": (" + P + F", "; with preemption and filtering (spec ch5 §4.6, §4.7)"),
 }
-# Only these take P and F: Random and RBS have no score to compare (spec ch5 A28).
+# Only these take P and F: Random and RBS have no score to compare (no modifications on Random/RBS
+# (ch. 5 spec A28)).
 SCORED = ("max-value", "max-vpt", "max-vpe", "meta")
 
 

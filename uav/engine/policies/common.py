@@ -1,5 +1,5 @@
-"""Helpers shared by the policies: tie-aware argmax, filtering thresholds (spec ch5 §4.7) and
-the preemption rule (spec ch5 §4.6)."""
+"""Helpers shared by the policies: tie-aware argmax, filtering thresholds (ch. 5 spec §4.7) and
+the preemption rule (ch. 5 spec §4.6)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ NEG = -np.inf
 
 def flat_argmax(arr: np.ndarray, view) -> int:
     """Index of the maximum of ``arr.ravel()``; ties as the scenario says
-    (first, or uniform at random; spec ch5 A20)."""
+    (first, or uniform at random; ties in argmax (ch. 5 spec A20))."""
     i = int(arr.argmax())
     if view.tie_break == "random":
         flat = arr.ravel()
@@ -32,8 +32,8 @@ def row_argmax(rows: np.ndarray, view) -> np.ndarray:
 
 
 def filter_threshold(view) -> np.ndarray:
-    """Per-UAV VPE threshold T = tau x F with F = epsilon / delta (spec ch5 §4.7; tau as the
-    scenario's filter_base says, A17).
+    """Per-UAV VPE threshold T = tau x F with F = epsilon / delta (filtering (ch. 5 spec §4.7); tau
+    as the scenario's filter_base says, filtering threshold and cold start (ch. 5 spec A17)).
 
     No started surveils (tau undefined) or delta = 0 gives T = 0, which keeps every option since
     every VPE is positive.
@@ -66,8 +66,9 @@ def base_mask(view, filtering: bool, preemption: bool) -> np.ndarray:
 
 def running_scores(view, uav_side: np.ndarray, target_side: np.ndarray,
                    u_is_value: np.ndarray | bool, t_is_value: bool):
-    """Scores of the running surveils, to beat for preemption (spec ch5 §4.6; the comparison
-    basis, A18): per UAV and per target, the score of the surveil it runs (-inf when idle).
+    """Scores of the running surveils, to beat for preemption (ch. 5 spec §4.6; the comparison
+    basis, preemption comparison basis (ch. 5 spec A18)): per UAV and per target, the score of the
+    surveil it runs (-inf when idle).
 
     ``uav_side``/``target_side`` are the UAV-side and target-side score matrices; with the
     ``remaining`` basis, value-type scores are scaled by the running surveil's unfinished
@@ -92,15 +93,16 @@ def running_scores(view, uav_side: np.ndarray, target_side: np.ndarray,
 
 
 class PreemptionChoices:
-    """Scores of the combinations allowed under preemption (spec ch5 §4.6), kept current per
+    """Scores of the combinations allowed under preemption (ch. 5 spec §4.6), kept current per
     assignment.
 
     A combination may replace running surveils only if it beats them: on the UAV side by
     ``uav_side`` against the UAV's running surveil, on the target side by ``target_side``
     against the target's (skipped when the target is the UAV's own). UAVs and targets assigned
-    in this event are locked (no re-preemption within one mapping event, spec ch5 A19). One
-    assignment changes one row (the UAV it freed) and one column (the target it freed), so only
-    those are recomputed. ``scores`` holds ``rank`` where allowed, -inf elsewhere.
+    in this event are locked (no re-preemption within one mapping event, re-preemption in one event
+    (ch. 5 spec A19)). One assignment changes one row (the UAV it freed) and one column (the target
+    it freed), so only those are recomputed. ``scores`` holds ``rank`` where allowed, -inf
+    elsewhere.
     """
 
     def __init__(self, view, base, rank, uav_side, target_side, u_is_value, t_is_value):

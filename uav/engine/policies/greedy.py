@@ -1,5 +1,6 @@
-"""Max Value, Max Value per Time, Max Value per Energy (spec ch5 §4.4), with Preemption (§4.6)
-and Filtering (§4.7): repeatedly start the best-scoring valid combination."""
+"""Max Value, Max Value per Time, Max Value per Energy (value-based greedy heuristics
+(ch. 5 spec §4.4)), with Preemption (ch. 5 spec §4.6) and Filtering (ch. 5 spec §4.7): repeatedly
+start the best-scoring valid combination."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Metaheuristic (spec ch5 §4.5): each UAV proposes its best option by Max Value when it is
+"""The Metaheuristic (ch. 5 spec §4.5): each UAV proposes its best option by Max Value when it is
 behind the linear energy pace (the fraction of its day elapsed, delta, above the fraction of its
 energy spent, epsilon) and by Max VPE otherwise; the system starts the proposal with the highest
 value, then asks again."""
@@ -20,7 +20,7 @@ class MetaPolicy(UavPolicy):
 
     def map(self, view) -> None:
         # Behind the linear energy pace: delta > epsilon; VPE mode on the tie, e.g. at t = 0
-        # (spec ch5 A15).
+        # (Meta at the start (ch. 5 spec A15)).
         value_mode = view.day_elapsed > view.energy_spent
         base = base_mask(view, self.filtering, self.preemption)
         considered = base.any(axis=(1, 2))
@@ -54,7 +54,7 @@ class MetaPolicy(UavPolicy):
                 if stale.size:
                     best[stale] = row_argmax(rows[stale], view)
         # UAV side compares in its mode metric, target side in plain value (preemption
-        # comparison basis, spec ch5 A18).
+        # comparison basis, preemption comparison basis (ch. 5 spec A18)).
         choices = PreemptionChoices(view, base, mode_score, mode_score, V, value_mode, True)
         rows = choices.scores.reshape(n_uavs, n_targets * n_sensors)
         while True:

@@ -1,5 +1,5 @@
-"""Random and Random Best Sensor (spec ch5 §4.2, §4.3): one pass over the targets in random
-order."""
+"""Random and Random Best Sensor (ch. 5 spec §4.2, ch. 5 spec §4.3): one pass over the targets in
+random order."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('hetsite', '0007_fair_queue_and_summary_rows'),
+        ('hetsite', '0008_generic_uploads'),
     ]
 
     operations = [
