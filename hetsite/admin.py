@@ -111,7 +111,7 @@ class RunAdmin(admin.ModelAdmin):
     readonly_fields = ["public_id", "experiment", "policy", "trial", "seed", "status",
                        "progress", "error", "celery_id", "sent", "cost", "attempts", "worker",
                        "summary",
-                       "timing", "result_bytes", "code_version", "created", "started",
+                       "timing", "result_bytes", "code_version", "plugin", "created", "started",
                        "heartbeat", "finished"]
     exclude = ["series", "dist"]
     actions = ["export_csv"]

@@ -6,9 +6,11 @@ class HetsiteConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from django.conf import settings
         from django.contrib.auth.signals import user_logged_in
         from django.core import checks
 
+        from simcore import plugins
         from simcore.lab import use_uploads
 
         from . import tasks  # noqa: F401  (registers the Celery tasks in every process)
@@ -17,6 +19,7 @@ class HetsiteConfig(AppConfig):
         from .uploads import SiteUploads
 
         use_uploads(SiteUploads())
+        plugins.allow(settings.HETSITE_PLUGINS)
         checks.register(check_kinds)
 
         def adopt_on_login(sender, request, user, **kwargs):

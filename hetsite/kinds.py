@@ -12,6 +12,7 @@ import threading
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from simcore import plugins
 from simcore.lab import (  # noqa: F401  (the names the web side reads kinds by)
     RUN_OVERHEAD_S,
     UNITLESS,
@@ -97,13 +98,28 @@ def get_figure(name: str):
     return next((f for f in all_figures() if f.name == name), None)
 
 
+def plugin_report() -> tuple[list[tuple[plugins.Plugin, list[str]]], list[plugins.Failure]]:
+    """The policy plugins loaded, each with its "kind/policy" names, and every plugin that
+    failed (simcore.plugins), with every kind loaded so that none is left unsaid."""
+    engines = list({id(kind_lab.engine.ENGINE): kind_lab.engine.ENGINE
+                    for kind_lab in all_kinds()}.values())
+    for engine in engines:
+        engine.load()
+    return (plugins.installed(engines),
+            plugins.problems(engines, [kind_lab.kind for kind_lab in registered()]))
+
+
 def check_kinds(app_configs=None, **kwargs) -> list:
     """Django system check (``manage.py check``, ``runserver``, ``migrate``): the kinds load and
-    this site's limit overrides name their limits."""
+    this site's limit overrides name their limits; a policy plugin that failed is a warning
+    (the site runs without it)."""
     from django.core import checks
 
     try:
         problems = limit_problems(discover())
     except Exception as err:  # a kind that does not load is the first thing to say
         return [checks.Error(f"a scenario kind failed to load: {err}", id="hetsite.E001")]
-    return [checks.Error(p, id="hetsite.E002") for p in problems]
+    if problems:
+        return [checks.Error(p, id="hetsite.E002") for p in problems]
+    return [checks.Warning(str(f), hint="see /admin/plugins/ and docs/plugins.md",
+                           id="hetsite.W003") for f in plugin_report()[1]]

@@ -177,6 +177,9 @@ class Run(models.Model):
                                    help_text="full result JSON, gzip-compressed")
     result_bytes = models.PositiveBigIntegerField(default=0, help_text="uncompressed size")
     code_version = models.CharField(max_length=40, blank=True)
+    plugin = models.JSONField(null=True, blank=True, default=None,
+                              help_text="the plugin its policy came from, {name, version} as "
+                                        "recorded in its result; null for the project's own")
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     heartbeat = models.DateTimeField(null=True, blank=True)

@@ -233,6 +233,15 @@ def _show(value) -> str:
     return str(value)
 
 
+def plugins_run(experiment: Experiment) -> list[str]:
+    """"policy: plugin version" for each plugin policy the experiment's finished runs used,
+    as their results recorded it (one experiment runs a handful of policies)."""
+    rows = (experiment.runs.filter(plugin__isnull=False).order_by()
+            .values_list("policy", "plugin").distinct()[:50])
+    return sorted({f"{policy}: {p.get('name')} {p.get('version')}" for policy, p in rows
+                   if isinstance(p, dict)})
+
+
 def scenario_description(kind_lab: kinds.LabKind | None, experiment: Experiment) -> dict:
     """The parameters as run, those that differ from the preset (or the kind's defaults) first,
     each with its label in words, the preset's value, ours and the unit; plus seeds, code
@@ -241,7 +250,7 @@ def scenario_description(kind_lab: kinds.LabKind | None, experiment: Experiment)
     params = scenario.params
     out = {"changed": [], "same": [], "inapplicable": [], "facts": [], "baseline": "",
            "seeds": [experiment.base_seed + t for t in range(experiment.trials)],
-           "code_version": experiment.code_version}
+           "code_version": experiment.code_version, "plugins": plugins_run(experiment)}
     if kind_lab is None:
         return out
     described = describe(kind_lab.engine_kind.config_cls)

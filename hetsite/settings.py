@@ -11,6 +11,8 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from simcore import plugins as simcore_plugins
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"  # git-ignored: local broker data, generated secret key, uploads
 
@@ -304,3 +306,7 @@ HETSITE_LIMITS = {
     for name in (var.removeprefix("HETSITE_LIMIT_") for var in sorted(os.environ)
                  if var.startswith("HETSITE_LIMIT_"))
 }
+# Policy plugins (docs/plugins.md): the installed distributions whose hetsite.policies entry
+# points load, comma-separated; unset, every installed one. A name not installed is reported on
+# /admin/plugins/ and by `manage.py check`.
+HETSITE_PLUGINS = simcore_plugins.parse(env.str("HETSITE_PLUGINS", default=None))

@@ -9,6 +9,7 @@ admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
+    path("admin/plugins/", admin.site.admin_view(views.plugins), name="plugins"),
     path("admin/", admin.site.urls),
     path("api/", include("hetsite.api.urls")),
     path("accounts/login/", LoginView.as_view(authentication_form=LoginForm), name="login"),

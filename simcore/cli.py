@@ -10,7 +10,9 @@ A command that needs one kind loads only that kind. Invalid input prints
 ``error: <parameter>: <message>`` and exits with status 2; a policy that breaks one of the
 engine's rules (``simcore.errors.RULES``) prints ``error: policy 'NAME' broke the rule ...`` and
 exits with status 3 (a sweep prints it for each such run, leaves them out of its table, runs
-the others and exits with status 3).
+the others and exits with status 3). Policies of installed plugins are listed beside the
+project's own; a plugin that failed to load is named on stderr by ``policies``, and by ``run``
+when the policy asked for is not there.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import plugins
 from .errors import PolicyViolation, ScenarioError
 from .params import parse_value
 from .references import spell
@@ -200,6 +203,14 @@ def run_sweep(engine: Engine, args) -> int:
     return 0
 
 
+def print_plugin_problems(engine: Engine) -> None:
+    """Every plugin of the kinds loaded so far that added nothing, and why, on stderr."""
+    from .lab import entry_points  # every kind's name, whichever engine owns it
+
+    for failure in plugins.problems([engine], [ep.name for ep in entry_points()]):
+        print(f"error: {failure}", file=sys.stderr)
+
+
 def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
     """Run the CLI; kinds add subcommands through the engine."""
     argv = list(argv)
@@ -240,8 +251,10 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
         if args.command == "policies":
             for p in engine.list_policies(args.kind):
                 # the spec spelled out (title, document, code) runs long: a dot ends it
+                origin = f"  [plugin {p.plugin}]" if p.plugin else ""
                 print(f"{p.name:<28} {p.kind:<18} {spell(p.spec, p.kind)} · "
-                      f"{spell(p.description, p.kind)}")
+                      f"{spell(p.description, p.kind)}{origin}")
+            print_plugin_problems(engine)
             return 0
         if args.command == "sweep" or args.command in engine.sweep_aliases:
             for key, value in engine.sweep_aliases.get(args.command, {}).items():
@@ -267,6 +280,8 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
         return 0
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if exc.field == "policy":  # perhaps the plugin that would add it did not load
+            print_plugin_problems(engine)
         return 2
     except PolicyViolation as exc:
         print(f"error: {exc}", file=sys.stderr)

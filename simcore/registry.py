@@ -8,7 +8,9 @@ form, the API, the CLI and the docs all read the same list. *Presets* are named 
 An :class:`Engine` is built with the module of each of its kinds and imports a kind's module
 only when that kind (or everything) is asked for, so a command that runs one kind loads only
 that kind. Loading fails loudly: a module that cannot be imported raises, and a module that
-does not register the kind it was declared for raises too.
+does not register the kind it was declared for raises too. Once a kind is in, the policies that
+installed plugins add to it are registered (``simcore.plugins``); a plugin that fails is
+recorded in ``Engine.plugin_failures`` instead, and the kind loads without it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 
 from . import claims as C
 from . import params as P
-from . import references
+from . import plugins, references
 from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
@@ -64,6 +66,8 @@ class PolicyInfo:
     # The keywords the policy was registered with (kinds that build policies with
     # :meth:`build` pass them to the constructor).
     options: dict = field(default_factory=dict)
+    # The installed package a plugin's policy comes from; None for the project's own.
+    plugin: plugins.Plugin | None = None
 
     def build(self, *args):
         """An instance for one run: ``factory(*args, **options)`` (the kind says what ``args``
@@ -73,7 +77,8 @@ class PolicyInfo:
     def public(self) -> dict:
         return {"name": self.name, "kind": self.kind, "label": self.label,
                 "description": self.description, "spec": self.spec, "family": self.family,
-                "spec_text": references.spell(self.spec, self.kind)}
+                "spec_text": references.spell(self.spec, self.kind),
+                "plugin": self.plugin.public() if self.plugin else None}
 
 
 @dataclass(frozen=True)
@@ -197,6 +202,8 @@ class Engine:
         self.command_kinds = dict(commands or {})
         self._lock = threading.RLock()
         self._loaded: set[str] = set()
+        self._plugging: set[str] = set()  # kinds whose plugins are being registered
+        self.plugin_failures: list[plugins.Failure] = []
         self.kinds: dict[str, Kind] = {}
         self.policies: dict[tuple[str, str], PolicyInfo] = {}
         self.presets: dict[str, Preset] = {}
@@ -239,15 +246,29 @@ class Engine:
 
     def policy(self, kind, name, *, label, description, spec, family="", **options):
         def decorate(factory):
-            self._check_owner(kind)
-            key = (kind, name)
-            if key in self.policies:
-                raise RuntimeError(f"policy {name!r} registered twice for {kind!r}")
-            self._check_policy_type(name, kind, factory)
-            self.policies[key] = PolicyInfo(name, kind, label, description, spec, factory, family,
-                                            options)
+            self.check_policy(kind, name, factory)
+            self.policies[(kind, name)] = PolicyInfo(name, kind, label, description, spec,
+                                                     factory, family, options)
             return factory
         return decorate
+
+    def check_policy(self, kind: str, name: str, factory) -> None:
+        """Whether ``factory`` may register as policy ``name`` of ``kind``: the kind is this
+        engine's, the name is free and the factory is of the kind's policy type."""
+        self._check_owner(kind)
+        if (kind, name) in self.policies:
+            raise RuntimeError(f"policy {name!r} registered twice for {kind!r}")
+        self._check_policy_type(name, kind, factory)
+
+    def add_plugin_policies(self, kind: str, plugin: plugins.Plugin,
+                            added: list[tuple[dict, Callable[..., Any]]]) -> None:
+        """The one way in for a plugin's policies (``simcore.plugins``): all checked like the
+        project's own, then all registered with the plugin recorded, or none."""
+        for meta, factory in added:
+            self.check_policy(kind, meta["name"], factory)
+        for meta, factory in added:
+            self.policies[(kind, meta["name"])] = PolicyInfo(kind=kind, factory=factory,
+                                                             plugin=plugin, **meta)
 
     def preset(self, name, kind, *, description, params, source=""):
         self._check_owner(kind)
@@ -326,13 +347,18 @@ class Engine:
             if name in self._loaded:
                 continue
             with self._lock:  # concurrent first requests wait until the kind is in
-                if name in self._loaded:
+                if name in self._loaded or name in self._plugging:
                     continue
                 if name not in self.kinds:  # not yet registered by its module's import
                     importlib.import_module(self.modules[name])
                 if name not in self.kinds:
                     raise RuntimeError(f"module {self.modules[name]!r} did not register kind "
                                        f"{name!r}")
+                self._plugging.add(name)  # a plugin asking for its kind finds it loading
+                try:
+                    self.plugin_failures += plugins.load(self, name)
+                finally:
+                    self._plugging.discard(name)
                 self._loaded.add(name)
 
     def _known(self, kind: str) -> None:
@@ -438,6 +464,8 @@ class Engine:
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu
         clock.finish()
+        if info.plugin is not None:  # provenance: which package's code made the decisions
+            result.meta.setdefault("plugin", info.plugin.public())
         result.meta = {
             "engine": self.name,
             "kind": scenario.kind,

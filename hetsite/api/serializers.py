@@ -47,7 +47,7 @@ class RunSerializer(serializers.ModelSerializer):
         model = Run
         fields = ["id", "experiment", "point", "overrides", "policy", "trial", "seed", "status",
                   "progress", "error", "summary", "timing", "attempts", "code_version",
-                  "created", "started", "finished"]
+                  "plugin", "created", "started", "finished"]
         read_only_fields = fields
 
 

@@ -201,7 +201,8 @@ def finish_run(run: Run, kind_lab: kinds.LabKind, result) -> str:
             summary=data["summary"], timing=data.get("timing", {}),
             series=compact.get("series", {}), dist=compact.get("dist", {}),
             result_gz=gzip.compress(payload, compresslevel=6), result_bytes=len(payload),
-            code_version=data["meta"].get("code_version", "")[:40], error="")
+            code_version=data["meta"].get("code_version", "")[:40],
+            plugin=data["meta"].get("plugin"), error="")
         refresh_experiment(run.experiment_id, cell=(run.point, run.policy))
     return Status.DONE if updated else "superseded"
 
