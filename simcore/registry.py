@@ -49,7 +49,7 @@ class Kind:
     # the costliest runs first so they do not end on one straggler.
     cost: Callable[[Any, str], float] | None = None
     # The kind's policy type: every policy registered for it must be a subclass (checked at
-    # registration, naming the policy); None where the kind declares none yet.
+    # registration, naming the policy), so a policy's one method is known before it runs.
     policy_type: type | None = None
 
 
@@ -217,8 +217,12 @@ class Engine:
         self.sweep_shorthand: tuple | None = None
 
     # -- registration (called by the kind modules at import time) ---------------------------------
-    def kind(self, name, *, title, description, config_cls, spec="", headline=(), cost=None,
-             policy_type=None):
+    def kind(self, name, *, title, description, config_cls, policy_type, spec="", headline=(),
+             cost=None):
+        if not isinstance(policy_type, type):
+            raise TypeError(f"kind {name!r}: policy_type must be the base class its policies "
+                            f"subclass, got {policy_type!r}")
+
         def decorate(run):
             self._check_owner(name)
             if name in self.kinds:

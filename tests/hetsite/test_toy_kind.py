@@ -54,11 +54,29 @@ TOY = {
             sizes: str = param("drawn", label="Job sizes", help="drawn, or an uploaded list")
 
 
+        class QueuePolicy:
+            """The toy kind's policy base: ``order(sizes)`` gives the order jobs are served in."""
+
+            def order(self, sizes):
+                raise NotImplementedError
+
+
+        class Fifo(QueuePolicy):
+            def order(self, sizes):
+                return list(range(len(sizes)))
+
+
+        class Shortest(QueuePolicy):
+            def order(self, sizes):
+                return sorted(range(len(sizes)), key=sizes.__getitem__)
+
+
         @ENGINE.kind("toy-queue", title="Toy queue", description="one server, one queue",
-                     config_cls=ToyConfig, spec="none", headline=("wait_mean_s",))
+                     config_cls=ToyConfig, policy_type=QueuePolicy, spec="none",
+                     headline=("wait_mean_s",))
         def run(cfg: ToyConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
             sizes = rng(seed, "toy/sizes").exponential(2.0, cfg.jobs)
-            order = policy.factory(list(sizes))
+            order = policy.build().order(list(sizes))
             free, waits = 0.0, []
             for k in order:
                 start = max(free, k * cfg.gap_s)
@@ -68,10 +86,9 @@ TOY = {
 
 
         ENGINE.policy("toy-queue", "fifo", label="FIFO", description="arrival order",
-                      spec="none")(lambda sizes: list(range(len(sizes))))
+                      spec="none")(Fifo)
         ENGINE.policy("toy-queue", "shortest", label="Shortest first",
-                      description="smallest job first", spec="none")(
-            lambda sizes: sorted(range(len(sizes)), key=sizes.__getitem__))
+                      description="smallest job first", spec="none")(Shortest)
         ENGINE.preset("toy-small", "toy-queue", description="twenty jobs",
                       params={"jobs": 20, "gap_s": 1.0})
         ''',

@@ -37,18 +37,36 @@ class ToyConfig:
             raise ScenarioError("budget", "is required when mode is b")
 
 
+class Weight:
+    """The toy kind's policy base: ``weight()`` scales the run's total."""
+
+    factor = 1
+
+    def weight(self) -> int:
+        return self.factor
+
+
+class One(Weight):
+    factor = 1
+
+
+class Two(Weight):
+    factor = 2
+
+
 def toy_engine():
     engine = Engine("toy", "toy", kinds={"toy": "toy"})
 
-    @engine.kind("toy", title="Toy", description="d", config_cls=ToyConfig)
+    @engine.kind("toy", title="Toy", description="d", config_cls=ToyConfig, policy_type=Weight)
     def run(config, policy, seed, ctx):
         r = rng(seed, "workload").random(config.tasks)
         ctx.clock.report(0.5)
-        return Result(summary={"total": float(r.sum()) * policy.factory(), "n": config.tasks},
+        return Result(summary={"total": float(r.sum()) * policy.build().weight(),
+                               "n": config.tasks},
                       series={"t_min": [0, 1], "x": np.array([1.5, 2.5])})
 
-    engine.policy("toy", "one", label="One", description="x1", spec="§1")(lambda: 1)
-    engine.policy("toy", "two", label="Two", description="x2", spec="§2")(lambda: 2)
+    engine.policy("toy", "one", label="One", description="x1", spec="§1")(One)
+    engine.policy("toy", "two", label="Two", description="x2", spec="§2")(Two)
     engine.preset("toy-small", "toy", description="small", params={"tasks": 5})
     return engine
 

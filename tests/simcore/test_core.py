@@ -123,19 +123,32 @@ class CoinConfig:
     bias: float = P.param(0.5, min=0, max=1)
 
 
+class Scale:
+    """The coin kind's policy base: ``scale()`` multiplies the heads counted."""
+
+    factor = 1
+
+    def scale(self) -> int:
+        return self.factor
+
+
+class ScaleTwo(Scale):
+    factor = 2
+
+
 def coin_engine():
     engine = Engine("coin", "coin", kinds={"coin": "coin"})
 
     @engine.kind("coin", title="Coin", description="d", config_cls=CoinConfig,
-                 headline=("heads",), cost=lambda cfg, policy: cfg.flips)
+                 policy_type=Scale, headline=("heads",), cost=lambda cfg, policy: cfg.flips)
     def run(cfg, policy, seed, ctx):
         from simcore.sampling import rng
 
         heads = int((rng(seed, "coin").random(cfg.flips) < cfg.bias).sum())
-        return Result(summary={"heads": heads * policy.factory()})
+        return Result(summary={"heads": heads * policy.build().scale()})
 
-    engine.policy("coin", "one", label="One", description="", spec="")(lambda: 1)
-    engine.policy("coin", "two", label="Two", description="", spec="")(lambda: 2)
+    engine.policy("coin", "one", label="One", description="", spec="")(Scale)
+    engine.policy("coin", "two", label="Two", description="", spec="")(ScaleTwo)
     engine.preset("coin-10", "coin", description="", params={})
     return engine
 

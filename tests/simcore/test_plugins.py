@@ -165,7 +165,8 @@ def test_a_plugin_that_loads_another_kind_on_import_leaves_that_kind_s_policies_
         import plugin_test_base
 
         ENGINE = plugin_test_base.ENGINE
-        ENGINE.kind("other-kind", title="o", description="o", config_cls=object)(
+        ENGINE.kind("other-kind", title="o", description="o", config_cls=object,
+                    policy_type=plugin_test_base.Base)(
             lambda *a: None)
         ENGINE.policy("other-kind", "theirs", label="T", description="", spec="")(
             plugin_test_base.Own)

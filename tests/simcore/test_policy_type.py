@@ -294,3 +294,13 @@ def test_the_preemptive_kind_declares_its_victim_policies_and_shares_only_the_ev
                                         r"a subclass of .*\.VictimPolicy"):
         ENGINE.policy("swf-preemptive", "replay-easy", label="E", description="",
                       spec="")(ENGINE.get_policy("swf-replay", "easy").factory)
+
+
+def test_every_kind_declares_a_policy_base_and_a_kind_without_one_is_refused():
+    kinds = [*ENGINE.list_kinds(), *UAV.list_kinds()]
+    assert len(kinds) == 8 and all(isinstance(k.policy_type, type) for k in kinds)
+    engine = Engine("t", __name__, kinds={"k": __name__})
+    with pytest.raises(TypeError, match="policy_type"):
+        engine.kind("k", title="k", description="k", config_cls=object)
+    with pytest.raises(TypeError, match=r"kind 'k': policy_type must be the base class"):
+        engine.kind("k", title="k", description="k", config_cls=object, policy_type=None)
