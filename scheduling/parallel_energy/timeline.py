@@ -3,8 +3,8 @@ options (ch. 3 spec §5.5)).
 
 Each node keeps its busy intervals ``[start, end)`` (running tasks, permanent reservations and
 place-holders) sorted by start in a padded array row (the store every node-placing kind shares,
-``scheduling.hpc.intervals``). Earliest-start queries use an index built from those rows (spec
-§10.2):
+``scheduling.hpc.intervals``). Earliest-start queries use an index built from those rows
+(performance (ch. 3 spec §10.2)):
 
 * the candidate starts are ``now`` and every interval end in ``(now, horizon)``;
 * ``gap[k, i]`` is how long node ``i`` stays free from candidate ``k`` (``-inf`` if busy then);
@@ -29,7 +29,7 @@ import numpy as np
 from scheduling.hpc.intervals import BusyIntervals
 from simcore.errors import PolicyViolation
 
-EPS = 1e-6  # seconds; tolerance of interval comparisons (spec §10.1)
+EPS = 1e-6  # seconds; tolerance of interval comparisons (module layout (ch. 3 spec §10.1))
 INF = np.inf
 
 
