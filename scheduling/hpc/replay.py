@@ -81,9 +81,13 @@ class JobReplay:
     def start(self, j: int, t: float) -> None:
         """Start job ``j`` at ``t``; the engine's rules are checked first, whatever the policy
         (NaN != NaN: a job not started yet)."""
-        if not 0 <= j < self.arrived or self.n[j] > self.free or self.start_t[j] == self.start_t[j]:
+        if not 0 <= j < self.arrived:
             self._refuse(j, t)
-        self.free -= self.n[j]
+        nodes = self.n[j]
+        began = self.start_t[j]
+        if nodes > self.free or began == began:
+            self._refuse(j, t)
+        self.free -= nodes
         self.start_t[j] = t
         self.started += 1
         heappush(self._heap, (t + self.run_l[j], j))
