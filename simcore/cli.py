@@ -13,6 +13,9 @@ exits with status 3 (a sweep prints it for each such run, leaves them out of its
 the others and exits with status 3). Policies of installed plugins are listed beside the
 project's own; a plugin that failed to load is named on stderr by ``policies``, and by ``run``
 when the policy asked for is not there.
+``run --explain`` records every decision of the run with its reason (``simcore.decisions``);
+``explain RESULT.json [--task ID] [--action dropped]`` prints them, and ``explain A.json B.json``
+where two runs of one scenario and seed part ways (``simcore.explain``).
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import plugins
+from . import explain, plugins
 from .errors import PolicyViolation, ScenarioError
+from .explain import ExplainError
 from .params import parse_value
 from .references import spell
 from .registry import Engine
 
-BUILTIN = ("presets", "policies", "run")
+BUILTIN = ("presets", "policies", "run", "explain")
 
 
 def overrides(pairs: Sequence[str], flag: str = "--set") -> dict:
@@ -203,6 +207,18 @@ def run_sweep(engine: Engine, args) -> int:
     return 0
 
 
+def run_explain(args) -> int:
+    if len(args.results) > 2:
+        raise ExplainError("results: give one result (its decisions) or two (where they part)")
+    results = [json.loads(Path(path).read_text()) for path in args.results]
+    actions = args.action.split(",") if args.action else None
+    if len(results) == 1:
+        print(explain.story_text(results[0], args.task, actions))
+    else:
+        print(explain.divergence_text(*results, top=args.top))
+    return 0
+
+
 def print_plugin_problems(engine: Engine) -> None:
     """Every plugin of the kinds loaded so far that added nothing, and why, on stderr."""
     from .lab import entry_points  # every kind's name, whichever engine owns it
@@ -232,8 +248,18 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
                      help="override a scenario parameter (dotted for nested ones)")
     run.add_argument("--out", help="write the result JSON here")
     run.add_argument("--timing", action="store_true", help="include wall-clock timing in --out")
+    run.add_argument("--explain", action="store_true",
+                     help="record every decision with its reason (result key 'decisions')")
     for flag, (help_text, _) in engine.policy_flags.items():
         run.add_argument(flag, action="store_true", help=help_text)
+    exp = sub.add_parser("explain", help="read the decisions of a result written with "
+                                         "run --explain; of two, where they part ways")
+    exp.add_argument("results", nargs="+", metavar="RESULT.json",
+                     help="one result: its decisions; two (same scenario and seed): the first "
+                          "decision where they differ and the tasks whose fate differs most")
+    exp.add_argument("--task", help="only this task's story")
+    exp.add_argument("--action", help="only these actions, comma-separated (e.g. dropped)")
+    exp.add_argument("--top", type=int, default=10, help="tasks listed when comparing two runs")
     sweep = sub.add_parser("sweep", aliases=list(engine.sweep_aliases),
                            help="run presets over policies x seeds x swept parameters; means "
                                 "and 95%% CIs")
@@ -263,12 +289,14 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
             return run_sweep(engine, args)
         if args.command in engine.commands:
             return engine.commands[args.command].run(args)
+        if args.command == "explain":
+            return run_explain(args)
         policy = args.policy
         for flag, (_, transform) in engine.policy_flags.items():
             if getattr(args, flag.lstrip("-").replace("-", "_")):
                 policy = transform(policy)
         scenario = engine.preset_scenario(args.preset, overrides(args.set))
-        result = engine.simulate(scenario, policy=policy, seed=args.seed)
+        result = engine.simulate(scenario, policy=policy, seed=args.seed, explain=args.explain)
         if args.out:
             write_json(args.out, result.to_json(timing=args.timing))
         print_summary(result.summary)
@@ -286,6 +314,9 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
     except PolicyViolation as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
+    except ExplainError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except (OSError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -30,6 +30,7 @@ from . import plugins, references
 from .axes import points
 from .claims import Claim, Provenance
 from .clock import Progress, RunClock
+from .decisions import DecisionLog
 from .errors import PolicyViolation, ScenarioError
 from .inputs import UploadStore
 from .result import SCHEMA_VERSION, Result, code_version
@@ -166,11 +167,15 @@ class ScenarioSpec:
 @dataclass(frozen=True)
 class RunContext:
     """What a kind's run function gets besides its config, policy and seed: the clock it
-    reports progress on, and where the uploads its scenario may name are found (None: no
-    uploads here; a kind that reads files resolves them itself, see ``simcore.inputs``)."""
+    reports progress on, where the uploads its scenario may name are found (None: no uploads
+    here; a kind that reads files resolves them itself, see ``simcore.inputs``), and the log of
+    its decisions when the run explains itself."""
 
     clock: RunClock
     inputs: UploadStore | None = None
+    # Where the kind records its decisions and their reasons (``simcore.decisions``); None
+    # when the run was not asked to explain itself, and then the kind records nothing.
+    decisions: DecisionLog | None = None
 
 
 @dataclass(frozen=True)
@@ -442,12 +447,16 @@ class Engine:
     # -- running -----------------------------------------------------------------------------------
     def simulate(self, scenario: ScenarioSpec | dict, policy: str, seed: int = 0,
                  progress: Progress | None = None, inputs: UploadStore | None = None, *,
-                 traces: UploadStore | None = None) -> Result:
+                 traces: UploadStore | None = None,
+                 explain: bool | DecisionLog = False) -> Result:
         """Run one (scenario, policy, seed); deterministic apart from ``result.timing``.
 
         ``inputs`` says where the uploads a scenario names (``upload:<sha256>``) are found
         (default: none, only what the kinds ship). ``traces`` is its older name, kept for
-        scripts that pass a trace library there.
+        scripts that pass a trace library there. ``explain`` (True, or a
+        :class:`~simcore.decisions.DecisionLog` with bounds of its own) records the run's
+        decisions with their reasons in ``result.decisions`` and what bounded them in
+        ``meta.decisions``; off, the result is what it always was.
         """
         if isinstance(scenario, dict):
             scenario = self.scenario_from_dict(scenario)
@@ -457,7 +466,9 @@ class Engine:
         spec = self.get_kind(scenario.kind)
         info = self.get_policy(scenario.kind, policy)
         clock = RunClock(progress)
-        ctx = RunContext(clock, inputs if inputs is not None else traces)
+        log = (explain if isinstance(explain, DecisionLog) else DecisionLog()) if explain \
+            else None
+        ctx = RunContext(clock, inputs if inputs is not None else traces, log)
         started, cpu = time.perf_counter(), time.process_time()
         try:
             result = spec.run(scenario.params, info, int(seed), ctx)
@@ -470,6 +481,8 @@ class Engine:
         clock.finish()
         if info.plugin is not None:  # provenance: which package's code made the decisions
             result.meta.setdefault("plugin", info.plugin.public())
+        if log is not None:
+            result.decisions, result.meta["decisions"] = log.export()
         result.meta = {
             "engine": self.name,
             "kind": scenario.kind,

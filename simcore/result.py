@@ -90,6 +90,8 @@ class Result:
     extra:   anything else a chart or reader needs (utility class table, trace header, ...).
     meta:    kind, policy, seed, scenario parameters, code version, schema version.
     timing:  wall-clock figures (per-event ms, whole run s); excluded from ``to_json()``.
+    decisions: what the run decided and why (``simcore.decisions``), only when it was asked
+             to explain itself; None (and no ``decisions`` key in the JSON) otherwise.
     """
 
     summary: dict[str, Any]
@@ -99,6 +101,7 @@ class Result:
     extra: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     timing: dict[str, Any] = field(default_factory=dict)
+    decisions: list[dict] | None = None
 
     def to_dict(self, timing: bool = False) -> dict[str, Any]:
         out = {
@@ -110,6 +113,8 @@ class Result:
             "events": self.events,
             "extra": self.extra,
         }
+        if self.decisions is not None:
+            out["decisions"] = self.decisions
         if timing:
             out["timing"] = self.timing
         return plain(out)
@@ -126,7 +131,7 @@ class Result:
         return cls(summary=data["summary"], series=data.get("series", {}),
                    tasks=data.get("tasks", {}), events=data.get("events", {}),
                    extra=data.get("extra", {}), meta=data.get("meta", {}),
-                   timing=data.get("timing", {}))
+                   timing=data.get("timing", {}), decisions=data.get("decisions"))
 
     @classmethod
     def from_json(cls, text: str) -> Result:

@@ -60,6 +60,11 @@ class JobReplay:
         self.log_wait: list[int] = []
         self.log_run: list[int] = []
         self.log_busy: list[int] = []
+        #: The run's decision log (``simcore.decisions``) when it explains itself; the
+        #: policies record their reasons there. ``ids`` names jobs as the result does (SWF
+        #: job numbers).
+        self.decisions = None
+        self.ids = jobs.job_id.tolist()
 
     # -- hooks -----------------------------------------------------------------------------
     def on_complete(self, j: int, t: float) -> None:
@@ -104,6 +109,15 @@ class JobReplay:
         raise PolicyViolation("capacity", None, f"job index {j} needs {self.n[j]} nodes at {t} s, "
                               f"{self.free} free of {self.N}")
 
+    def explain(self, t: float, j: int, action: str, reason: str, **numbers) -> None:
+        """Record a decision about job ``j`` (callers check ``self.decisions`` first, so a run
+        that does not explain itself pays one test)."""
+        self.decisions.add(t, self.ids[j], action, reason, **numbers)
+
+    def explain_waiting(self, t: float, j: int) -> None:
+        """Record why job ``j``, arrived at ``t``, did not start then."""
+        self.explain(t, j, "held", "too few free nodes", nodes=self.n[j], free=self.free)
+
     def kill(self, j: int, t: float) -> None:
         """Stop running job ``j`` at ``t`` (stop/restart): its nodes are free again, its
         completion is cancelled and it counts as waiting; its next start begins from zero."""
@@ -142,11 +156,18 @@ class JobReplay:
                 self.done += 1
                 self.on_complete(j, t)
                 completed = True
+                if self.decisions is not None:
+                    self.decisions.add(t, self.ids[j], "completed",
+                                       "ran its actual run time", nodes=n[j], run_s=self.run_l[j])
             first_new = i
             while i < J and sub[i] <= t:
                 i += 1
             self.arrived = i
             self.schedule(t, completed, first_new)
+            if self.decisions is not None:
+                for j in range(first_new, i):
+                    if self.start_t[j] != self.start_t[j]:
+                        self.explain_waiting(t, j)
             record(perf() - t0)
             log_t.append(t)
             log_wait.append(i - self.started)

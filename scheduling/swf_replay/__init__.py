@@ -26,7 +26,8 @@ SPEC = "SWF replay (issue 4)"
              headline=("wait_mean_s", "bsld_mean", "utilization"), policy_type=Replay)
 def run(config: ReplayConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     # A replay is deterministic: the seed is accepted for the common contract and unused.
-    return replay(TraceLibrary(ctx.inputs).load(config.trace), config, policy.factory, ctx.clock)
+    return replay(TraceLibrary(ctx.inputs).load(config.trace), config, policy.factory, ctx.clock,
+                  decisions=ctx.decisions)
 
 
 ENGINE.policy(KIND, "fcfs", label="FCFS", family="queue",

@@ -98,6 +98,10 @@ class Conservative(Replay):
             self.reservation[j] = s
             self.waiting[j] = True
             heappush(rheap, (s, j))
+            if self.decisions is not None and s > t:
+                self.explain(t, j, "held", "reserved at the earliest time its nodes are free "
+                             "for its whole estimate, behind every earlier reservation",
+                             reservation_s=s, nodes=nj, estimate_s=ej, free=self.free)
         self._placed = a
         while rheap and rheap[0][0] <= t:
             r, j = heappop(rheap)
@@ -106,9 +110,28 @@ class Conservative(Replay):
             if self.check and r != t:
                 raise InvariantError(f"conservative: reservation {r} of job index {j} "
                                      f"passed without a start (now {t})")
+            if self.decisions is not None:
+                self._explain_start(j, t)
             self.start(j, t)
         if self.check:
             self._check(t)
+
+    def explain_waiting(self, t, j):
+        pass  # its reservation was recorded when it was made
+
+    def _explain_start(self, j, t):
+        h = self.head
+        waiting = self.waiting
+        while h < j and not waiting[h]:
+            h += 1
+        if h < j:  # an earlier job still waits: this one passed it without delaying it
+            self.explain(t, j, "backfilled", "its reservation came before that of an earlier "
+                         "job, whose reservation it does not delay",
+                         reservation_of=self.ids[h], reservation_s=float(self.res[h]),
+                         nodes=self.n[j], estimate_s=self.est[j])
+        else:
+            self.explain(t, j, "mapped", "its reservation time came", nodes=self.n[j],
+                         free=self.free)
 
     def _gained(self, a: float, b: float) -> tuple:
         """Record that free nodes grew on ``[a, b)``: (compression, a, b, mx, span).
@@ -185,6 +208,9 @@ class Conservative(Replay):
             res[j] = s
             heappush(self._rheap, (s, j))
             self.moves += 1
+            if self.decisions is not None:
+                self.explain(t, j, "held", "reservation moved earlier: a job ended before "
+                             "its estimate", reservation_s=s, was_s=r)
             gain = self._gained(max(r, s + ej), r + ej)
             gains.append(gain)
             pos = c + 1

@@ -72,6 +72,14 @@ class Easy(Replay):
             raise InvariantError(f"easy: head {h} reservation moved later "
                                  f"({self.reservation[h]} -> {end})")
 
+    def explain_waiting(self, t, j):
+        if j == self.head:  # its reservation was recorded when it was made
+            return
+        self.explain(t, j, "held", "behind the queue head; would backfill only if it ended by "
+                     "the head's shadow time or fitted the extra nodes",
+                     head=self.ids[self.head], shadow_s=self.shadow, nodes=self.n[j],
+                     estimate_s=self.est[j], free=self.free, extra=self.extra)
+
     def schedule(self, t, completed, first_new):
         a = self.arrived
         waiting = self.waiting
@@ -82,7 +90,11 @@ class Easy(Replay):
         while h < a and not waiting[h]:
             h += 1
         started_head = False
+        log = self.decisions
         while h < a and n[h] <= self.free:
+            if log is not None:
+                self.explain(t, h, "mapped", "queue head and its nodes are free", nodes=n[h],
+                             free=self.free)
             self.start(h, t)
             started_head = True
             h += 1
@@ -97,6 +109,10 @@ class Easy(Replay):
                                  f"{self.reservation[h]}")
         if completed or started_head or self.shadow_for != h:
             self._reserve(h, t)
+            if log is not None:
+                self.explain(t, h, "held", "queue head: too few free nodes; reserved at the "
+                             "shadow time", nodes=n[h], free=self.free, shadow_s=self.shadow,
+                             extra=self.extra)
             lo = h + 1
         else:
             lo = max(h + 1, self.scanned)
@@ -117,11 +133,16 @@ class Easy(Replay):
             if nj > free:
                 continue
             if t + est[j] <= shadow:
-                pass
+                why = "ends by the head's shadow time"
             elif nj <= extra:
                 extra -= nj
+                why = "uses only the extra nodes at the head's shadow time"
             else:
                 continue
+            if log is not None:
+                self.explain(t, j, "backfilled", why, reservation_of=self.ids[self.shadow_for],
+                             shadow_s=shadow, end_estimate_s=t + est[j], nodes=nj,
+                             extra=extra)
             self.start(j, t)
             free -= nj
             if free == 0:

@@ -23,7 +23,17 @@ class Fcfs(Replay):
         h = self.head
         a = self.arrived
         n = self.n
+        log = self.decisions
         while h < a and n[h] <= self.free:
+            if log is not None:
+                self.explain(t, h, "mapped", "first in the queue and its nodes are free",
+                             nodes=n[h], free=self.free)
             self.start(h, t)
             h += 1
         self.head = h
+
+    def explain_waiting(self, t, j):
+        h = self.head
+        self.explain(t, j, "held", "waits in queue order behind the head, which does not fit "
+                     "(FCFS: no backfilling)", head=self.ids[h], head_nodes=self.n[h],
+                     nodes=self.n[j], free=self.free)

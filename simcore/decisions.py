@@ -1,0 +1,126 @@
+"""Why a run did what it did: the decisions of one run with their reasons, kept within bounds.
+
+A kind records a decision where it makes one (``log.add(t, task, action, reason, **numbers)``)
+only when the run was asked to explain itself (``Engine.simulate(..., explain=True)``); when it
+was not, ``RunContext.decisions`` is None and the kind skips the call, so runs that do not
+explain (sweeps, figures) pay nothing.
+
+A decision is ``{t, task, action, reason, ...numbers}``: ``t`` in the kind's clock unit (stated
+in ``meta.decisions.time_unit``), ``task`` the id the result's task table uses, ``action`` one of
+:data:`ACTIONS`, ``reason`` a short sentence in the model's own terms, and the numbers it rests
+on (``where`` names the place a task went: a cluster, node, VM, UAV or grid node).
+
+Bounds, stated in ``meta.decisions``:
+
+- a decision that repeats the task's previous one (same action and reason: a task held at every
+  mapping event for the same cause) is counted on it (``count``, ``t_last``), not stored again;
+- each task keeps at most ``per_task`` decisions: the first ``per_task - 1`` and always its
+  latest, so its fate is never lost (``omitted`` counts the ones in between);
+- the whole log keeps at most ``limit`` decisions: past it, tasks are sampled by a hash of
+  their id, one in ``stride`` kept with their whole story, ``stride`` doubling until the log
+  fits. Which tasks are kept depends only on their ids, so two runs of one scenario sample the
+  same tasks and can be compared decision by decision (``simcore.explain``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+#: What can happen to a task, in the words the stories use.
+ACTIONS = (
+    "mapped",      # started (or assigned) somewhere: where, and why there
+    "backfilled",  # started ahead of a reservation it does not delay
+    "resumed",     # a preempted task starts again
+    "held",        # waits in the queue: what blocked it
+    "filtered",    # an option or the task was ruled out by a filter, with its numbers
+    "dropped",     # removed by the policy: its value against the threshold
+    "expired",     # its value or deadline ran out before it could run
+    "preempted",   # stopped to make room, by which task, the values compared
+    "killed",      # stopped and restarted from zero
+    "migrated",    # moved to another place (grid: from, to, why)
+    "completed",   # finished
+)
+
+#: Actions that start a task running.
+STARTS = frozenset({"mapped", "backfilled", "resumed"})
+#: Actions that change what happens to a task (the others explain why nothing did).
+MOVES = frozenset(ACTIONS) - {"held", "filtered"}
+
+DEFAULT_PER_TASK = 16
+DEFAULT_LIMIT = 20_000
+
+
+def _bucket(task: Any) -> int:
+    return zlib.crc32(repr(task).encode())
+
+
+class DecisionLog:
+    """The decisions of one run, bounded as the module says."""
+
+    def __init__(self, per_task: int = DEFAULT_PER_TASK, limit: int = DEFAULT_LIMIT,
+                 time_unit: str = "s"):
+        if per_task < 2 or limit < per_task:
+            raise ValueError("per_task must be >= 2 and limit >= per_task")
+        self.per_task = per_task
+        self.limit = limit
+        self.time_unit = time_unit
+        self.stride = 1
+        self._tasks: dict[Any, list[dict]] = {}  # kept tasks' decisions, oldest first
+        self._omitted: dict[Any, int] = {}
+        self._seen: set = set()
+        self._size = 0
+        self._seq = 0
+
+    def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
+        self._seen.add(task)
+        if self.stride > 1 and _bucket(task) % self.stride:
+            return
+        self._seq += 1
+        story = self._tasks.get(task)
+        if story is None:
+            story = self._tasks[task] = []
+        elif story[-1]["action"] == action and story[-1]["reason"] == reason:
+            last = story[-1]
+            last["count"] = last.get("count", 1) + 1
+            last["t_last"] = t
+            return
+        record = {"t": t, "task": task, "action": action, "reason": reason, **numbers,
+                  "seq": self._seq}
+        if len(story) < self.per_task:
+            story.append(record)
+            self._size += 1
+            if self._size > self.limit:
+                self._thin()
+        else:  # keep the first ones and the latest: the latest says how the story ended
+            story[-1] = record
+            self._omitted[task] = self._omitted.get(task, 0) + 1
+
+    def _thin(self) -> None:
+        while self._size > self.limit:
+            self.stride *= 2
+            for task in [k for k in self._tasks if _bucket(k) % self.stride]:
+                self._size -= len(self._tasks.pop(task))
+                self._omitted.pop(task, None)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def export(self) -> tuple[list[dict], dict]:
+        """The decisions in the order they were made, and what bounded them."""
+        records = []
+        for task, story in self._tasks.items():
+            for r in story:
+                records.append({k: v for k, v in r.items()})
+            if task in self._omitted:
+                records[-1]["omitted_before"] = self._omitted[task]
+        records.sort(key=lambda r: r["seq"])
+        for r in records:
+            del r["seq"]
+        info = {"time_unit": self.time_unit, "per_task": self.per_task, "limit": self.limit,
+                "stride": self.stride, "tasks_seen": len(self._seen),
+                "tasks_kept": len(self._tasks), "recorded": len(records),
+                "omitted": sum(self._omitted.values()),
+                "sampling": ("every task" if self.stride == 1 else
+                             f"1 task in {self.stride}, chosen by a hash of its id")}
+        return records, info

@@ -1,0 +1,204 @@
+"""Reading a run's decisions (``simcore.decisions``): one task's story, every decision of some
+actions, and where two runs of one scenario and seed part ways.
+
+Pure functions on the ``decisions`` list of a result JSON, shared by the CLI (``explain``), the
+API and the run pages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import groupby
+from typing import Any
+
+from .decisions import ACTIONS, MOVES
+
+# Fields every decision has; the rest are the numbers it rests on.
+BASE_FIELDS = ("t", "task", "action", "reason")
+
+
+class ExplainError(ValueError):
+    """A request the decisions cannot answer; names what is wrong."""
+
+
+def same_task(a: Any, b: Any) -> bool:
+    """Task ids as typed on a command line or a URL are strings; the JSON's may be numbers."""
+    return a == b or str(a) == str(b)
+
+
+def story(decisions: list[dict], task: Any) -> list[dict]:
+    """Every kept decision about ``task``, in the order they were made."""
+    return [d for d in decisions if same_task(d["task"], task)]
+
+
+def of_actions(decisions: list[dict], actions) -> list[dict]:
+    """Every decision whose action is one of ``actions`` (an unknown action is an error)."""
+    wanted = set(actions)
+    unknown = sorted(wanted - set(ACTIONS))
+    if unknown:
+        raise ExplainError(f"action: unknown {', '.join(unknown)}; known: {', '.join(ACTIONS)}")
+    return [d for d in decisions if d["action"] in wanted]
+
+
+def counts(decisions: list[dict]) -> dict[str, int]:
+    """How many decisions of each action (repeats included), in :data:`ACTIONS` order."""
+    c: Counter = Counter()
+    for d in decisions:
+        c[d["action"]] += d.get("count", 1)
+    return {a: c[a] for a in ACTIONS if c[a]}
+
+
+def numbers(decision: dict) -> dict:
+    """The numbers a decision rests on (everything but its time, task, action and reason)."""
+    return {k: v for k, v in decision.items() if k not in BASE_FIELDS}
+
+
+def describe(decision: dict, unit: str = "") -> str:
+    """One line: time, action, reason, numbers."""
+    extra = ", ".join(f"{k}={_fmt(v)}" for k, v in numbers(decision).items())
+    when = f"t={_fmt(decision['t'])}{unit}"
+    return f"{when:>14}  {decision['action']:<10} {decision['reason']}" + (
+        f"  [{extra}]" if extra else "")
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def fate(decisions: list[dict]) -> dict[Any, dict]:
+    """Each task's last kept decision: how its story ended."""
+    last: dict[Any, dict] = {}
+    for d in decisions:
+        last[d["task"]] = d
+    return last
+
+
+def _identity(d: dict) -> tuple:
+    # What was decided, not why: two policies give different reasons for the same move.
+    return (repr(d["task"]), d["action"], repr(d.get("where")))
+
+
+def _check_comparable(a: dict, b: dict) -> None:
+    meta_a, meta_b = a.get("meta", {}), b.get("meta", {})
+    for key in ("scenario", "seed"):
+        if meta_a.get(key) != meta_b.get(key):
+            raise ExplainError(f"{key}: the two runs differ; only runs of one scenario and seed "
+                               "(common random numbers) can be compared decision by decision")
+    for name, result in (("first", a), ("second", b)):
+        if result.get("decisions") is None:
+            raise ExplainError(f"decisions: the {name} result has none; run it with --explain")
+
+
+def divergence(a: dict, b: dict, top: int = 10) -> dict:
+    """Where two results of one scenario and seed part ways.
+
+    The moves (:data:`~simcore.decisions.MOVES`: a start, drop, preemption, ...; not the
+    "held" and "filtered" that explain why nothing happened) are walked in time; at each
+    instant the two sets of moves (task, action, where) are compared, so the order in which a
+    policy happened to list simultaneous moves does not count as a difference. Only tasks both
+    logs kept are compared (when a log was sampled, the other keeps the same tasks or more).
+    Returns ``first``: the first instant where they differ, the moves only one run made there,
+    and for each task in them what the other run last said about it by then (``why_not``);
+    and ``tasks``: the tasks whose fate differs most (a different last action first, then the
+    largest time gap).
+    """
+    _check_comparable(a, b)
+    da, db = a["decisions"], b["decisions"]
+    kept = {repr(d["task"]) for d in da} & {repr(d["task"]) for d in db}
+    da = [d for d in da if repr(d["task"]) in kept]
+    db = [d for d in db if repr(d["task"]) in kept]
+    first = _first_difference([d for d in da if d["action"] in MOVES],
+                              [d for d in db if d["action"] in MOVES])
+    if first is not None:
+        first["why_not"] = {"a": _last_before(da, first["only_b"], first["t"]),
+                            "b": _last_before(db, first["only_a"], first["t"])}
+    fa, fb = fate(da), fate(db)
+    rows = []
+    for task, x in fa.items():
+        y = fb.get(task)
+        if y is None or _identity(x) == _identity(y) and x["t"] == y["t"]:
+            continue
+        rows.append({"task": task, "a": x, "b": y, "action_differs": x["action"] != y["action"],
+                     "gap": abs(float(x["t"]) - float(y["t"]))})
+    rows.sort(key=lambda r: (not r["action_differs"], -r["gap"], repr(r["task"])))
+    return {"policies": [a.get("meta", {}).get("policy"), b.get("meta", {}).get("policy")],
+            "compared_tasks": len(kept), "first": first, "differing_tasks": len(rows),
+            "tasks": rows[:top]}
+
+
+def _last_before(decisions: list[dict], moves: list[dict], t) -> list[dict]:
+    """For each task of ``moves``, the last decision ``decisions`` made about it by ``t``."""
+    tasks = {repr(m["task"]) for m in moves}
+    last: dict[str, dict] = {}
+    for d in decisions:
+        if d["t"] > t:
+            break
+        if repr(d["task"]) in tasks:
+            last[repr(d["task"])] = d
+    return list(last.values())
+
+
+def _first_difference(da: list[dict], db: list[dict]) -> dict | None:
+    ga = [(t, list(g)) for t, g in groupby(da, key=lambda d: d["t"])]
+    gb = [(t, list(g)) for t, g in groupby(db, key=lambda d: d["t"])]
+    for (ta, xa), (tb, xb) in zip(ga, gb, strict=False):
+        if ta != tb:
+            earlier = xa if ta < tb else xb
+            return {"t": min(ta, tb), "only_a": earlier if ta < tb else [],
+                    "only_b": earlier if tb < ta else []}
+        ca, cb = Counter(map(_identity, xa)), Counter(map(_identity, xb))
+        if ca != cb:
+            return {"t": ta, "only_a": [d for d in xa if (ca - cb)[_identity(d)]],
+                    "only_b": [d for d in xb if (cb - ca)[_identity(d)]]}
+    if len(ga) != len(gb):
+        longer, which = (ga, "only_a") if len(ga) > len(gb) else (gb, "only_b")
+        t, rest = longer[min(len(ga), len(gb))]
+        return {"t": t, "only_a": [], "only_b": [], which: rest}
+    return None
+
+
+def story_text(result: dict, task: Any, actions=None) -> str:
+    """A task's story as printed by ``explain RESULT.json --task ID``."""
+    decisions = result.get("decisions")
+    if decisions is None:
+        raise ExplainError("decisions: the result has none; run it with --explain")
+    unit = result.get("meta", {}).get("decisions", {}).get("time_unit", "")
+    chosen = story(decisions, task) if task is not None else decisions
+    if actions:
+        chosen = of_actions(chosen, actions)
+    if task is not None and not chosen:
+        known = "; the log was sampled, see meta.decisions" if result.get(
+            "meta", {}).get("decisions", {}).get("stride", 1) > 1 else ""
+        raise ExplainError(f"task: no decision about {task!r} in this result{known}")
+    head = f"task {task}" if task is not None else "all tasks"
+    lines = [f"{head}: {len(chosen)} decisions"]
+    lines += [("" if task is not None else f"[{d['task']}] ") + describe(d, unit)
+              for d in chosen]
+    return "\n".join(lines)
+
+
+def divergence_text(a: dict, b: dict, top: int = 10) -> str:
+    """Where two runs part ways, as printed by ``explain A.json B.json``."""
+    found = divergence(a, b, top)
+    unit = a.get("meta", {}).get("decisions", {}).get("time_unit", "")
+    pa, pb = found["policies"]
+    lines = [f"A = {pa}, B = {pb}: {found['compared_tasks']} tasks compared"]
+    first = found["first"]
+    if first is None:
+        lines.append("the two runs made the same decisions")
+        return "\n".join(lines)
+    lines.append(f"first difference at t={_fmt(first['t'])}{unit}:")
+    for side, key, other in (("A", "only_a", "b"), ("B", "only_b", "a")):
+        for d in first[key]:
+            lines.append(f"  only {side}: [{d['task']}] " + describe(d, unit).strip())
+        for d in first["why_not"][other]:
+            lines.append(f"    meanwhile {other.upper()}: [{d['task']}] "
+                         + describe(d, unit).strip())
+    lines.append(f"{found['differing_tasks']} tasks end differently; the most different:")
+    for row in found["tasks"]:
+        y = row["b"]
+        lines.append(f"  task {row['task']}: A {row['a']['action']} at {_fmt(row['a']['t'])}"
+                     + (f", B {y['action']} at {_fmt(y['t'])}" if y else ", B: not kept"))
+    return "\n".join(lines)
