@@ -77,7 +77,18 @@ class DecisionLog:
         self._count: dict[Any, int] = {}  # kept task -> its records kept
         self._omitted: dict[Any, int] = {}
         self._out: set = set()  # tasks the sampling left out
+        self._out_counted = 0  # tasks left out before they were recorded (``presample``)
         self._size = 0
+
+    def presample(self, stride: int, left_out: int) -> None:
+        """Start with one task in ``stride`` (a power of two) kept, for a kind that knows all
+        its tasks up front and applies ``bucket(task) % stride == 0`` itself, recording only
+        those: ``left_out`` is how many tasks that left out (they count as seen). Saves the
+        cost of recording a large run's every task only to sample it afterwards."""
+        if stride < 1 or stride & (stride - 1) or self._records:
+            raise ValueError("presample: a power-of-two stride, before the first record")
+        self.stride = stride
+        self._out_counted = left_out
 
     def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
         i = self._last.get(task)
@@ -138,7 +149,7 @@ class DecisionLog:
                 d["omitted_before"] = self._omitted[task]
             out.append(d)
         info = {"time_unit": self.time_unit, "per_task": self.per_task, "limit": self.limit,
-                "stride": self.stride, "tasks_seen": len(self._last) + len(self._out),
+                "stride": self.stride, "tasks_seen": len(self._last) + len(self._out) + self._out_counted,
                 "tasks_kept": len(self._last), "recorded": len(out),
                 "omitted": sum(self._omitted.values()),
                 "sampling": ("every task" if self.stride == 1 else
