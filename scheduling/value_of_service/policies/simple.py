@@ -21,6 +21,7 @@ class SimplePolicy(VosPolicy):
         # from starting now; once no configuration fits now, the rest of the event changes
         # nothing that outlives it (checked every few tasks).
         skip_when_full = self.placeholders and not self.dropping
+        log = sim.decisions
         for i, j in enumerate(self.rng.permutation(tasks).tolist()):
             if skip_when_full and i % 8 == 0 and not sim.can_start_now():
                 break
@@ -34,6 +35,39 @@ class SimplePolicy(VosPolicy):
                 if value <= 0.0:
                     # never commits an assignment earning nothing (Simple and its variants
                     # (ch. 2 spec §7.2))
+                    if log is not None:
+                        self._explain_drop(sim, j, k, start)
                     sim.drop(j)
                     continue
+            if log is not None:
+                self._explain(sim, j, k, start, node)
             sim.assign(j, k, start, node, "lowest", self.placeholders)
+
+    def _explain(self, sim, j: int, k: int, start: float, node: int) -> None:
+        wl = sim.wl
+        ty = wl.type[j]
+        value = float(sim.values(j, start, wl.etc[ty, k], wl.eec[ty, k])[0])
+        numbers = {"where": node, "config": k, "start": start, "value": value,
+                   "configs": int(wl.n_cfg[ty])}
+        if start == sim.now:
+            sim.explain(j, "mapped", "random order and configuration: starts now on the lowest "
+                        "free cores", **numbers)
+        elif self.placeholders:
+            sim.explain(j, "held", "its random configuration cannot start now: place-holder "
+                        "at its earliest start, erased at the next mapping event",
+                        **numbers, **sim.blocked(j, k, node))
+        else:
+            sim.explain(j, "mapped", "its random configuration cannot start now: permanent "
+                        "reservation at its earliest start", **numbers,
+                        **sim.blocked(j, k, node))
+
+    @staticmethod
+    def _explain_drop(sim, j: int, k: int, start: float) -> None:
+        wl = sim.wl
+        ty = wl.type[j]
+        d = float(wl.etc[ty, k])
+        value, v_p, v_e = (float(x) for x in sim.values(j, start, d, wl.eec[ty, k]))
+        sim.explain(j, "dropped", "its random configuration would earn no value at its "
+                    "earliest start", value=value, threshold=0.0, config=k, v_p=v_p, v_e=v_e,
+                    response=start + d - float(wl.arrival[j]), p_hard=float(wl.p_hard[j]),
+                    energy=float(wl.eec[ty, k]), e_hard=float(wl.e_hard[j]))
