@@ -56,7 +56,8 @@ def run(cfg: ManyTaskConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> 
     schedule = planner.schedule(r, f)
     if ctx.decisions is not None:
         decisions.record(ctx.decisions, schedule, order, wl.runtimes,
-                         getattr(dispatch, "name", ""), f)
+                         getattr(dispatch, "name", ""), f,
+                         with_workers=len(wl) <= cfg.output.task_records)
     return build_result(cfg, wl, order, planner, schedule, r, f, grid, ctx.clock)
 
 

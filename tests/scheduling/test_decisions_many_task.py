@@ -4,14 +4,18 @@ runs two tasks at once, longest-first hands tasks out longest first), a hand-wor
 explain off changes nothing."""
 
 import json
+import zlib
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scheduling.engine import preset_scenario, scenario, simulate
-from scheduling.many_task.decisions import CHOPPED, COMPLETED, ORDER_REASONS, REQUEUED
-from simcore.decisions import ACTIONS, STARTS
+from scheduling.engine import get_policy, preset_scenario, scenario, simulate
+from scheduling.many_task import run
+from scheduling.many_task.decisions import CHOPPED, COMPLETED, ORDER_REASONS, REQUEUED, id_hashes
+from simcore.clock import RunClock
+from simcore.decisions import ACTIONS, STARTS, DecisionLog
+from simcore.registry import RunContext
 
 POLICIES = ("random", "sorted", "random+chop", "sorted+chop")
 
@@ -136,3 +140,27 @@ def test_hand_worked_chop():
 def test_random_small_bags_stay_consistent(values, policy, r, f, seed):
     res = simulate(tiny([float(v) for v in values], r=r, f=f), policy, seed=seed, explain=True)
     check_consistent(res, policy)
+
+
+def test_id_hashes_are_the_logs_own():
+    got = id_hashes(123_457)
+    for i in [*range(0, 2000), *range(99_990, 100_010), 123_456]:
+        assert int(got[i]) == zlib.crc32(repr(i).encode())
+
+
+@pytest.mark.parametrize("policy", ["random+chop", "sorted"])
+def test_sampling_first_keeps_what_the_log_would_keep(small, policy):
+    """A bag too big for the log: the tasks sampled before recording are the ones the log
+    keeps when it is handed every decision and thins itself."""
+    whole = simulate(small, policy, seed=2, explain=True)
+    assert whole.meta["decisions"]["stride"] == 1  # every decision of the run
+    thinned = DecisionLog(limit=1000)
+    for d in whole.decisions:
+        numbers = {k: v for k, v in d.items() if k not in ("t", "task", "action", "reason")}
+        thinned.add(d["t"], d["task"], d["action"], d["reason"], **numbers)
+    # The kind itself: Engine.simulate takes an empty log for "explain off" (it is falsy).
+    log = DecisionLog(limit=1000)
+    run(small.params, get_policy("many-task", policy), 2, RunContext(RunClock(), None, log))
+    want, info = thinned.export()
+    assert info["stride"] > 1 and 0 < len(want) <= 1000
+    assert log.export() == (want, info)
