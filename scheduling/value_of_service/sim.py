@@ -59,6 +59,7 @@ class VosSim:
         #: policies record their choices through :meth:`explain`.
         self.decisions = None
         self._completed_to = 0.0  # completions before this were recorded
+        self._said: dict[int, tuple[str, str]] = {}  # each task's last (action, reason)
         valid = np.arange(wl.cfg_cores.shape[1])[None, :] < wl.n_cfg[:, None]
         configs = np.unique(np.stack([wl.cfg_cores[valid], wl.cfg_mem[valid], wl.etc[valid]]),
                             axis=1)
@@ -89,6 +90,12 @@ class VosSim:
         """Record a decision about ``task`` at the current mapping event (callers check
         ``self.decisions`` first, so a run that does not explain pays nothing)."""
         self.decisions.add(self.now, int(task), action, reason, **numbers)
+        self._said[int(task)] = (action, reason)
+
+    def repeats(self, task, action: str, reason: str) -> bool:
+        """Whether this would repeat the task's previous decision: the log only counts a
+        repeat, so its numbers need not be worked out (a place-holder renewed every event)."""
+        return self._said.get(int(task)) == (action, reason)
 
     def blocked(self, task: int, k: int, node: int) -> dict:
         """Why configuration ``k`` of ``task`` cannot start now on ``node``: the cores free

@@ -8,6 +8,11 @@ import numpy as np
 
 from .base import VosPolicy
 
+STARTS_NOW = "random order and configuration: starts now on the lowest free cores"
+PLACE_HOLDER = ("its random configuration cannot start now: place-holder at its earliest "
+                "start, erased at the next mapping event")
+RESERVED = "its random configuration cannot start now: permanent reservation at its earliest start"
+
 
 class SimplePolicy(VosPolicy):
     def __init__(self, cfg, rng: np.random.Generator, dropping: bool, placeholders: bool):
@@ -44,22 +49,21 @@ class SimplePolicy(VosPolicy):
             sim.assign(j, k, start, node, "lowest", self.placeholders)
 
     def _explain(self, sim, j: int, k: int, start: float, node: int) -> None:
+        if start == sim.now:
+            action, reason = "mapped", STARTS_NOW
+        elif self.placeholders:
+            action, reason = "held", PLACE_HOLDER
+        else:
+            action, reason = "mapped", RESERVED
+        if sim.repeats(j, action, reason):
+            sim.explain(j, action, reason)
+            return
         wl = sim.wl
         ty = wl.type[j]
         value = float(sim.values(j, start, wl.etc[ty, k], wl.eec[ty, k])[0])
-        numbers = {"where": node, "config": k, "start": start, "value": value,
-                   "configs": int(wl.n_cfg[ty])}
-        if start == sim.now:
-            sim.explain(j, "mapped", "random order and configuration: starts now on the lowest "
-                        "free cores", **numbers)
-        elif self.placeholders:
-            sim.explain(j, "held", "its random configuration cannot start now: place-holder "
-                        "at its earliest start, erased at the next mapping event",
-                        **numbers, **sim.blocked(j, k, node))
-        else:
-            sim.explain(j, "mapped", "its random configuration cannot start now: permanent "
-                        "reservation at its earliest start", **numbers,
-                        **sim.blocked(j, k, node))
+        blocked = sim.blocked(j, k, node) if start > sim.now else {}
+        sim.explain(j, action, reason, where=node, config=k, start=start, value=value,
+                    configs=int(wl.n_cfg[ty]), **blocked)
 
     @staticmethod
     def _explain_drop(sim, j: int, k: int, start: float) -> None:

@@ -21,6 +21,10 @@ from simcore.value import soft_hard
 from ..model import METRICS
 from .base import VosPolicy
 
+STARTS_NOW = "highest score of this round: starts now"
+HELD = ("highest score of this round but it cannot start now: place-holder at its earliest "
+        "start, erased at the next mapping event")
+
 
 class ValuePolicy(VosPolicy):
     placeholders = True
@@ -98,8 +102,9 @@ class ValuePolicy(VosPolicy):
             k = int(best_k[j])
             s0 = float(start[j * kmax + k])
             if log is not None:
-                numbers = self._why(sim, grid, alive, tasks, j, k, s0, value[j * kmax + k],
-                                    int(where[j * kmax + k]))
+                numbers = {} if s0 > sim.now and sim.repeats(tasks[j], "held", HELD) else \
+                    self._why(sim, grid, alive, tasks, j, k, s0, value[j * kmax + k],
+                              int(where[j * kmax + k]))
             sim.assign(int(tasks[j]), k, s0, int(where[j * kmax + k]), "voids", True)
             if log is not None:
                 self._explain(sim, int(tasks[j]), s0, numbers)
@@ -131,9 +136,8 @@ class ValuePolicy(VosPolicy):
     def _explain(self, sim, task: int, s0: float, numbers: dict) -> None:
         # The void rule may move the task to another node with the same earliest start.
         if s0 == sim.now:
-            sim.explain(task, "mapped", "highest score of this round: starts now",
-                        where=int(sim.node[task]), **numbers)
-        else:
-            sim.explain(task, "held", "highest score of this round but it cannot start now: "
-                        "place-holder at its earliest start, erased at the next mapping event",
-                        where=sim.placeholders[task], **numbers)
+            sim.explain(task, "mapped", STARTS_NOW, where=int(sim.node[task]), **numbers)
+        elif numbers:
+            sim.explain(task, "held", HELD, where=sim.placeholders[task], **numbers)
+        else:  # renewed: counted on the first
+            sim.explain(task, "held", HELD)
