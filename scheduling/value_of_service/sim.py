@@ -12,6 +12,8 @@ VPTR (ch. 2 spec §7.1)).
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from simcore.clock import RunClock
@@ -58,7 +60,7 @@ class VosSim:
         #: The run's decision log (``simcore.decisions``) when it explains itself, else None;
         #: policies record their choices through :meth:`explain`.
         self.decisions = None
-        self._completed_to = 0.0  # completions before this were recorded
+        self._ends: list[tuple[float, int]] = []  # heap of (end, task) not yet recorded
         self._said: dict[int, tuple[str, str]] = {}  # each task's last (action, reason)
         valid = np.arange(wl.cfg_cores.shape[1])[None, :] < wl.n_cfg[:, None]
         configs = np.unique(np.stack([wl.cfg_cores[valid], wl.cfg_mem[valid], wl.etc[valid]]),
@@ -133,14 +135,13 @@ class VosSim:
                 "e_hard": float(wl.e_hard[task])}
 
     def explain_completions(self, until: float) -> None:
-        """Record the completions in ``(last recorded, until]`` in the order they happened."""
-        lo = self._completed_to
-        done = np.flatnonzero((self.status == COMMITTED) & (self.end > lo) & (self.end <= until))
-        for j in done[np.argsort(self.end[done], kind="stable")].tolist():
-            self.decisions.add(float(self.end[j]), j, "completed", "ran to completion",
+        """Record the completions up to ``until`` in the order they happened."""
+        ends = self._ends
+        while ends and ends[0][0] <= until:
+            end, j = heapq.heappop(ends)
+            self.decisions.add(end, j, "completed", "ran to completion",
                                value=float(self.value[j]), v_p=float(self.v_p[j]),
                                v_e=float(self.v_e[j]), where=int(self.node[j]))
-        self._completed_to = until
 
     def explain_end(self, horizon: float) -> None:
         """At the end of the run: the last completions, and the tasks that never started."""
@@ -222,6 +223,8 @@ class VosSim:
         self.node[task], self.config[task] = node, k
         self.cores[task] = cores.tolist()
         self.value[task], self.v_p[task], self.v_e[task] = float(value), float(v_p), float(v_e)
+        if self.decisions is not None:
+            heapq.heappush(self._ends, (start + d, int(task)))
 
     def _check(self, task: int, k: int, start: float, node: int) -> None:
         wl = self.wl

@@ -58,8 +58,8 @@ def check_consistent(res):
         if status[i] == COMMITTED:
             assert len(starts) == 1, story
             s = starts[0]
-            assert (s["where"], s["config"], s["start"]) == (
-                tasks["node"][i], tasks["config"][i], tasks["start"][i])
+            assert (s["where"], s["config"], s["start"], s["value"]) == (
+                tasks["node"][i], tasks["config"][i], tasks["start"][i], tasks["value"][i])
             assert s["t"] >= tasks["arrival"][i]
             if s["start"] > s["t"]:  # a permanent reservation: what blocked it now
                 reserved += 1
@@ -195,9 +195,11 @@ def test_hand_worked_max_vptr_event(small):
                                                                   HealthCheck.function_scoped_fixture])
 @given(policy=st.sampled_from(POLICIES), seed=st.integers(0, 10_000),
        cores=st.sampled_from([32, 40, 48]), memory=st.sampled_from([40.0, 48.0, 64.0]),
-       hours=st.sampled_from([6.0, 12.0]))
-def test_random_small_scenarios_stay_consistent(small, policy, seed, cores, memory, hours):
+       hours=st.sampled_from([6.0, 12.0]), noise=st.sampled_from([0.0, 0.2]))
+def test_random_small_scenarios_stay_consistent(small, policy, seed, cores, memory, hours,
+                                                noise):
     sc = preset_scenario("vos-small", {"system.cores": cores, "system.memory_gb": memory,
                                        "scheduler.duration_h": hours,
+                                       "scheduler.energy_noise_cov": noise,
                                        "scheduler.warmup_h": 0.5})
     check_consistent(simulate(sc, policy, seed=seed, explain=True))

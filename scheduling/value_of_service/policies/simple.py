@@ -44,11 +44,14 @@ class SimplePolicy(VosPolicy):
                         self._explain_drop(sim, j, k, start)
                     sim.drop(j)
                     continue
-            if log is not None:
-                self._explain(sim, j, k, start, node)
+            # what blocks it now, before its own booking takes cores
+            blocked = sim.blocked(j, k, node) if log is not None and start > sim.now else {}
             sim.assign(j, k, start, node, "lowest", self.placeholders)
+            if log is not None:
+                self._explain(sim, j, k, start, node, blocked)
 
-    def _explain(self, sim, j: int, k: int, start: float, node: int) -> None:
+    def _explain(self, sim, j: int, k: int, start: float, node: int, blocked: dict) -> None:
+        """After the assignment: a committed task's value is the one the result reports."""
         if start == sim.now:
             action, reason = "mapped", STARTS_NOW
         elif self.placeholders:
@@ -60,8 +63,10 @@ class SimplePolicy(VosPolicy):
             return
         wl = sim.wl
         ty = wl.type[j]
-        value = float(sim.values(j, start, wl.etc[ty, k], wl.eec[ty, k])[0])
-        blocked = sim.blocked(j, k, node) if start > sim.now else {}
+        if action == "held":
+            value = float(sim.values(j, start, wl.etc[ty, k], wl.eec[ty, k])[0])
+        else:
+            value = float(sim.value[j])
         sim.explain(j, action, reason, where=node, config=k, start=start, value=value,
                     configs=int(wl.n_cfg[ty]), **blocked)
 

@@ -135,8 +135,9 @@ class ValuePolicy(VosPolicy):
 
     def _explain(self, sim, task: int, s0: float, numbers: dict) -> None:
         # The void rule may move the task to another node with the same earliest start.
-        if s0 == sim.now:
-            sim.explain(task, "mapped", STARTS_NOW, where=int(sim.node[task]), **numbers)
+        if s0 == sim.now:  # committed: the value the result reports
+            sim.explain(task, "mapped", STARTS_NOW, where=int(sim.node[task]),
+                        **{**numbers, "value": float(sim.value[task])})
         elif numbers:
             sim.explain(task, "held", HELD, where=sim.placeholders[task], **numbers)
         else:  # renewed: counted on the first
