@@ -131,7 +131,8 @@ class VosSim:
                 "costly": int(np.count_nonzero(v_e <= 0.0)),
                 # None: no configuration ever fits the node
                 "response_min": done - float(wl.arrival[task]) if np.isfinite(done) else None,
-                "p_hard": float(wl.p_hard[task]), "energy_min": float(np.min(e)),
+                "p_soft": float(wl.p_soft[task]), "p_hard": float(wl.p_hard[task]),
+                "energy_min": float(np.min(e)), "e_soft": float(wl.e_soft[task]),
                 "e_hard": float(wl.e_hard[task])}
 
     def explain_completions(self, until: float) -> None:

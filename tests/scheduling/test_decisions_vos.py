@@ -173,8 +173,8 @@ def test_hand_worked_max_vptr_event(small):
          "score": 10.0 / tr, "metric": metric, "runner_up": 2, "runner_up_score": 2.0 / tr},
         {"t": 0.0, "task": 1, "action": "dropped", "reason": "no allowable configuration earns "
          "value at its earliest start", "value": 0.0, "threshold": 0.0, "configs": 1,
-         "late": 1, "costly": 0, "response_min": 20.0, "p_hard": 15.0, "energy_min": 100.0,
-         "e_hard": 2000.0},
+         "late": 1, "costly": 0, "response_min": 20.0, "p_soft": 12.0, "p_hard": 15.0,
+         "energy_min": 100.0, "e_soft": 1000.0, "e_hard": 2000.0},
         {"t": 0.0, "task": 2, "action": "held", "reason": "highest score of this round but it "
          "cannot start now: place-holder at its earliest start, erased at the next mapping "
          "event", "where": 0, "config": 0, "start": 10.0, "value": 2.0, "score": 2.0 / tr,

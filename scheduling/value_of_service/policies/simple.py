@@ -78,5 +78,6 @@ class SimplePolicy(VosPolicy):
         value, v_p, v_e = (float(x) for x in sim.values(j, start, d, wl.eec[ty, k]))
         sim.explain(j, "dropped", "its random configuration would earn no value at its "
                     "earliest start", value=value, threshold=0.0, config=k, v_p=v_p, v_e=v_e,
-                    response=start + d - float(wl.arrival[j]), p_hard=float(wl.p_hard[j]),
-                    energy=float(wl.eec[ty, k]), e_hard=float(wl.e_hard[j]))
+                    response=start + d - float(wl.arrival[j]), p_soft=float(wl.p_soft[j]),
+                    p_hard=float(wl.p_hard[j]), energy=float(wl.eec[ty, k]),
+                    e_soft=float(wl.e_soft[j]), e_hard=float(wl.e_hard[j]))
