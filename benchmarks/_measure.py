@@ -46,9 +46,10 @@ def best(fn, repeat: int) -> tuple[float, float, object]:
 
 
 def on_off(fn, repeat: int) -> tuple[tuple[float, float, object], tuple[float, float, object]]:
-    """``fn(explain)`` with the decision trace off and on, in turn, ``repeat`` times each:
-    the :func:`best` of each (off first). Alternating puts both under the same changing load
-    of a shared machine."""
+    """``fn(explain)`` with the decision trace off and on, in turn, ``repeat`` times each,
+    after one warm-up run (caches, a workload generated once): the :func:`best` of each (off
+    first). Alternating puts both under the same changing load of a shared machine."""
+    fn(False)
     runs: dict[bool, list] = {False: [], True: []}
     for _ in range(repeat):
         for explain in (False, True):
