@@ -53,11 +53,11 @@ def id_hashes(n: int) -> np.ndarray:
     lo, width = 0, 1
     while lo < n:
         hi = min(n, 10 ** width)
-        ids = np.arange(lo, hi, dtype=np.int64)
+        ids = np.arange(lo, hi, dtype=np.uint32)  # bags hold at most 20 million tasks
         crc = np.full(ids.size, 0xFFFFFFFF, dtype=np.uint32)
         for p in range(width - 1, -1, -1):  # most significant digit first
-            byte = (48 + (ids // 10 ** p) % 10).astype(np.uint32)
-            crc = _CRC[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+            byte = ids // np.uint32(10 ** p) % np.uint32(10) + np.uint32(48)
+            crc = _CRC[(crc ^ byte) & np.uint32(0xFF)] ^ (crc >> np.uint32(8))
         out[lo:hi] = crc ^ np.uint32(0xFFFFFFFF)
         lo, width = hi, width + 1
     return out
