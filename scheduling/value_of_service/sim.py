@@ -21,7 +21,7 @@ from simcore.errors import PolicyViolation
 
 from .config import VosConfig
 from .model import task_value
-from .timeline import NodeTimeline
+from .timeline import EPS, NodeTimeline
 from .workload import Workload
 
 WAITING, COMMITTED, DROPPED = 0, 1, 2
@@ -105,10 +105,8 @@ class VosSim:
         wl = self.wl
         ty = wl.type[task]
         c, m, d = int(wl.cfg_cores[ty, k]), float(wl.cfg_mem[ty, k]), float(wl.etc[ty, k])
-        tl = self.nodes[node]
-        free_c = int(np.count_nonzero(tl.G[tl.lo] >= d - 1e-9))
-        free_m = float(tl.F[tl.lo])
-        short = [what for what, lacks in (("cores", free_c < c), ("memory", free_m < m - 1e-9))
+        free_c, free_m = self.nodes[node].free_now(d)
+        short = [what for what, lacks in (("cores", free_c < c), ("memory", free_m < m - EPS))
                  if lacks]
         return {"blocked_by": " and ".join(short) or "bookings later in its run",
                 "cores_needed": c, "cores_free": free_c, "memory_gb": m,
