@@ -109,9 +109,7 @@ def record(log, schedule: Schedule, order: np.ndarray, runtimes: np.ndarray, ord
                                           "the first idle worker")
     stride, sampled = sample_stride(log, schedule, order)
     if sampled is not None:
-        log.stride = stride
-        # Tasks outside the sample are seen, not recorded (what the log's add does with them).
-        log._seen.update(range(order.size))
+        log.presample(stride, int(order.size - np.count_nonzero(sampled)))
     add = log.add
     stints = schedule.stints
     for i, st in enumerate(stints):
