@@ -148,8 +148,9 @@ class DecisionLog:
             if last[task] == i and task in self._omitted:
                 d["omitted_before"] = self._omitted[task]
             out.append(d)
+        seen = len(self._last) + len(self._out) + self._out_counted
         info = {"time_unit": self.time_unit, "per_task": self.per_task, "limit": self.limit,
-                "stride": self.stride, "tasks_seen": len(self._last) + len(self._out) + self._out_counted,
+                "stride": self.stride, "tasks_seen": seen,
                 "tasks_kept": len(self._last), "recorded": len(out),
                 "omitted": sum(self._omitted.values()),
                 "sampling": ("every task" if self.stride == 1 else
