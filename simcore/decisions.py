@@ -13,7 +13,8 @@ on (``where`` names the place a task went: a cluster, node, VM, UAV or grid node
 Bounds, stated in ``meta.decisions``:
 
 - a decision that repeats the task's previous one (same action and reason: a task held at every
-  mapping event for the same cause) is counted on it (``count``, ``t_last``), not stored again;
+  mapping event for the same cause) is counted on it (``count``, ``t_last``, and ``last``: its
+  numbers the last time, when they changed), not stored again;
 - each task keeps at most ``per_task`` decisions: the first ``per_task - 1`` and always its
   latest, so its fate is never lost (``omitted`` counts the ones in between);
 - the whole log keeps at most ``limit`` decisions: past it, tasks are sampled by a hash of
@@ -104,6 +105,7 @@ class DecisionLog:
             if last[2] == action and last[3] == reason:
                 last[5] += 1
                 last[6] = t
+                last[7] = numbers
                 return
         records = self._records
         if i is not None and self._count[task] >= self.per_task:
@@ -114,7 +116,7 @@ class DecisionLog:
             self._count[task] += 1
             self._size += 1
         self._last[task] = len(records)
-        records.append([t, task, action, reason, numbers, 1, t])
+        records.append([t, task, action, reason, numbers, 1, t, numbers])
         if self._size > self.limit:
             self._thin()
 
@@ -140,11 +142,13 @@ class DecisionLog:
         for i, r in enumerate(self._records):
             if r is None:
                 continue
-            t, task, action, reason, numbers, count, t_last = r
+            t, task, action, reason, numbers, count, t_last, latest = r
             d = {"t": t, "task": task, "action": action, "reason": reason, **numbers}
             if count > 1:
                 d["count"] = count
                 d["t_last"] = t_last
+                if latest != numbers:
+                    d["last"] = latest
             if last[task] == i and task in self._omitted:
                 d["omitted_before"] = self._omitted[task]
             out.append(d)

@@ -20,9 +20,10 @@ def model(adds, per_task, limit):
         if story and story[-1]["action"] == action and story[-1]["reason"] == reason:
             story[-1]["count"] += 1
             story[-1]["t_last"] = t
+            story[-1]["last"] = {"x": t}
             continue
         story.append({"t": t, "task": task, "action": action, "reason": reason, "count": 1,
-                      "t_last": t, "seq": seq, "omitted": 0})
+                      "t_last": t, "seq": seq, "omitted": 0, "last": {"x": t}})
     for task, story in stories.items():
         if len(story) > per_task:
             last = story[-1]
@@ -61,6 +62,8 @@ def test_the_log_keeps_what_its_bounds_promise(adds, per_task, extra):
         assert got.get("count", 1) == exp["count"]
         assert got.get("t_last", got["t"]) == exp["t_last"]
         assert got.get("omitted_before", 0) == exp["omitted"]
+        assert got["x"] == exp["t"]  # the numbers of its first time, and of its last if new
+        assert got.get("last", {"x": got["x"]}) == exp["last"]
     # every kept task's latest decision is its last one added: its fate survives the cap
     for task, last in explain.fate(out).items():
         final = [a for a in adds if a[1] == task][-1]
