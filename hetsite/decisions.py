@@ -31,18 +31,10 @@ TASK_CHARS = 100  # a task id asked for is at most this long
 META_KEYS = ("kind", "policy", "seed", "scenario", "decisions")
 
 
-class SiteDecisionLog(DecisionLog):
-    """A log that is "on" while still empty: ``Engine.simulate`` tests ``explain`` for truth,
-    and an empty log's length (0) would otherwise turn explaining off."""
-
-    def __bool__(self) -> bool:
-        return True
-
-
 def decision_log() -> DecisionLog:
     """The log a lab run records into, with this site's bounds."""
-    return SiteDecisionLog(per_task=settings.HETSITE_EXPLAIN_PER_TASK,
-                           limit=settings.HETSITE_EXPLAIN_LIMIT)
+    return DecisionLog(per_task=settings.HETSITE_EXPLAIN_PER_TASK,
+                       limit=settings.HETSITE_EXPLAIN_LIMIT)
 
 
 def packed(data: dict) -> tuple[bytes | None, dict | None]:
