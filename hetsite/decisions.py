@@ -74,10 +74,9 @@ def _page_number(raw: Any) -> int:
     return int(text)
 
 
-def _one_page(rows: list, raw_page: Any) -> tuple[list, dict]:
+def _one_page(rows: list, number: int) -> tuple[list, dict]:
     """One page of ``rows`` and its paging facts; past the last page is an error naming it
     (the first page of nothing is empty)."""
-    number = _page_number(raw_page)
     pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
     if number > pages:
         raise ScenarioError("page", f"there is no page {number}; the last is {pages}")
@@ -102,14 +101,14 @@ def decisions_page(run: Run, *, task: str | None = None, action: str | None = No
     with the counts per action of the whole run and the bounds the log kept to."""
     if task is not None and len(task) > TASK_CHARS:
         raise ScenarioError("task", f"at most {TASK_CHARS} characters")
-    wanted = actions_asked(action)
+    wanted, number = actions_asked(action), _page_number(page)  # before opening the log
     data = load(run)
     rows = data["decisions"]
     if task not in (None, ""):
         rows = explain.story(rows, task)
     if wanted:
         rows = explain.of_actions(rows, wanted)
-    shown, paging = _one_page(rows, page)
+    shown, paging = _one_page(rows, number)
     return {"run": str(run.public_id), "policy": run.policy, "task": task or None,
             "actions": wanted, "bounds": data["meta"].get("decisions", {}),
             "counts": explain.counts(data["decisions"]), **paging, "decisions": shown}
@@ -118,6 +117,7 @@ def decisions_page(run: Run, *, task: str | None = None, action: str | None = No
 def tasks_page(run: Run, page: Any = 1) -> dict:
     """One page of the tasks the run's log kept, in the order of their first decision: how
     many decisions each has and how its story ended (its last decision)."""
+    number = _page_number(page)
     data = load(run)
     first: dict[str, dict] = {}
     for d in data["decisions"]:
@@ -127,7 +127,7 @@ def tasks_page(run: Run, page: Any = 1) -> dict:
                                             "decisions": 0}
         row["decisions"] += 1
         row["last"] = d
-    shown, paging = _one_page(list(first.values()), page)
+    shown, paging = _one_page(list(first.values()), number)
     return {"run": str(run.public_id), "bounds": data["meta"].get("decisions", {}), **paging,
             "tasks": shown}
 

@@ -534,10 +534,11 @@
     box.dataset.task = task;
     list.textContent = "";
     title.textContent = "task " + task + ": loading…";
-    // A story is at most HETSITE_EXPLAIN_PER_TASK decisions: one page holds it.
+    // A story is at most HETSITE_EXPLAIN_PER_TASK decisions (16 by default): one page of 50.
     getJson("/api/runs/" + explained.run + "/decisions/?task=" + encodeURIComponent(task)).then(function (p) {
       title.textContent = "task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
-        (p.total ? "" : " kept (the log may have been sampled; see the bounds above)");
+        (p.total ? "" : " kept (the log may have been sampled; see the bounds above)") +
+        (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "");
       p.decisions.forEach(function (d) {
         var li = document.createElement("li");
         li.dataset.action = d.action;
