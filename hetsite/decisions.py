@@ -58,6 +58,9 @@ def load(run: Run) -> dict:
     return json.loads(gzip.decompress(bytes(run.decisions_gz)))
 
 
+NOT_RECORDING = "its kind does not record its decisions yet"
+
+
 def why_none(run: Run) -> str:
     if run.status != Status.DONE:
         return "the run has not finished"
@@ -139,6 +142,10 @@ def compare(a: Run, b: Run, top: int = 10) -> dict:
         if run.status != Status.DONE or not run.decisions_gz:
             return {"found": None, "problem": f"the {name} run ({run.policy} #{run.trial}) has "
                                               f"no decisions: {why_none(run)}."}
+        if not (run.decisions_info or {}).get("tasks_seen"):
+            # Two empty logs would otherwise "make the same decisions".
+            return {"found": None, "problem": f"the {name} run ({run.policy} #{run.trial}) "
+                                              f"recorded no decision: {NOT_RECORDING}."}
     try:
         found = explain.divergence(load(a), load(b), top=top)
     except explain.ExplainError as err:

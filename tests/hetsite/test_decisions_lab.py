@@ -7,13 +7,18 @@ Built on swf-replay's ``swf-small`` (its policies record their decisions); Celer
 so a created experiment has finished when the request returns.
 """
 
+import functools
 import json
 import math
 import re
+from unittest import mock
 
+import hypothesis
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from hypothesis import given
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from hetsite import decisions, selectors
@@ -21,6 +26,7 @@ from hetsite.models import Experiment, Run, Status
 from hetsite.services import submission
 from simcore import explain
 from simcore.decisions import ACTIONS
+from simcore.errors import ScenarioError
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -295,3 +301,51 @@ def test_the_compare_pages_print_the_first_divergence(explained):
     page = Client().get(f"/e/{explained['experiment']}/compare/?p=fcfs&p=easy").content.decode()
     for d in first["only_a"]:
         assert f'<tr data-task="{d["task"]}" data-action="{d["action"]}"><td>only B' in page
+
+
+@functools.cache
+def example_run() -> tuple[Run, list]:
+    """A finished explained run of swf-example under EASY, as stored, without a database."""
+    import scheduling.engine as engine
+
+    result = engine.simulate(engine.preset_scenario("swf-example"), policy="easy", seed=0,
+                             explain=True).to_dict()
+    blob, info = decisions.packed(result)
+    return Run(status=Status.DONE, policy="easy", decisions_gz=blob,
+               decisions_info=info), result["decisions"]
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@given(actions=st.sets(st.sampled_from(ACTIONS)), pick=st.integers(0, 10**6),
+       whole=st.booleans(), size=st.integers(1, 7))
+def test_walking_the_pages_of_any_filter_gives_simcores_answer(actions, pick, whole, size):
+    run, every = example_run()
+    tasks = sorted({d["task"] for d in every})
+    task = None if whole else str(tasks[pick % len(tasks)])
+    expected = every if task is None else explain.story(every, task)
+    expected = explain.of_actions(expected, actions) if actions else expected
+    with mock.patch.object(decisions, "PAGE_SIZE", size):  # small pages: many of them
+        first = decisions.decisions_page(run, task=task, action=",".join(sorted(actions)))
+        walked = [d for n in range(1, first["pages"] + 1) for d in decisions.decisions_page(
+            run, task=task, action=",".join(sorted(actions)), page=n)["decisions"]]
+        assert first["pages"] == max(1, math.ceil(len(expected) / size))
+        with pytest.raises(ScenarioError) as past:
+            decisions.decisions_page(run, task=task, action=",".join(sorted(actions)),
+                                     page=first["pages"] + 1 + pick % 3)
+    assert walked == expected and first["total"] == len(expected)
+    assert past.value.field == "page"
+
+
+def test_two_runs_that_recorded_nothing_are_not_said_to_agree():
+    """A kind that does not record decisions yet leaves an empty log: the comparison says so
+    rather than finding "the same decisions" in two empty lists."""
+    run, _ = example_run()
+    meta = {"kind": "swf-replay", "policy": "fcfs", "seed": 0, "scenario": {},
+            "decisions": {"tasks_seen": 0, "recorded": 0, "stride": 1, "time_unit": "s"}}
+    blob, info = decisions.packed({"meta": meta, "decisions": []})
+    empty = Run(status=Status.DONE, policy="fcfs", trial=0, decisions_gz=blob,
+                decisions_info=info)
+    for a, b in ((empty, run), (run, empty)):
+        answer = decisions.compare(a, b)
+        assert answer["found"] is None
+        assert "recorded no decision: its kind does not record" in answer["problem"]

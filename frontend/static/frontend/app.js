@@ -470,6 +470,11 @@
       var b = p.bounds;
       explained.unit = b.time_unit || "";
       explained.last.list = p.pages;
+      if (!b.tasks_seen) {
+        document.getElementById("decisions-bounds").textContent =
+          "(this run recorded no decision: its kind does not record its decisions yet)";
+        return;
+      }
       document.getElementById("decisions-bounds").textContent = "(" + b.recorded + " decisions kept of " +
         b.tasks_seen + " tasks; at most " + b.per_task + " per task and " + b.limit + " in all; " +
         b.sampling + (b.omitted ? "; " + b.omitted + " omitted in the middle of long stories" : "") + ")";
