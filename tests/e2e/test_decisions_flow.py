@@ -53,6 +53,7 @@ def test_click_a_job_read_its_story_filter_by_action_and_compare(live_server, pa
     page.wait_for_selector("#exp-status:text('done')", timeout=120_000)
     experiment = Experiment.objects.get()
     assert experiment.explain
+    assert page.inner_text("#explained") == "decisions explained"
     run, result = result_of(experiment, "easy")
     every, unit = result["decisions"], result["meta"]["decisions"]["time_unit"]
 
