@@ -259,6 +259,16 @@ def test_a_private_runs_decisions_are_hidden_like_the_run():
     assert response.status_code == 404
 
 
+def test_an_anonymous_owners_private_run_is_theirs_by_cookie_and_nobody_elses():
+    owner = APIClient()  # keeps the owner cookie its creation set, like a browser
+    run = create(owner, policies=["easy"], visibility="private")["runs"][0]["id"]
+    assert get(owner, run, task="29").status_code == 200
+    assert get(owner, run, "tasks/").status_code == 200
+    for other in (APIClient(), Client()):
+        assert get(other, run, task="29").status_code == 404
+        assert get(other, run, "tasks/").status_code == 404
+
+
 def test_the_divergence_endpoint_is_simcores(explained):
     runs, results = explained["runs"], explained["results"]
     body = APIClient().get(f"/api/runs/{runs['easy']}/decisions/divergence/",
