@@ -132,6 +132,27 @@ def test_click_a_job_read_its_story_filter_by_action_and_compare(live_server, pa
                  for d in first["why_not"]["b"]]
     assert [r[:5] for r in rows] == expected
     assert rows[0][3] == "backfilled" and rows[-1][3] == "held"  # EASY passed FCFS's head
+    # No word is broken across lines: every line break in the table falls between words.
+    broken = page.evaluate("""() => {
+        const out = [];
+        document.querySelectorAll('#divergence-first td, #divergence-first th').forEach(td => {
+          const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const text = n.textContent;
+            let top = null;
+            for (let i = 0; i < text.length; i++) {
+              const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+              const rect = r.getClientRects()[0];
+              if (!rect) continue;
+              if (top !== null && rect.top > top + 2 && text[i - 1] !== ' ' && text[i] !== ' ')
+                out.push(text);
+              top = rect.top;
+            }
+          }
+        });
+        return out;
+    }""")
+    assert broken == [], broken
     tasks = page.locator("#divergence-tasks tbody tr td:first-child").all_inner_texts()
     assert tasks == [js(r["task"]) for r in found["tasks"]]
     assert not problems, problems

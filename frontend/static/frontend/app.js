@@ -487,8 +487,8 @@
         cell(tr, text(d.t), "num");
         taskLink(cell(tr, ""), d.task);
         cell(tr, d.action, "action " + d.action);
-        cell(tr, d.reason);
-        cell(tr, numbersText(d), "small");
+        cell(tr, d.reason, "wrap");
+        cell(tr, numbersText(d), "small wrap");
         body.appendChild(tr);
       });
       document.getElementById("decision-list-count").textContent = "(" + p.total +
