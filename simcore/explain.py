@@ -64,6 +64,8 @@ def describe(decision: dict, unit: str = "") -> str:
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.6g}"
+    if isinstance(v, dict):  # ``last``: a repeated decision's numbers the last time
+        return "(" + ", ".join(f"{k}={_fmt(x)}" for k, x in v.items()) + ")"
     return str(v)
 
 

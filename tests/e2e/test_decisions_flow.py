@@ -22,6 +22,8 @@ def js(value) -> str:
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, dict):  # a repeated decision's latest numbers, "last=(k=v, ...)"
+        return "(" + ", ".join(f"{k}={js(v)}" for k, v in value.items()) + ")"
     return str(value)
 
 

@@ -432,7 +432,12 @@
   function numbersText(d) {
     return Object.keys(d).filter(function (k) {
       return ["t", "task", "action", "reason"].indexOf(k) < 0;
-    }).map(function (k) { return k + "=" + text(d[k]); }).join(", ");
+    }).map(function (k) {
+      var v = d[k];
+      // "last": the numbers of a repeated decision the last time it was made
+      if (v && typeof v === "object") return k + "=(" + numbersText(v) + ")";
+      return k + "=" + text(v);
+    }).join(", ");
   }
 
   function cell(row, value, cls) {
