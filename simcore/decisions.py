@@ -91,6 +91,18 @@ class DecisionLog:
         self.stride = stride
         self._out_counted = left_out
 
+    def keeps(self, task: Any) -> bool:
+        """Whether a decision about ``task`` would be kept now, so a kind can skip working out
+        the numbers of one the sampling leaves out (a task left out counts as seen)."""
+        if task in self._last:
+            return True
+        if task in self._out:
+            return False
+        if self.stride > 1 and bucket(task) % self.stride:
+            self._out.add(task)
+            return False
+        return True
+
     def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
         i = self._last.get(task)
         if i is None:
