@@ -13,7 +13,9 @@ implementation needed about 7 s per event in the worst case, and over a minute f
 
 ``--worst`` adds the heaviest sweep points (bursts of 128, critical tasks of 50 min, step
 utility functions, 60% flags), each as overrides of ``--preset``, for the preemptive
-heuristics. Asserts nothing.
+heuristics. ``--explain`` runs each heuristic twice in a row, without and with the decision
+trace (``simulate(..., explain=True)``), prints both rows (``+x`` marks the one with it) and
+the trace's cost on the whole run (CPU and wall) and the decisions it kept. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -41,20 +43,36 @@ WORST = {
 
 
 def target(policy: str) -> str:
-    tech = policy.rsplit("-", 1)[-1]
+    tech = policy.removesuffix("+x").rsplit("-", 1)[-1]
     return f"{TARGET_MS[tech]:.0f}" if tech in TARGET_MS else "-"
 
 
-def run(preset: str, policy: str, seed: int, overrides: dict, label: str = "") -> dict:
+def run(preset: str, policy: str, seed: int, overrides: dict, label: str = "",
+        explain: bool = False) -> dict:
     sc = preset_scenario(preset, overrides)
     c0, t0 = time.process_time(), time.perf_counter()
-    res = simulate(sc, policy, seed=seed)
+    res = simulate(sc, policy, seed=seed, explain=explain)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     t = res.timing
-    return {"preset": label or preset, "policy": policy, "events": t["events"],
-            "mean": t["event_ms_mean"], "p95": t["event_ms_p95"], "max": t["event_ms_max"],
-            "wall": wall, "cpu": cpu, "pct": res.summary["pct_max_utility"],
-            "pre": res.summary["preemptions"], "tasks": res.extra["tasks_generated"]}
+    return {"preset": label or preset, "policy": policy + ("+x" if explain else ""),
+            "events": t["events"], "mean": t["event_ms_mean"], "p95": t["event_ms_p95"],
+            "max": t["event_ms_max"], "wall": wall, "cpu": cpu,
+            "pct": res.summary["pct_max_utility"], "pre": res.summary["preemptions"],
+            "tasks": res.extra["tasks_generated"],
+            "kept": res.meta["decisions"]["recorded"] if explain else 0}
+
+
+def measure(preset: str, policy: str, seed: int, overrides: dict, label: str,
+            explain: bool) -> None:
+    """One run, or with ``explain`` a run without and one with the decision trace."""
+    off = run(preset, policy, seed, overrides, label)
+    show(off)
+    if explain:
+        on = run(preset, policy, seed, overrides, label, explain=True)
+        show(on)
+        print(f"{'':<16} explain overhead: cpu {100 * (on['cpu'] / off['cpu'] - 1):+.1f}%, "
+              f"wall {100 * (on['wall'] / off['wall'] - 1):+.1f}%, {on['kept']} decisions "
+              "kept", flush=True)
 
 
 def show(row: dict) -> None:
@@ -72,6 +90,8 @@ def main() -> None:
                     help="comma-separated policy names (default: all ten)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--worst", action="store_true", help="also run the heaviest sweep points")
+    ap.add_argument("--explain", action="store_true",
+                    help="also run each with the decision trace and print its cost")
     args = ap.parse_args()
     names = [p.name for p in list_policies(KIND)] if args.policies == "all" else \
         args.policies.split(",")
@@ -84,12 +104,13 @@ def main() -> None:
           f"{'ms max':>8} {'target':>7} {'wall s':>7} {'cpu s':>7} {'%maxU':>6} {'preempt':>7} "
           f"{'tasks':>7}")
     for name in names:
-        show(run(args.preset, name, args.seed, overrides))
+        measure(args.preset, name, args.seed, overrides, "", args.explain)
     if args.worst:
         for label, point in WORST.items():
             for name in names:
                 if name.rsplit("-", 1)[-1] in TARGET_MS:
-                    show(run(args.preset, name, args.seed, {**overrides, **point}, label))
+                    measure(args.preset, name, args.seed, {**overrides, **point}, label,
+                            args.explain)
 
 
 if __name__ == "__main__":
