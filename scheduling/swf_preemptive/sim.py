@@ -79,9 +79,9 @@ PAST_RESERVATION = ("backfilled past the reservation on free processors; it may 
 PAST_RESERVATION_HISTORY = ("backfilled past the reservation on free processors: its "
                             "history-scaled limit ends by the shadow time; it may be killed "
                             "when a job it delays needs them")
-KILLED_FOR_HEAD = ("killed: the first waiting job in priority order may preempt it and needs "
+KILLED_FOR_HEAD = ("the first waiting job in priority order may preempt it and needs "
                    "its processors; taken in the victim policy's order")
-KILLED_FOR_QUEUE = ("killed: a waiting job that passed the First Fit test may preempt it and "
+KILLED_FOR_QUEUE = ("a waiting job that passed the First Fit test may preempt it and "
                     "needs its processors; taken in the victim policy's order")
 
 
@@ -487,12 +487,15 @@ class Maui(JobReplay):
         return CLASS_NAMES[self.rank[j]] if self.prioritized else "normal"
 
     def _explain_start(self, t: float, j: int, action: str, reason: str, **numbers) -> None:
-        """A start of ``j``; a job killed before restarts from zero (``resumed``)."""
+        """A start of ``j`` (with its priority class when there are classes); a job killed
+        before restarts from zero (``resumed``)."""
         if self.kills[j]:
             numbers["restart"] = self.kills[j]
             numbers["starts_as"] = action
             action = "resumed"
-        self.explain(t, j, action, reason, priority=self._class(j), **numbers)
+        if self.prioritized:
+            numbers["priority"] = CLASS_NAMES[self.rank[j]]
+        self.decisions.add(t, self.ids[j], action, reason, **numbers)
 
     def _explain_reservation(self, t: float, h: int) -> None:
         """The holder's reservation, when it is new or moved (most iterations leave it)."""
@@ -579,7 +582,9 @@ class Maui(JobReplay):
                        "ends after the shadow time too")
             else:  # pragma: no cover - a job that passes every test is started
                 why = "behind the reservation in priority order"
-        self.explain(t, j, "held", why, priority=self._class(j), **numbers)
+        if self.prioritized:
+            numbers["priority"] = CLASS_NAMES[self.rank[j]]
+        self.explain(t, j, "held", why, **numbers)
 
     # -- checks (tests only) -----------------------------------------------------------------
     def _tick(self, t: float) -> None:
