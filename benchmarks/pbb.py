@@ -1,7 +1,7 @@
 """Preemption-based backfill speed on the paper's surrogate workload (lublin_256 cut to jobs of
 at most 32 processors, 64 processors, load 0.8: 8,794 jobs).
 
-    .venv/bin/python benchmarks/pbb.py [--repeat 3] [--seed 0] [--policies a,b]
+    .venv/bin/python benchmarks/pbb.py [--repeat 3] [--seed 0] [--policies a,b] [--explain]
 
 Prints, per preset (non-prioritized, Mix A, Mix B) and victim policy: jobs/s of a whole run
 (workload build with the accuracy model, scheduling, metrics; the parsed trace reused as the web
