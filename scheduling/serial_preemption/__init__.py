@@ -38,7 +38,8 @@ def run(cfg: SerialConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Re
     s = cfg.scheduler
     rec = run_simulation(wl, heuristic, warmup=s.warmup_min, duration=s.duration_min,
                          interval=s.mapping_interval_min, min_utility=s.min_utility,
-                         tie_break=s.tie_break, tie_rng=rng(seed, "ch4-ties"), clock=ctx.clock)
+                         tie_break=s.tie_break, tie_rng=rng(seed, "ch4-ties"), clock=ctx.clock,
+                         decisions=ctx.decisions)
     return build_result(rec, wl, cfg, ctx.clock)
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import string
 
 import numpy as np
 
@@ -12,7 +11,7 @@ from simcore.accounting import cumulative_per_minute, overlap
 from simcore.clock import RunClock
 from simcore.result import Result
 
-from .sim import DONE, EPS, RUNNING, STATUS_NAMES, RunRecord, SerialSim
+from .sim import DONE, EPS, RUNNING, STATUS_NAMES, RunRecord, SerialSim, cluster_names
 from .workload import Workload
 
 
@@ -103,11 +102,6 @@ def task_table(sim: SerialSim, wl: Workload) -> dict:
         "preemptions": sim.npre.tolist(),
         "status": sim.status.astype(np.int64).tolist(),
     }
-
-
-def cluster_names(k: int) -> list[str]:
-    letters = string.ascii_uppercase
-    return [letters[j] if j < 26 else f"C{j}" for j in range(k)]
 
 
 def extra(sim: SerialSim, wl: Workload, cfg, policy) -> dict:

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import heapq
 import math
+import string
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from simcore.clock import RunClock
+from simcore.decisions import _bucket as sampling_hash
 from simcore.errors import PolicyViolation
 
 from .ufast import FastUtility
@@ -31,6 +33,16 @@ EPS = 1e-9
 
 WAITING, RUNNING, DONE, DROPPED = 0, 1, 2, 3
 STATUS_NAMES = {WAITING: "waiting", RUNNING: "running", DONE: "completed", DROPPED: "dropped"}
+
+# Why a group of tasks still waits after a mapping event (what ``SerialSim.hold`` records).
+BUSY = "every cluster where it can still earn utility is busy"
+BUSY_NO_VICTIM = (BUSY + ", and no running task it may preempt there is worth less than it "
+                  "(its best value against the lowest running one)")
+
+
+def cluster_names(k: int) -> list[str]:
+    letters = string.ascii_uppercase
+    return [letters[j] if j < 26 else f"C{j}" for j in range(k)]
 
 
 @dataclass
@@ -116,6 +128,10 @@ class SerialSim:
         self.g_next = np.zeros(cap, dtype=np.int64)
         self.g_end = np.zeros(cap, dtype=np.int64)
         self.g_alive = np.zeros(cap, dtype=bool)
+        # The cause of waiting last recorded per group (a code of ``_causes``; 0: none). A task
+        # is held at the event it starts to wait, and again only when the cause changes:
+        # recording every waiting task at every event would cost more than the run.
+        self.g_held = np.zeros(cap, dtype=np.int32)
         self.g_next[:n0] = wl.group_start
         self.g_end[:n0] = wl.group_end
         self.n_groups = n0
@@ -134,6 +150,21 @@ class SerialSim:
         self.ev_dropped = 0
         self.preemptions = 0
         self.dropped = 0
+        #: The run's decision log (``simcore.decisions``) when it explains itself, else None;
+        #: the policies record their choices through :meth:`explain_start`,
+        #: :meth:`explain_preempt` and :meth:`hold`. Tasks are named by their id.
+        self.decisions = None
+        self.names = cluster_names(self.K)
+        self._seen = bytearray(n)
+        self._hash: list[int] | None = None  # the log's sampling hash of each task id
+        self._causes: dict[str, int] = {}
+        self.held_now: set[int] = set()  # the groups the policy explained in this event
+        # Groups whose cause of waiting may have changed since the last event: the ones new
+        # since (fresh ones below ``_fresh_seen`` arrived, suspended ones from ``_groups_seen``
+        # on) and those a policy gave a cause of its own (it may not give one next time).
+        self._fresh_seen = 0
+        self._groups_seen = n0
+        self._policy_held: set[int] = set()
 
     # -- groups -----------------------------------------------------------------------------------
     def take(self, g: int) -> int:
@@ -146,7 +177,7 @@ class SerialSim:
 
     def new_singleton(self, task: int) -> int:
         if self.n_groups == self.g_next.size:
-            for name in ("g_next", "g_end", "g_alive"):
+            for name in ("g_next", "g_end", "g_alive", "g_held"):
                 old = getattr(self, name)
                 new = np.zeros(2 * old.size, dtype=old.dtype)
                 new[: old.size] = old
@@ -229,7 +260,12 @@ class SerialSim:
         self.status[task] = DONE
         self.c_task[core] = -1
         self.c_end[core] = np.inf
-        heapq.heappush(self.idle[int(self.core_cluster[core])], core)
+        j = int(self.core_cluster[core])
+        heapq.heappush(self.idle[j], core)
+        if self.decisions is not None and self.wants(task, "completed"):
+            self.decisions.add(ct, task, "completed", "ran its remaining execution time",
+                               where=self.names[j], core=core, utility=float(self.util[task]),
+                               preemptions=int(self.npre[task]))
 
     def _book(self, task: int, core: int, ct: float) -> None:
         j = int(self.core_cluster[core])
@@ -265,26 +301,26 @@ class SerialSim:
         """Start a mapping event at ``self.now``: drop hopeless tasks and value the rest."""
         self.event += 1
         self.ev_assigned = self.ev_preempted = self.ev_dropped = 0
-        t = self.now
+        if self.decisions is not None:
+            self.held_now.clear()
         gidx = np.flatnonzero(self.g_alive[: self.n_groups])
         lead = self.g_next[gidx]
-        ty = self.t_type[lead]
         arr = self.t_arr[lead]
         urow = self.t_urow[lead]
         scale = self.t_scale[lead]
-        bound = self.bound[lead]
-        ret = self.etc[ty] - self.executed[lead][:, None]
-        allowed = (bound[:, None] < 0) | (bound[:, None] == np.arange(self.K))
-        util = self.ufast.value(urow[:, None], scale[:, None], t + ret - arr[:, None])
-        util = np.where(allowed, util, 0.0)
+        ret, util = self._values(lead)
         valid = util > self.min_utility
         keep = valid.any(axis=1)
         if not keep.all():
-            for g in gidx[~keep].tolist():
+            log = self.decisions
+            for i in np.flatnonzero(~keep).tolist():
+                g = int(gidx[i])
                 a, b = int(self.g_next[g]), int(self.g_end[g])
                 self.status[a:b] = DROPPED
                 self.g_alive[g] = False
                 self.ev_dropped += b - a
+                if log is not None:
+                    self._explain_drop(a, b, util[i])
             self.dropped += self.ev_dropped
             gidx, lead, arr, urow = gidx[keep], lead[keep], arr[keep], urow[keep]
             scale, ret, util, valid = scale[keep], ret[keep], util[keep], valid[keep]
@@ -292,6 +328,16 @@ class SerialSim:
         return Context(gidx=gidx, lead=lead, count=count, arrival=arr, urow=urow, scale=scale,
                        can_preempt=self.t_cp[lead], ret=ret, util=util, valid=valid,
                        crank=self._crank(ret))
+
+    def _values(self, lead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per task of ``lead`` and cluster: the remaining execution time, and the utility if
+        started now (0 on a cluster other than the one a suspended task is bound to)."""
+        bound = self.bound[lead]
+        ret = self.etc[self.t_type[lead]] - self.executed[lead][:, None]
+        allowed = (bound[:, None] < 0) | (bound[:, None] == np.arange(self.K))
+        util = self.ufast.value(self.t_urow[lead][:, None], self.t_scale[lead][:, None],
+                                self.now + ret - self.t_arr[lead][:, None])
+        return ret, np.where(allowed, util, 0.0)
 
     def _crank(self, ret: np.ndarray) -> np.ndarray:
         g = ret.shape[0]
@@ -301,6 +347,133 @@ class SerialSim:
             rank = np.argsort(self.tie_rng.permutation(self.K))
             return np.broadcast_to(rank, (g, self.K))
         return np.broadcast_to(np.arange(self.K), (g, self.K))
+
+    # -- the decision trace (only with a log: callers check ``self.decisions`` first) -----------
+    def wants(self, task: int, action: str) -> bool:
+        """Whether a decision (``action``) about ``task`` is worth working out and recording.
+
+        A full log keeps one task in ``stride``, chosen by a hash of its id, and a task it
+        leaves out is never kept again (the stride only doubles). Such a task's decisions are
+        not worked out: the log only hears of the task once (bare, so that it counts it)."""
+        self_seen = self._seen
+        stride = self.decisions.stride
+        if stride > 1:
+            if self._hash is None:
+                self._hash = [sampling_hash(i) for i in range(len(self_seen))]
+            if self._hash[task] % stride:
+                if not self_seen[task]:
+                    self_seen[task] = 1
+                    self.decisions.add(self.now, task, action, "")
+                return False
+        self_seen[task] = 1
+        return True
+
+    def _explain_drop(self, a: int, b: int, util: np.ndarray) -> None:
+        """Tasks ``a..b-1`` of one group were dropped: no cluster they may use gives them
+        more utility than the threshold (``util``: theirs per cluster, if started now)."""
+        j = int(util.argmax())
+        bound = int(self.bound[a])
+        numbers = {"utility": float(util[j]), "threshold": self.min_utility,
+                   "best_where": self.names[j], "waited": self.now - float(self.t_arr[a])}
+        if bound >= 0:  # suspended with progress: it may only resume where it ran
+            numbers["bound_to"] = self.names[bound]
+        add, wants = self.decisions.add, self.wants
+        for task in range(a, b):
+            if wants(task, "dropped"):
+                add(self.now, task, "dropped", "its utility if started now, on any cluster it "
+                    "may use, is no more than the dropping threshold", **numbers)
+
+    def explain_start(self, task: int, core: int, reason: str, **numbers) -> None:
+        """Record that ``task`` starts on ``core`` now (a task suspended before *resumes*);
+        callers ask :meth:`wants` first."""
+        action = "resumed" if self.npre[task] else "mapped"
+        self.decisions.add(self.now, task, action, reason,
+                           where=self.names[int(self.core_cluster[core])], core=core, **numbers)
+
+    def explain_preempt(self, core: int, by: int, reason: str, **numbers) -> None:
+        """Record that the task on ``core`` is suspended now to make room for task ``by``;
+        callers ask :meth:`wants` (about the suspended task) first."""
+        self.decisions.add(self.now, int(self.c_task[core]), "preempted", reason, by=by,
+                           where=self.names[int(self.core_cluster[core])], core=core,
+                           **numbers)
+
+    def _cause(self, reason: str) -> int:
+        return self._causes.setdefault(reason, len(self._causes) + 1)
+
+    def still_held(self, g: int, reason: str) -> bool:
+        """Whether ``reason`` is already recorded as why group ``g`` waits (then it counts as
+        explained in this event, and :meth:`hold` need not work out its numbers)."""
+        if self.g_held[g] == self._cause(reason):
+            self.held_now.add(g)
+            return True
+        return False
+
+    def hold(self, g: int, reason: str, **numbers) -> None:
+        """Record that the tasks of group ``g`` wait after this event, and why; a cause
+        already recorded for the group is not recorded again."""
+        if self.still_held(g, reason):
+            return
+        self._record_hold(g, reason, self._held_tasks(g, reason), numbers)
+
+    def _held_tasks(self, g: int, reason: str) -> list[int]:
+        """Mark ``reason`` as why group ``g`` waits now; its tasks the log wants to hear of."""
+        self.held_now.add(g)
+        self.g_held[g] = self._cause(reason)
+        if reason is BUSY or reason is BUSY_NO_VICTIM:
+            self._policy_held.discard(g)
+        else:
+            self._policy_held.add(g)
+        wants = self.wants
+        return [task for task in range(int(self.g_next[g]), int(self.g_end[g]))
+                if wants(task, "held")]
+
+    def _record_hold(self, g: int, reason: str, tasks: list[int], numbers: dict) -> None:
+        add, t = self.decisions.add, self.now
+        for task in tasks:
+            add(t, task, "held", reason, **numbers)
+
+    def explain_waiting(self, mode: str, preempts: bool) -> None:
+        """After the policy's turn: why the tasks it left waiting (and did not explain itself)
+        wait. A heuristic leaves a task only when every cluster where it can still earn utility
+        has no idle core (and, for a preemptive one, no running preemptible task worth less
+        than the task, by ``mode``)."""
+        n = self.n_groups
+        cand = [*range(self._fresh_seen, self.arrived), *range(self._groups_seen, n)]
+        if self._policy_held:
+            self._policy_held = {g for g in self._policy_held if self.g_alive[g]}
+            cand += [g for g in self._policy_held if g < self._groups_seen]
+        self._fresh_seen, self._groups_seen = self.arrived, n
+        alive, held, held_now, cp = self.g_alive, self.g_held, self.held_now, self.t_cp
+        codes = (self._cause(BUSY), self._cause(BUSY_NO_VICTIM))
+        told = []  # the groups with tasks the log wants to hear of, and those tasks
+        for g in cand:
+            if not alive[g] or g in held_now:
+                continue
+            c = preempts and bool(cp[self.g_next[g]])
+            if held[g] == codes[c]:
+                continue
+            tasks = self._held_tasks(g, BUSY_NO_VICTIM if c else BUSY)
+            if tasks:
+                told.append((g, c, tasks))
+        if not told:
+            return
+        gidx = np.array([g for g, _, _ in told], dtype=np.int64)
+        ret, util = self._values(self.g_next[gidx])
+        valid = util > self.min_utility
+        value = np.where(valid, util if mode == "util" else util / ret, -np.inf)
+        lowest = np.full(self.K, np.inf)
+        if any(c for _, c, _ in told):
+            busy = np.flatnonzero(self.c_task >= 0)
+            busy = busy[self.t_pre[self.c_task[busy]]]
+            np.minimum.at(lowest, self.core_cluster[busy], self.running_values(mode, busy))
+        best = value.argmax(axis=1).tolist()
+        for k, ((g, c, tasks), j) in enumerate(zip(told, best, strict=True)):
+            numbers = {"value": float(value[k, j]), "best_where": self.names[j],
+                       "clusters": int(valid[k].sum())}
+            if c:
+                low = float(np.where(valid[k], lowest, np.inf).min())
+                numbers["lowest_running"] = low if low < np.inf else None
+            self._record_hold(g, BUSY_NO_VICTIM if c else BUSY, tasks, numbers)
 
     # -- running tasks ----------------------------------------------------------------------------
     def running_values(self, mode: str, cores: np.ndarray | None = None) -> np.ndarray:
@@ -360,12 +533,20 @@ class RunRecord:
 def run_simulation(wl: Workload, policy, *, warmup: float, duration: float,
                    interval: float = 1.0, min_utility: float = 0.0, tie_break: str = "index",
                    tie_rng: np.random.Generator | None = None,
-                   clock: RunClock | None = None, trace: bool = False) -> RunRecord:
-    """Simulate ``wl`` under ``policy`` (an object with ``map(sim, ctx)``)."""
+                   clock: RunClock | None = None, trace: bool = False,
+                   decisions=None) -> RunRecord:
+    """Simulate ``wl`` under ``policy`` (an object with ``map(sim, ctx)``); ``decisions`` (a
+    ``simcore.decisions.DecisionLog``) records why each task started, waited, was suspended,
+    dropped or completed."""
     clock = clock or RunClock()
     sim = SerialSim(wl, warmup=warmup, duration=duration, interval=interval,
                     min_utility=min_utility, tie_break=tie_break, tie_rng=tie_rng,
                     trace=trace)
+    sim.decisions = decisions
+    if decisions is not None:
+        decisions.time_unit = "min"
+        mode = getattr(policy, "mode", "util")
+        preempts = getattr(policy, "preempts", False)
     rec = RunRecord(sim, policy)
     n_events = max(1, math.ceil(duration / interval - 1e-9))
     perf = time.perf_counter
@@ -375,6 +556,8 @@ def run_simulation(wl: Workload, policy, *, warmup: float, duration: float,
         ctx = sim.begin_event()
         rec.mappable.append(int(ctx.count.sum()))
         policy.map(sim, ctx)
+        if decisions is not None:
+            sim.explain_waiting(mode, preempts)
         clock.record(perf() - t0)
         rec.event_t.append(sim.now)
         rec.dropped.append(sim.ev_dropped)

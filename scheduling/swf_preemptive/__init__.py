@@ -31,7 +31,8 @@ SPEC = "Preemption-based backfill (Snell, Clement, Jackson 2002)"
              policy_type=policies.VictimPolicy)
 def run(config: PreemptiveConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     trace = TraceLibrary(ctx.inputs).load(config.trace)
-    return simulate_trace(trace, config, policy.factory, seed, ctx.clock)
+    return simulate_trace(trace, config, policy.factory, seed, ctx.clock,
+                          decisions=ctx.decisions)
 
 
 policies.register(ENGINE, KIND)

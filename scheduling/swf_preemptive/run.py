@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simcore.clock import RunClock
+from simcore.decisions import DecisionLog
 from simcore.result import Result
 
 from .config import PreemptiveConfig
@@ -12,9 +13,13 @@ from .workload import build
 
 
 def simulate_trace(trace, config: PreemptiveConfig, victims: type, seed: int = 0, clock=None,
-                   check: bool = False, fast: bool = True) -> Result:
-    """Replay a loaded trace with one victim policy class (``FirstFit`` for the baseline)."""
+                   check: bool = False, fast: bool = True,
+                   decisions: DecisionLog | None = None) -> Result:
+    """Replay a loaded trace with one victim policy class (``FirstFit`` for the baseline);
+    ``decisions`` records why each job started, waited or was killed when it was."""
     clock = clock or RunClock()
     workload = build(trace, config, seed)
-    sim = Maui(workload, victims, config, seed, clock, check=check, fast=fast).run()
+    sim = Maui(workload, victims, config, seed, clock, check=check, fast=fast)
+    sim.decisions = decisions
+    sim.run()
     return build_result(sim, trace, config, clock)

@@ -56,10 +56,33 @@ from simcore.errors import PolicyViolation
 from simcore.sampling import rng
 
 from .config import KIND, PreemptiveConfig
-from .workload import HIGH, LOW, MEDIUM, Workload
+from .workload import CLASS_NAMES, HIGH, LOW, MEDIUM, Workload
 
 #: How a run started: in priority order, by First Fit backfill, or past the reservation.
 NORMAL, FIRST_FIT, PREEMPTIVE = 0, 1, 2
+MODE_NAMES = ("normal", "first-fit", "preemptive")
+
+# What the decision trace says (the numbers it records carry what changes).
+HEAD_FITS = "first waiting job in priority order and its processors are free"
+HEAD_KILLS = ("first waiting job in priority order: started on the processors of running jobs "
+              "it may preempt")
+HEAD_WAITS = ("first waiting job in priority order: too few free processors; reserved at the "
+              "shadow time")
+HEAD_WAITS_POOL = ("first waiting job in priority order: too few free processors, even with "
+                   "every running job it may preempt; reserved at the shadow time")
+ENDS_BY_SHADOW = "First Fit backfill: its wall-clock limit ends by the reservation's shadow time"
+USES_EXTRA = "First Fit backfill: uses only the processors the reservation leaves spare"
+QUEUE_KILLS = ("First Fit backfill: passed the reservation test and started on the processors "
+               "of lower-priority running jobs it may preempt")
+PAST_RESERVATION = ("backfilled past the reservation on free processors; it may be killed when "
+                    "a job it delays needs them")
+PAST_RESERVATION_HISTORY = ("backfilled past the reservation on free processors: its "
+                            "history-scaled limit ends by the shadow time; it may be killed "
+                            "when a job it delays needs them")
+KILLED_FOR_HEAD = ("the first waiting job in priority order may preempt it and needs "
+                   "its processors; taken in the victim policy's order")
+KILLED_FOR_QUEUE = ("a waiting job that passed the First Fit test may preempt it and "
+                    "needs its processors; taken in the victim policy's order")
 
 
 def preemption_rights(config: PreemptiveConfig, enabled: bool = True
@@ -93,6 +116,8 @@ class Maui(JobReplay):
         self.fast = fast
         self.period = config.iteration_s
         self.victims = victims(self)
+        self.prioritized = config.prioritized
+        self._told = (-1, math.nan)  # the reservation the decision trace recorded last
         self.preempt = bool(config.preemption and victims.preempts)
         self.resusage_product = config.resusage == "procs-x-wallclock"
         self.victim_rng = rng(seed, f"{KIND}/victims")
@@ -257,12 +282,16 @@ class Maui(JobReplay):
                 return
             h = order[hp]
             if n[h] <= self.free:
+                if self.decisions is not None:
+                    self._explain_start(t, h, "mapped", HEAD_FITS, nodes=n[h], free=self.free)
                 self.start(h, t)
                 continue
             if self.preempt and self._trigger(h, t):
                 continue
             break
         self._reserve(h)
+        if self.decisions is not None:
+            self._explain_reservation(t, h)
         if self.free or self.queue_trigger:
             self._scan(t, h, hp)
 
@@ -332,13 +361,18 @@ class Maui(JobReplay):
             freed += n[v]
             if free + freed >= need:
                 break
-        for v in reversed(chosen[:]):  # minimality: drop victims h does not need
+        ranked = chosen[:]  # in the policy's order
+        for v in reversed(ranked):  # minimality: drop victims h does not need
             if free + freed - n[v] >= need:
                 chosen.remove(v)
                 freed -= n[v]
+        if self.decisions is not None:
+            self._explain_kills(t, h, chosen, ranked, len(pool), mode)
         for v in chosen:
             self.kill(v, t, h)
         self.triggers += 1
+        if self.decisions is not None:
+            self._explain_killer(t, h, len(chosen), freed, free, mode)
         self.start(h, t, mode)
 
     def _reserve(self, h: int) -> None:
@@ -390,6 +424,8 @@ class Maui(JobReplay):
             if nj <= self.free:
                 if late:
                     self.extra -= nj
+                if self.decisions is not None:
+                    self._explain_first_fit(t, j, late)
                 self.start(j, t, FIRST_FIT)
                 if not (self.free or queue):
                     return
@@ -409,6 +445,8 @@ class Maui(JobReplay):
             for c in mask.nonzero()[0].tolist():
                 j = order[lo + c]
                 if n[j] <= self.free:
+                    if self.decisions is not None:
+                        self._explain_past(t, j)
                     self.start(j, t, PREEMPTIVE)
                     self.dirty = True
                     if not self.free:
@@ -424,10 +462,13 @@ class Maui(JobReplay):
             nj = n[j]
             if nj > self.free:
                 continue
-            if t + est[j] > self.shadow:
+            late = t + est[j] > self.shadow
+            if late:
                 if nj > self.extra:
                     continue
                 self.extra -= nj
+            if self.decisions is not None:
+                self._explain_first_fit(t, j, late)
             self.start(j, t, FIRST_FIT)
         if not self.preempt:
             return
@@ -436,8 +477,114 @@ class Maui(JobReplay):
         for j in new:
             if (self.wq[pos[j]] and n[j] <= self.free and ok[self.rank[j]]
                     and (not hist or t + est[j] * self.rho_l[self.user[j]] <= self.shadow)):
+                if self.decisions is not None:
+                    self._explain_past(t, j)
                 self.start(j, t, PREEMPTIVE)
                 self.dirty = True
+
+    # -- the decision trace (only when the run explains itself) -----------------------------
+    def _class(self, j: int) -> str:
+        return CLASS_NAMES[self.rank[j]] if self.prioritized else "normal"
+
+    def _explain_start(self, t: float, j: int, action: str, reason: str, **numbers) -> None:
+        """A start of ``j`` (with its priority class when there are classes); a job killed
+        before restarts from zero (``resumed``)."""
+        if self.kills[j]:
+            numbers["restart"] = self.kills[j]
+            numbers["starts_as"] = action
+            action = "resumed"
+        if self.prioritized:
+            numbers["priority"] = CLASS_NAMES[self.rank[j]]
+        self.decisions.add(t, self.ids[j], action, reason, **numbers)
+
+    def _explain_reservation(self, t: float, h: int) -> None:
+        """The holder's reservation, when it is new or moved (most iterations leave it)."""
+        if self._told == (h, self.shadow):
+            return
+        self._told = (h, self.shadow)
+        if self.preempt:
+            self.explain(t, h, "held", HEAD_WAITS_POOL, nodes=self.n[h], free=self.free,
+                         preemptible=self._pool_size(self.rank[h]), shadow_s=self.shadow,
+                         extra=self.extra)
+        else:
+            self.explain(t, h, "held", HEAD_WAITS, nodes=self.n[h], free=self.free,
+                         shadow_s=self.shadow, extra=self.extra)
+
+    def _explain_first_fit(self, t: float, j: int, late: bool) -> None:
+        self._explain_start(t, j, "backfilled", USES_EXTRA if late else ENDS_BY_SHADOW,
+                            reservation_of=self.ids[self.holder], shadow_s=self.shadow,
+                            limit_end_s=t + self.est[j], nodes=self.n[j], free=self.free,
+                            extra=self.extra)
+
+    def _explain_past(self, t: float, j: int) -> None:
+        numbers = {"reservation_of": self.ids[self.holder], "shadow_s": self.shadow,
+                   "limit_end_s": t + self.est[j], "nodes": self.n[j], "free": self.free}
+        if self.history:
+            numbers["scaled_end_s"] = t + self.est[j] * self.rho_l[self.user[j]]
+        self._explain_start(t, j, "backfilled",
+                            PAST_RESERVATION_HISTORY if self.history else PAST_RESERVATION,
+                            **numbers)
+
+    def _explain_kills(self, t: float, h: int, chosen: list[int], ranked: list[int], pool: int,
+                       mode: int) -> None:
+        """The victims of ``h``, with the priorities compared (class, then place in priority
+        order: 0 first) and where each came in the victim policy's order (``ranked``: the
+        victims it took, before those ``h`` did not need were let go)."""
+        why = KILLED_FOR_HEAD if mode == NORMAL else KILLED_FOR_QUEUE
+        pos = self.pos
+        for v in chosen:
+            self.explain(t, v, "killed", why, by=self.ids[h], by_priority=self._class(h),
+                         priority=self._class(v), by_place=pos[h], place=pos[v],
+                         started_as=MODE_NAMES[self.mode[v]],
+                         victim_order=ranked.index(v) + 1, taken=len(ranked),
+                         pool=pool, ran_s=t - self.start_t[v],
+                         nodes=self.n[v])
+
+    def _explain_killer(self, t: float, h: int, victims: int, freed: int, free: int,
+                        mode: int) -> None:
+        if mode == NORMAL:
+            self._explain_start(t, h, "mapped", HEAD_KILLS, nodes=self.n[h], free=free,
+                                victims=victims, freed=freed)
+        else:
+            self._explain_start(t, h, "backfilled", QUEUE_KILLS,
+                                reservation_of=self.ids[self.holder], shadow_s=self.shadow,
+                                limit_end_s=t + self.est[h], nodes=self.n[h], free=free,
+                                victims=victims, freed=freed)
+
+    def explain_waiting(self, t: float, j: int) -> None:
+        """Why job ``j``, arrived at ``t``, did not start then (the reservation holder's
+        reason was recorded with its reservation)."""
+        h = self.holder
+        if h == j:
+            return
+        if h < 0:
+            super().explain_waiting(t, j)
+            return
+        nj, free = self.n[j], self.free
+        numbers = {"reservation_of": self.ids[h], "shadow_s": self.shadow, "nodes": nj,
+                   "free": free}
+        if nj > free:
+            why = "behind the reservation: too few free processors to backfill"
+        else:
+            numbers.update(limit_end_s=t + self.est[j], extra=self.extra)
+            if not self.preempt:
+                why = ("behind the reservation: its limit ends after the shadow time and it "
+                       "needs more than the spare processors (no backfill past the "
+                       "reservation without preemption)")
+            elif not self.relaxed_ok[self.rank[h]][self.rank[j]]:
+                why = ("behind the reservation: its limit ends after the shadow time, it "
+                       "needs more than the spare processors, and its class may not "
+                       "backfill past this reservation")
+            elif self.history:
+                numbers["scaled_end_s"] = t + self.est[j] * self.rho_l[self.user[j]]
+                why = ("behind the reservation: its limit ends after the shadow time, it "
+                       "needs more than the spare processors, and its history-scaled limit "
+                       "ends after the shadow time too")
+            else:  # pragma: no cover - a job that passes every test is started
+                why = "behind the reservation in priority order"
+        if self.prioritized:
+            numbers["priority"] = CLASS_NAMES[self.rank[j]]
+        self.explain(t, j, "held", why, **numbers)
 
     # -- checks (tests only) -----------------------------------------------------------------
     def _tick(self, t: float) -> None:

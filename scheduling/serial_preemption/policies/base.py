@@ -21,6 +21,11 @@ class SerialPolicy(ABC):
     may be None where a test builds a policy by hand; a subclass then uses its defaults.
     """
 
+    #: What the decision trace reports about the tasks the policy leaves waiting: the
+    #: objective it ranks by ("util" or "upt") and whether it may suspend running tasks.
+    mode = "util"
+    preempts = False
+
     def __init__(self, cfg=None, rng: np.random.Generator | None = None):
         self.cfg = cfg
         self.rng = rng

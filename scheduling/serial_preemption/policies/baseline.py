@@ -25,11 +25,14 @@ def _pick_cluster(rng: np.random.Generator | None, feasible: np.ndarray,
     return int(clusters[min(int(np.searchsorted(cum, x, side="right")), clusters.size - 1)])
 
 
-def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool) -> None:
+def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool,
+         why: str = "") -> None:
     """Try the rows of ``order`` in turn, starting their tasks on feasible idle cores, until no
     idle core is left. ``whole_group``: an entry starts as many of its group's tasks as fit
     (FCFS); otherwise one task per entry (Random lists a group once per task). Tasks with no
-    feasible idle core stay mappable; there is no head-of-line blocking."""
+    feasible idle core stay mappable; there is no head-of-line blocking. ``why`` is the
+    reason a start is recorded with when the run explains itself."""
+    log = sim.decisions
     idle_n = np.array([len(h) for h in sim.idle], dtype=np.int64)
     remaining = ctx.count.copy()
     valid, util, gidx = ctx.valid, ctx.util, ctx.gidx
@@ -42,9 +45,14 @@ def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool
         for p in positions.tolist():
             row = int(order[p])
             while remaining[row] > 0:
-                j = _pick_cluster(rng, valid[row] & open_, idle_n)
+                feasible = valid[row] & open_
+                j = _pick_cluster(rng, feasible, idle_n)
                 core = heapq.heappop(sim.idle[j])
-                sim.start(sim.take(int(gidx[row])), core, float(util[row, j]))
+                task = sim.take(int(gidx[row]))
+                if log is not None and sim.wants(task, "mapped"):
+                    sim.explain_start(task, core, why, utility=float(util[row, j]),
+                                      feasible_clusters=int(feasible.sum()))
+                sim.start(task, core, float(util[row, j]))
                 remaining[row] -= 1
                 idle_n[j] -= 1
                 if idle_n[j] == 0:
@@ -68,7 +76,9 @@ class RandomPolicy(SerialPolicy):
         if not any(sim.idle) or ctx.gidx.size == 0:
             return
         slots = np.repeat(np.arange(ctx.gidx.size), ctx.count)
-        walk(sim, ctx, self.rng.permutation(slots), self.rng, whole_group=False)
+        walk(sim, ctx, self.rng.permutation(slots), self.rng, whole_group=False,
+             why="its turn in a random order; a random idle core where it can still earn "
+                 "utility")
 
 
 class FcfsPolicy(SerialPolicy):
@@ -84,4 +94,7 @@ class FcfsPolicy(SerialPolicy):
         if not any(sim.idle) or ctx.gidx.size == 0:
             return
         order = np.lexsort((ctx.lead, ctx.arrival))
-        walk(sim, ctx, order, self.rng, whole_group=True)
+        core = "the lowest" if self.rng is None else "a random"
+        walk(sim, ctx, order, self.rng, whole_group=True,
+             why=f"earliest arrival among the waiting tasks; {core} idle core where it can "
+                 "still earn utility")

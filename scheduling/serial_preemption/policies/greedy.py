@@ -40,6 +40,7 @@ class GreedyPolicy(SerialPolicy):
             raise ValueError(f"bad policy {mode}/{technique}")
         self.mode = mode
         self.technique = technique
+        self.preempts = technique != "none"
 
     def map(self, sim: SerialSim, ctx: Context) -> None:
         n_groups = ctx.gidx.size
@@ -75,6 +76,9 @@ class GreedyPolicy(SerialPolicy):
         # Suspended tasks re-entering this event: (-obj, arrival, id, crank, group, util, rows)
         extras: list[list[tuple]] = [[] for _ in range(n_streams)]
         started_from: dict[int, object] = {}
+        log = sim.decisions
+        if log is not None:
+            why = _reasons(self.mode, diff)
 
         while True:
             best_key = None
@@ -119,6 +123,17 @@ class GreedyPolicy(SerialPolicy):
                 return
 
             s, j, g, hv, is_extra, to_idle = best
+            if log is not None:  # who starts, and who is suspended, before either happens
+                note = sim.wants(extras[s][0][2] if is_extra else nid_l[g], "mapped")
+                if note:
+                    if is_extra:
+                        options = [(k, o) for k, o, _, _ in extras[s][0][6]]
+                    else:
+                        options = [(k, o) for k, (o, ok) in enumerate(zip(
+                            obj[g].tolist(), ctx.valid[g].tolist(), strict=True)) if ok]
+                    numbers = _runner_up(options, j, s & 1, idle, vheap, diff, sim.names)
+                note_victim = not to_idle and sim.wants(int(sim.c_task[vheap[j][0][1]]),
+                                                        "preempted")
             if is_extra:
                 x = heapq.heappop(extras[s])
                 task = sim.take(x[4])
@@ -130,8 +145,17 @@ class GreedyPolicy(SerialPolicy):
                 u, rows = float(util[g, j]), g
             if to_idle:
                 core = heapq.heappop(idle[j])
+                if log is not None and note:
+                    sim.explain_start(task, core, why[0], score=hv, utility=u, **numbers)
             else:
                 vval, core = heapq.heappop(vheap[j])
+                if log is not None:
+                    if note_victim:
+                        sim.explain_preempt(core, task, why[2], value=vval, by_value=hv)
+                    if note:
+                        sim.explain_start(task, core, why[1], score=hv - vval if diff else hv,
+                                          utility=u, victim=int(sim.c_task[core]),
+                                          victim_value=vval, **numbers)
                 self._suspend(sim, core, vval, extras, started_from, ctx, obj)
             sim.start(task, core, u)
             started_from[task] = rows
@@ -160,3 +184,44 @@ class GreedyPolicy(SerialPolicy):
                         for k in np.flatnonzero(ctx.valid[src]).tolist()]
         for k, o, u, cr in rows:
             heapq.heappush(extras[2 * k + cpf], (-o, arr, r, cr, gref, u, rows))
+
+
+_OBJECTIVE = {"util": "utility at completion", "upt": "utility per minute of remaining time"}
+
+
+def _reasons(mode: str, diff: bool) -> tuple[str, str, str]:
+    """What a start on an idle core, a start by preemption and a suspension are recorded
+    with."""
+    what = _OBJECTIVE[mode]
+    best = f"the highest {what} among the waiting tasks' best options"
+    if diff:
+        return (f"{best}, on an idle core (an idle core counts in full)",
+                f"the largest gain in {what} over the running task it suspends, among the "
+                "waiting tasks' best options",
+                f"the lowest {what} among the cluster's running preemptible tasks, and a "
+                "waiting task gains most by taking its core")
+    return (f"{best}, on an idle core",
+            f"{best}, on a full cluster: it suspends the running task worth least there",
+            f"the lowest {what} among the cluster's running preemptible tasks, below a "
+            "waiting task's")
+
+
+def _runner_up(options, j: int, may_preempt: int, idle, vheap, diff: bool, names) -> dict:
+    """The task's best option on a cluster other than ``j`` at this pick (``options``: its
+    (cluster, objective) pairs above the dropping threshold), scored as the heuristic scores
+    options: an idle core first, else a suspension the task may make."""
+    best, where = None, -1
+    for k, o in options:
+        if k == j:
+            continue
+        if idle[k]:
+            key = (o, 1)
+        elif may_preempt and vheap[k] and o > vheap[k][0][0]:
+            key = (o - vheap[k][0][0] if diff else o, 0)
+        else:
+            continue
+        if best is None or key > best:
+            best, where = key, k
+    if best is None:
+        return {"runner_up_where": None, "runner_up_score": None}
+    return {"runner_up_where": names[where], "runner_up_score": best[0]}

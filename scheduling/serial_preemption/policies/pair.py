@@ -33,7 +33,7 @@ import heapq
 
 import numpy as np
 
-from ..sim import Context, SerialSim
+from ..sim import BUSY, Context, SerialSim
 from .base import SerialPolicy
 
 # The option a row has chosen: none, an idle core, ordering A (preempt the partner now) or
@@ -53,20 +53,47 @@ def pair_terms(t: float, upt: bool, table, ret_t, obj_t, util_t, arr_t, urow_t, 
     or, with ``ties_preempt``, to A (the Pair paragraph drops preemption on a core only "if the
     second ordering results in higher Util").
     """
-    ct_a = t + ret_t  # ordering A: t now, r resumes after it
-    u_ra = table.value(urow_r, scale_r, ct_a + ret_r - arr_r)
-    net_a = obj_t + (u_ra / ret_r if upt else u_ra)
-    u_tb = table.value(urow_t, scale_t, t + ret_r + ret_t - arr_t)  # B: after r
-    own_b = u_tb / ret_t if upt else u_tb
-    net_b = val_r + own_b
+    net_a, net_b, own_b, u_tb = orderings(t, upt, table, ret_t, obj_t, arr_t, urow_t, scale_t,
+                                          ret_r, val_r, arr_r, urow_r, scale_r)
     is_a = net_a >= net_b if ties_preempt else net_a > net_b
     return (np.where(is_a, net_a, net_b), np.where(is_a, obj_t, own_b),
             np.where(is_a, util_t, u_tb), is_a)
 
 
+def orderings(t: float, upt: bool, table, ret_t, obj_t, arr_t, urow_t, scale_t, ret_r, val_r,
+              arr_r, urow_r, scale_r):
+    """``(net_a, net_b, own_b, util_b)``: the two orderings' nets, and t's own objective and
+    utility when it runs after r (ordering B); arguments as for :func:`pair_terms`."""
+    ct_a = t + ret_t  # ordering A: t now, r resumes after it
+    u_ra = table.value(urow_r, scale_r, ct_a + ret_r - arr_r)
+    net_a = obj_t + (u_ra / ret_r if upt else u_ra)
+    u_tb = table.value(urow_t, scale_t, t + ret_r + ret_t - arr_t)  # B: after r
+    own_b = u_tb / ret_t if upt else u_tb
+    return net_a, val_r + own_b, own_b, u_tb
+
+
+# What Pair's decisions are recorded with (the numbers are the nets it compared).
+IDLE_OVER_PAIR = ("its best idle core, counting its best pair partner continuing undisturbed, "
+                  "earns more than its best pair")
+IDLE_ONLY = "its best idle core (no running preemptible task to pair with)"
+PAIR_A = ("ordering A on its best pair's core (it runs first, the partner resumes after it) "
+          "earns more than ordering B and than its best idle core")
+SUSPENDED_A = ("a waiting task's ordering A on this core (it first, this task resumes after "
+               "it) earns more than letting this task finish first")
+WAIT_B = ("ordering B on its best pair's core (the partner finishes first) earns more than "
+          "preempting it or than an idle core: it waits for a later event")
+NO_PAIR = ("every cluster where it can still earn utility is busy, and none runs a task it may "
+           "pair with (tasks started in this event are not partners)")
+B_TOO_LATE = ("every cluster where it can still earn utility is busy, and its best pair says "
+              "wait for the partner, after which it would earn no more than the dropping "
+              "threshold")
+
+
 class PairPolicy(SerialPolicy):
     """``tie``: whether an equal-valued pair preempts or waits; by default the scenario's
     ``pair_tie`` (``"wait"`` without a scenario)."""
+
+    preempts = True
 
     def __init__(self, cfg=None, rng=None, *, mode: str, tie: str | None = None):
         super().__init__(cfg, rng)
@@ -493,6 +520,8 @@ class _PairEvent:
         j = int(self.idle_cluster[row])
         core = heapq.heappop(sim.idle[j])
         task = sim.take(int(R.gsim[row]))
+        if sim.decisions is not None and sim.wants(task, "mapped"):
+            self._explain_idle(row, task, core, j)
         sim.start(task, core, float(R.util[row, j]))
         self.idle_n[j] -= 1
         R.count[row] -= 1
@@ -513,8 +542,22 @@ class _PairEvent:
         core = pc.take_core(c)
         j = int(pc.cluster[c])
         r_util = float(sim.c_util[core])
-        victim = sim.preempt(core)
         task = sim.take(int(R.gsim[row]))
+        if sim.decisions is not None:
+            note_victim = sim.wants(int(sim.c_task[core]), "preempted")
+            note = sim.wants(task, "mapped")
+            if note_victim or note:
+                net_a, net_b = self._nets(row)
+            if note_victim:
+                sim.explain_preempt(core, task, SUSPENDED_A, net_a=net_a, net_b=net_b)
+            if note:
+                idle = int(self.idle_cluster[row])
+                sim.explain_start(task, core, PAIR_A, score=net_a, net_b=net_b,
+                                  own=float(self.pair_own[row]), utility=float(R.util[row, j]),
+                                  victim=int(sim.c_task[core]),
+                                  runner_up_where=sim.names[idle] if idle >= 0 else None,
+                                  runner_up_score=self._idle_net(row) if idle >= 0 else None)
+        victim = sim.preempt(core)
         sim.start(task, core, float(R.util[row, j]))
         R.count[row] -= 1
         R.nid[row] += 1
@@ -552,6 +595,8 @@ class _PairEvent:
             if k == ORDER_B:
                 removed[row] = True
                 policy.deferred += int(count[row])
+                if sim.decisions is not None:
+                    self._explain_wait(row)
                 continue
             if k == IDLE:
                 core, task, affected = self.start_on_idle(row)
@@ -564,3 +609,66 @@ class _PairEvent:
             if count[row] > 0 and (affected is None or row not in set(affected.tolist())):
                 push(heap, (-float(choice_own[row]), float(arr[row]), int(nid[row]), row,
                             int(version[row])))
+        if sim.decisions is not None:
+            self._explain_left()
+
+    # -- the decision trace (only when the run explains itself) ------------------------------
+    def _nets(self, row: int) -> tuple[float, float]:
+        """The nets of orderings A and B of ``row`` with its best pair P*."""
+        R, pc = self.rows, self.partners
+        c = int(self.pair_class[row])
+        j = int(pc.cluster[c])
+        net_a, net_b, _, _ = orderings(
+            self.t, self.upt, self.table, R.ret[row, j], R.obj[row, j], R.arr[row],
+            R.urow[row], R.scale[row], pc.ret[c], pc.val[c], pc.arr[c], pc.urow[c],
+            pc.scale[c])
+        return float(net_a), float(net_b)
+
+    def _idle_net(self, row: int) -> float:
+        """The net of ``row``'s best idle core: its own objective there, plus its best pair's
+        partner continuing undisturbed."""
+        b = int(self.pair_class[row])
+        return float(self.idle_obj[row]) + (float(self.partners.val[b]) if b >= 0 else 0.0)
+
+    def _explain_idle(self, row: int, task: int, core: int, j: int) -> None:
+        R, sim = self.rows, self.sim
+        b = int(self.pair_class[row])
+        numbers = {"score": self._idle_net(row), "own": float(self.idle_obj[row]),
+                   "utility": float(R.util[row, j])}
+        if R.cp[row] and b >= 0:
+            sim.explain_start(task, core, IDLE_OVER_PAIR, **numbers,
+                              runner_up_where=sim.names[int(self.partners.cluster[b])],
+                              runner_up_score=float(self.pair_net[row]))
+        else:
+            sim.explain_start(task, core, IDLE_ONLY, **numbers, runner_up_where=None,
+                              runner_up_score=None)
+
+    def _explain_wait(self, row: int) -> None:
+        pc, sim = self.partners, self.sim
+        g = int(self.rows.gsim[row])
+        if sim.still_held(g, WAIT_B):
+            return
+        c = int(self.pair_class[row])
+        net_a, net_b = self._nets(row)
+        idle = int(self.idle_cluster[row])
+        sim.hold(g, WAIT_B, net_a=net_a, net_b=net_b,
+                 partner=int(sim.c_task[pc.first_core[c]]),
+                 where=sim.names[int(pc.cluster[c])],
+                 idle_net=self._idle_net(row) if idle >= 0 else None)
+
+    def _explain_left(self) -> None:
+        """Why the rows left with tasks and no option wait (the rows that chose ordering B
+        were explained when they left)."""
+        R, sim = self.rows, self.sim
+        left = np.flatnonzero((R.count[:R.n] > 0) & ~R.removed[:R.n]
+                              & (self.choice[:R.n] == NONE))
+        for row in left.tolist():
+            g = int(R.gsim[row])
+            if not R.cp[row]:
+                sim.hold(g, BUSY)
+            elif self.pair_class[row] < 0:
+                sim.hold(g, NO_PAIR)
+            elif not sim.still_held(g, B_TOO_LATE):
+                net_a, net_b = self._nets(row)
+                sim.hold(g, B_TOO_LATE, net_a=net_a, net_b=net_b,
+                         utility=float(self.pair_util[row]), threshold=sim.min_utility)
