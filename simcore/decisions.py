@@ -26,6 +26,7 @@ Bounds, stated in ``meta.decisions``:
 from __future__ import annotations
 
 import zlib
+from numbers import Integral
 from typing import Any
 
 #: What can happen to a task, in the words the stories use.
@@ -53,7 +54,10 @@ DEFAULT_LIMIT = 20_000
 
 
 def bucket(task: Any) -> int:
-    """The hash that samples tasks: kept when ``bucket(task) % stride == 0``."""
+    """The hash that samples tasks: kept when ``bucket(task) % stride == 0``. An integer id
+    hashes as a Python int whatever its type, so a numpy id and the JSON's number agree."""
+    if isinstance(task, Integral) and not isinstance(task, bool):
+        task = int(task)
     return zlib.crc32(repr(task).encode())
 
 
@@ -146,6 +150,9 @@ class DecisionLog:
 
     def __len__(self) -> int:
         return self._size
+
+    def __bool__(self) -> bool:  # a log is there, and asked for, even before its first record
+        return True
 
     def export(self) -> tuple[list[dict], dict]:
         """The decisions in the order they were made, and what bounded them."""

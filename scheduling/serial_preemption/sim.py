@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.clock import RunClock
-from simcore.decisions import _bucket as sampling_hash
 from simcore.errors import PolicyViolation
 
 from .ufast import FastUtility
@@ -155,8 +154,6 @@ class SerialSim:
         #: :meth:`explain_preempt` and :meth:`hold`. Tasks are named by their id.
         self.decisions = None
         self.names = cluster_names(self.K)
-        self._seen = bytearray(n)
-        self._hash: list[int] | None = None  # the log's sampling hash of each task id
         self._causes: dict[str, int] = {}
         self.held_now: set[int] = set()  # the groups the policy explained in this event
         # Groups whose cause of waiting may have changed since the last event: the ones new
@@ -349,24 +346,10 @@ class SerialSim:
         return np.broadcast_to(np.arange(self.K), (g, self.K))
 
     # -- the decision trace (only with a log: callers check ``self.decisions`` first) -----------
-    def wants(self, task: int, action: str) -> bool:
-        """Whether a decision (``action``) about ``task`` is worth working out and recording.
-
-        A full log keeps one task in ``stride``, chosen by a hash of its id, and a task it
-        leaves out is never kept again (the stride only doubles). Such a task's decisions are
-        not worked out: the log only hears of the task once (bare, so that it counts it)."""
-        self_seen = self._seen
-        stride = self.decisions.stride
-        if stride > 1:
-            if self._hash is None:
-                self._hash = [sampling_hash(i) for i in range(len(self_seen))]
-            if self._hash[task] % stride:
-                if not self_seen[task]:
-                    self_seen[task] = 1
-                    self.decisions.add(self.now, task, action, "")
-                return False
-        self_seen[task] = 1
-        return True
+    def wants(self, task: int, action: str = "") -> bool:
+        """Whether a decision (``action``) about ``task`` is worth working out: a full log
+        keeps one task in ``stride`` by a hash of its id, and does not keep the others again."""
+        return self.decisions.keeps(task)
 
     def _explain_drop(self, a: int, b: int, util: np.ndarray) -> None:
         """Tasks ``a..b-1`` of one group were dropped: no cluster they may use gives them
