@@ -163,6 +163,7 @@ def job_gantt(result) -> dict:
                     "%{customdata[4]:.2f} h<extra></extra>")
         data.append({"type": "scatter", "mode": "markers", "x": rounded(cx, 7),
                      "y": rounded(cy), "customdata": custom, "hovertemplate": text,
+                     "meta": {"task": 0},  # customdata[0] is the job: a click opens its story
                      "marker": {"size": 6, "opacity": 0, "color": COLORS[kind][0]},
                      "legendgroup": kind, "showlegend": False, "name": LABELS[kind]})
     killed = int((runs["kind"] == "killed").sum())

@@ -403,11 +403,16 @@
       })
       .then(function () {
         target.dataset.drawMs = String(Math.round(performance.now() - started));
-        // A run chart's marks name their task first in their hover data (docs/explain.md).
+        // A trace whose marks are tasks says where its hover data holds the task id:
+        // meta.task, an index into customdata (docs/explain.md); other marks are not tasks.
         if (document.getElementById("decisions")) {
           target.on("plotly_click", function (e) {
-            var cd = e.points && e.points[0] && e.points[0].customdata;
-            if (cd && cd[0] !== undefined && cd[0] !== null) showStory(String(cd[0]));
+            var pt = e.points && e.points[0];
+            var at = pt && pt.data && pt.data.meta && pt.data.meta.task;
+            var cd = pt && pt.customdata;
+            if (typeof at === "number" && cd && cd[at] !== undefined && cd[at] !== null) {
+              showStory(String(cd[at]));
+            }
           });
         }
       })
