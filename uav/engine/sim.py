@@ -25,7 +25,7 @@ from simcore.errors import PolicyViolation
 
 from .config import UavConfig
 from .model import N_SENSORS, SENSORS, Mission
-from .policies.why import option, waiting_targets
+from .policies.why import cause, cause_numbers, option, waiting_causes
 
 TOL = 1e-12
 INF = math.inf
@@ -177,6 +177,7 @@ class Simulator:
         self.heap: list = []
         self.seq = 0
         self.scores_dirty = True
+        self.scores_version = 0  # counts recomputations of the score matrices
         self.V = self.VPT = self.VPE = self.valid = None
         # pieces for the per-minute series: (uav, start, end, value, energy)
         self.pieces: list[tuple[int, float, float, float, float]] = []
@@ -188,6 +189,8 @@ class Simulator:
         #: target no surveil served, ``"target N"`` (N as in ``extra.targets.id``); times in
         #: minutes, like the result's tables.
         self.decisions = None
+        self._waiting_key = None  # what the waiting targets' causes were last worked out from
+        self._waiting_codes = np.full(T, -1, np.int8)  # and those causes (policies.why)
 
     # -- scores --------------------------------------------------------------------------------
     def travel_hours(self, pos: np.ndarray) -> np.ndarray:
@@ -212,6 +215,7 @@ class Simulator:
                                 + self.uav_energy_rate[:, None, :] * ts)
             self.V = V
             self.scores_dirty = False
+            self.scores_version += 1
         return self.V, self.VPT, self.VPE, self.valid
 
     # -- surveil lifecycle ---------------------------------------------------------------------
@@ -493,13 +497,31 @@ class Simulator:
         return view.event_record()
 
     def _explain_waiting(self, view: MappingView) -> None:
-        """Why each eligible target left without a surveil at this event got none."""
+        """Why each eligible target left without a surveil at this event got none, recorded
+        when a target starts waiting or the cause changes (it holds until the target's next
+        decision).
+
+        The cause follows from which targets wait, which UAVs can act and are idle, and which
+        combinations are valid: the policies leave no waiting target to an idle UAV that could
+        take it and passes their filter. So an event where none of these changed is skipped
+        without a look: most events of a day are such, and this runs at every one.
+        """
+        waiting = view.target_ok & (view.running_uav < 0)
+        key = (waiting.tobytes(), view.uav_ok.tobytes(), (view.running_target < 0).tobytes(),
+               self.scores_version)
+        if key == self._waiting_key:
+            return
+        self._waiting_key = key
         log, t_min = self.decisions, view.now * 60.0
         policy = self.policy
-        for t, action, reason, numbers in waiting_targets(
-                view, getattr(policy, "filtering", False), getattr(policy, "preemption", False)):
+        codes = waiting_causes(view, waiting, getattr(policy, "filtering", False))
+        preemption = getattr(policy, "preemption", False)
+        for t in np.flatnonzero((codes != self._waiting_codes) & (codes >= 0)).tolist():
+            code = int(codes[t])
+            action, reason = cause(code, preemption)
             log.add(t_min, f"target {t + 1}", action, reason,
-                    priority=int(self.target_priority[t]), **numbers)
+                    priority=int(self.target_priority[t]), **cause_numbers(view, t, code))
+        self._waiting_codes = codes
 
 
 class MappingView:
@@ -607,12 +629,12 @@ class MappingView:
             reason = why.pop("reason")
             log.add(now * 60.0, sv.id + 1, "mapped", reason, where=option(u, t, s),
                     uav=u + 1, target=t + 1, sensor=SENSORS[s], **why,
-                    energy_left=float(self.energy_remaining[u]),
-                    energy_total=float(self.energy_total[u]),
-                    energy_needed=float(sim.uav_energy_rate[u, s] * sim.target_surveil_time[t]
-                                        * (1.0 - sv.progress)
-                                        + (sim.flight_energy_rate * sv.travel
-                                           if sim.geometry is not None else 0.0)),
+                    energy_left=self.energy_remaining.item(u),
+                    energy_total=self.energy_total.item(u),
+                    energy_needed=(sim.uav_energy_rate.item(u, s)
+                                   * sim.target_surveil_time.item(t) * (1.0 - sv.progress)
+                                   + (sim.flight_energy_rate * sv.travel
+                                      if sim.geometry is not None else 0.0)),
                     window_end_min=sv.window_end * 60.0)
         return freed_u, freed_t
 

@@ -38,7 +38,7 @@ class GreedyPolicy(UavPolicy):
                     return
                 u, rest = divmod(i, per_uav)
                 t, s = divmod(rest, n_sensors)
-                reasons = self.why_of(view, options, i, u, t, s) if explain else None
+                reasons = self.why_of(view, options, u, t, s) if explain else None
                 view.start(u, s, t, why=reasons)
                 options[u] = NEG
                 options[:, t] = NEG
@@ -53,12 +53,12 @@ class GreedyPolicy(UavPolicy):
             t, s = divmod(rest, n_sensors)
             reasons = None
             if explain:
-                reasons = why.with_preemption(self.why_of(view, options, i, u, t, s), choices,
+                reasons = why.with_preemption(self.why_of(view, options, u, t, s), choices,
                                               u, t, score[u, t, s], score[u, t, s])
             choices.assigned(u, t, view.start(u, s, t, why=reasons))
 
-    def why_of(self, view, options, i, u, t, s) -> dict:
+    def why_of(self, view, options, u, t, s) -> dict:
         """The decision's numbers (``--explain``): the score and the runner-up's, and the
         filter's threshold when it filters."""
-        reasons = why.greedy_choice(view, options, i, self.attr)
+        reasons = why.greedy_choice(options, u, t, s, self.attr)
         return why.with_filter(view, reasons, u, t, s) if self.filtering else reasons

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import SENSORS
-from .common import NEG, filter_threshold
+from .common import NEG, event_threshold
 
 
 def option(u: int, t: int, s: int) -> str:
@@ -26,23 +26,31 @@ def second_best(flat: np.ndarray, i: int) -> int:
     kept = flat[i]
     flat[i] = NEG
     j = int(flat.argmax())
+    found = flat[j] > NEG
     flat[i] = kept
-    return j if j != i and flat[j] > NEG else -1
+    return j if found else -1
 
 
-def greedy_choice(view, options: np.ndarray, i: int, score: str) -> dict:
-    """Why a greedy policy picked flat option ``i`` of ``options`` (UAV x target x sensor):
-    its score and the runner-up's (the best option it passed over at that moment)."""
-    n_targets, n_sensors = options.shape[1], options.shape[2]
-    flat = options.reshape(-1)
+def greedy_choice(options: np.ndarray, u: int, t: int, s: int, score: str) -> dict:
+    """Why a greedy policy picked option (u, t, s) of ``options`` (UAV x target x sensor, the
+    scores it chose among): its score, and the runner-up's: the best option this choice ruled
+    out (the same UAV elsewhere, or another UAV on the same target). Searching only those keeps
+    the trace's cost per start to one row and one column of the scores."""
     why = {"reason": f"the highest {score} of the options left", "score_name": score,
-           "score": float(flat[i])}
-    j = second_best(flat, i)
-    if j >= 0:
-        u, rest = divmod(j, n_targets * n_sensors)
-        t, s = divmod(rest, n_sensors)
-        why["runner_up"] = option(u, t, s)
-        why["runner_up_score"] = float(flat[j])
+           "score": float(options[u, t, s])}
+    n_sensors = options.shape[2]
+    row, col = options[u].reshape(-1), options[:, t, :]
+    kept = options[u, t, s]
+    options[u, t, s] = NEG
+    i, j = int(row.argmax()), int(col.argmax())
+    by_row, by_col = row[i], col.flat[j]
+    options[u, t, s] = kept
+    if by_row >= by_col and by_row > NEG:
+        t2, s2 = divmod(i, n_sensors)
+        why["runner_up"], why["runner_up_score"] = option(u, t2, s2), float(by_row)
+    elif by_col > NEG:
+        u2, s2 = divmod(j, n_sensors)
+        why["runner_up"], why["runner_up_score"] = option(u2, t, s2), float(by_col)
     return why
 
 
@@ -69,11 +77,8 @@ def meta_choice(view, cand: np.ndarray, best: np.ndarray, u: int, value_mode: bo
 
 def with_filter(view, why: dict, u: int, t: int, s: int) -> dict:
     """Add the filter's numbers: the option's value per energy and its UAV's threshold."""
-    threshold = getattr(view, "_filter_threshold", None)
-    if threshold is None:  # the same for the whole event: energy spent changes between events
-        threshold = view._filter_threshold = filter_threshold(view)
     why["vpe"] = float(view.VPE[u, t, s])
-    why["filter_threshold"] = float(threshold[u])
+    why["filter_threshold"] = float(event_threshold(view)[u])
     return why
 
 
@@ -92,43 +97,59 @@ def with_preemption(why: dict, choices, u: int, t: int, uav_side: float,
     return why
 
 
-def waiting_targets(view, filtering: bool, preemption: bool):
-    """After a mapping event, why each eligible target without a surveil has none: yields
-    ``(target, action, reason, numbers)``.
+# Why an eligible target got no surveil at a mapping event, in the order they are tested:
+# (action, reason); the busy reason depends on whether the policy preempts (``cause``).
+NO_UAV, BUSY, FILTERED, PASSED = range(4)
+CAUSES = (
+    ("held", "no UAV with energy left carries a sensor it allows"),
+    ("held", "every UAV that could surveil it is busy"),
+    ("filtered", "every idle UAV that could surveil it scores it at or below its own filter "
+                 "threshold"),
+    ("held", "passed over at this mapping event"),
+)
+BUSY_PREEMPTING = ("held", "every UAV that could surveil it is busy with a surveil it did not "
+                           "outscore")
 
-    In order: no UAV with energy left carries a sensor the target allows; (filtering) every
-    idle UAV that could surveil it scores it at or below its own filter threshold; every UAV
-    that could surveil it is busy (with preemption: with a surveil the target's options did not
-    outscore); otherwise the policy passed it over.
+
+def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> np.ndarray:
+    """Per target slot, the index in :data:`CAUSES` of why it got no surveil at this event, -1
+    for targets not in the mask ``waiting`` (eligible, without a surveil).
+
+    No UAV with energy left can surveil it; or every UAV that could is busy; or (filtering) no
+    idle one that could scores it above its own threshold; else the policy passed it over
+    (the policies leave none so: they start something for every target an idle UAV can take).
+    Computed for all targets at once: this runs at every mapping event that changed something.
     """
-    waiting = np.flatnonzero(view.target_ok & (view.running_uav < 0))
-    if not waiting.size:
-        return
-    valid = view.valid[:, waiting, :]
-    capable = valid.any(axis=2) & view.uav_ok[:, None]  # UAV x waiting target
-    idle = view.running_target < 0
-    if filtering:
-        threshold = filter_threshold(view)
-        vpe = np.where(valid, view.VPE[:, waiting, :], NEG).max(axis=2)
-    busy_reason = ("every UAV that could surveil it is busy with a surveil it did not outscore"
-                   if preemption else "every UAV that could surveil it is busy")
-    for c, t in enumerate(waiting.tolist()):
-        can = capable[:, c]
-        n_can = int(can.sum())
-        if n_can == 0:
-            yield t, "held", "no UAV with energy left carries a sensor it allows", {}
-            continue
-        free = can & idle
-        if filtering and free.any():
-            passing = free & (vpe[:, c] > threshold)
-            if not passing.any():
-                u = int(np.where(free, vpe[:, c], NEG).argmax())
-                yield t, "filtered", ("every idle UAV that could surveil it scores it at or "
-                                      "below its own filter threshold"), {
-                    "uav": u + 1, "vpe": float(vpe[u, c]), "filter_threshold": float(threshold[u]),
-                    "idle_capable": int(free.sum())}
-                continue
-        if not free.any():
-            yield t, "held", busy_reason, {"capable": n_can}
-            continue
-        yield t, "held", "passed over at this mapping event", {"idle_capable": int(free.sum())}
+    codes = np.full(view.n_targets, -1, np.int8)
+    idx = np.flatnonzero(waiting)
+    if not idx.size:
+        return codes
+    capable = view.valid[:, idx, :].any(axis=2) & view.uav_ok[:, None]  # UAV x target
+    free = capable & (view.running_target < 0)[:, None]
+    any_free = free.any(axis=0)
+    found = np.where(capable.any(axis=0), np.where(any_free, PASSED, BUSY), NO_UAV)
+    if filtering and any_free.any():
+        vpe = np.where(view.valid[:, idx, :], view.VPE[:, idx, :], NEG).max(axis=2)
+        passing = (free & (vpe > event_threshold(view)[:, None])).any(axis=0)
+        found[any_free & ~passing] = FILTERED
+    codes[idx] = found
+    return codes
+
+
+def cause(code: int, preemption: bool) -> tuple[str, str]:
+    """The (action, reason) of a code of :func:`waiting_causes`."""
+    return BUSY_PREEMPTING if code == BUSY and preemption else CAUSES[code]
+
+
+def cause_numbers(view, t: int, code: int) -> dict:
+    """The numbers behind target ``t``'s cause: how many UAVs could surveil it (and are idle);
+    filtered: the idle one that scores it best, its value per energy and its threshold."""
+    capable = view.valid[:, t, :].any(axis=1) & view.uav_ok
+    free = capable & (view.running_target < 0)
+    numbers = {"capable": int(capable.sum()), "idle_capable": int(free.sum())}
+    if code == FILTERED:
+        vpe = np.where(view.valid[:, t, :], view.VPE[:, t, :], NEG).max(axis=1)
+        u = int(np.where(free, vpe, NEG).argmax())
+        numbers.update(uav=u + 1, vpe=float(vpe[u]),
+                       filter_threshold=float(event_threshold(view)[u]))
+    return numbers
