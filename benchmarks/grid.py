@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/grid.py [--preset grid-main] [--seed 0]
         [--policies internode-can,internode-2nn] [--iats 1.5,2,2.5,4] [--set key=value ...]
-        [--repeat 1] [--naive]
+        [--repeat 1] [--naive] [--explain]
 
 Runs each scheduler once per IAT on the preset (default: the paper's setting, 1,000 nodes,
 5,000 jobs, delta 5 s) and prints, per run: the simulated ticks (every delta up to the last
@@ -11,8 +11,10 @@ seconds of the run, the mean, 95th percentile and maximum milliseconds of a work
 mean milliseconds per simulated tick (all scheduling time over all ticks), node visits per
 worked tick, and the median wait, preemptions and migrations as a sanity check. Target
 (issue 19): one internode CAN' run under 10 s on this machine. ``--naive`` also times the
-reference loop that visits every node at every tick (for comparison; slow). Prints the
-machine load first; asserts nothing.
+reference loop that visits every node at every tick (for comparison; slow). ``--explain``
+runs every point without and with the decision trace, alternating (off, on per repeat), and
+prints both rows and the trace's overhead on the whole run's wall and CPU time (target < 25%).
+Prints the machine load first; asserts nothing.
 """
 
 from __future__ import annotations
@@ -35,15 +37,15 @@ from simcore.params import parse_value  # noqa: E402
 KIND = "grid"
 
 
-def run(preset: str, policy: str, seed: int, overrides: dict) -> dict:
+def run(preset: str, policy: str, seed: int, overrides: dict, explain: bool = False) -> dict:
     sc = preset_scenario(preset, overrides)
     c0, t0 = time.process_time(), time.perf_counter()
-    res = simulate(sc, policy, seed=seed)
+    res = simulate(sc, policy, seed=seed, explain=explain)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     t, s = res.timing, res.summary
     worked = max(s["ticks_worked"], 1)
-    return {"policy": policy, "iat": sc.params.jobs.iat_s, "ticks": s["ticks"],
-            "worked": s["ticks_worked"], "wall": wall, "cpu": cpu,
+    return {"policy": policy + (" explain" if explain else ""), "iat": sc.params.jobs.iat_s,
+            "ticks": s["ticks"], "worked": s["ticks_worked"], "wall": wall, "cpu": cpu,
             "mean": t["event_ms_mean"], "p95": t["event_ms_p95"], "max": t["event_ms_max"],
             "all": t["tick_ms_over_all"], "visits": sum(res.events["visits"]) / worked,
             "median": s["wait_median_s"], "pre": s["preemptions"], "mig": s["migrations"]}
@@ -73,7 +75,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="runs per point (best is shown)")
     ap.add_argument("--naive", action="store_true",
                     help="also time the loop that visits every node at every tick")
+    ap.add_argument("--explain", action="store_true",
+                    help="also run with the decision trace on, alternating, and print its "
+                         "overhead")
     args = ap.parse_args()
+    modes = (False, True) if args.explain else (False,)
     names = ([p.name for p in list_policies(KIND)] if args.policies == "all"
              else args.policies.split(","))
     overrides = {}
@@ -88,17 +94,26 @@ def main() -> None:
           f"{'med wait':>8} {'preempt':>7} {'migr':>6}" + ("  naive s" if args.naive else ""))
     for iat in [float(x) for x in args.iats.split(",")]:
         for name in names:
-            rows = [run(args.preset, name, args.seed, {**overrides, "jobs.iat_s": iat})
-                    for _ in range(max(1, args.repeat))]
-            r = min(rows, key=lambda row: row["wall"])
-            line = (f"{r['policy']:<18} {r['iat']:>4g} {r['ticks']:>6} {r['worked']:>6} "
-                    f"{r['wall']:>7.2f} {r['cpu']:>6.2f} {r['mean']:>8.3f} {r['p95']:>6.2f} "
-                    f"{r['max']:>6.1f} {r['all']:>7.3f} {r['visits']:>6.1f} "
-                    f"{r['median']:>8.0f} {r['pre']:>7} {r['mig']:>6}")
-            if args.naive:
-                slow = naive(args.preset, name, args.seed, {**overrides, "jobs.iat_s": iat})
-                line += f"  {slow:7.1f}"
-            print(line, flush=True)
+            point = {**overrides, "jobs.iat_s": iat}
+            rows = {mode: [] for mode in modes}
+            for _ in range(max(1, args.repeat)):
+                for mode in modes:  # alternating, so load changes reach both alike
+                    rows[mode].append(run(args.preset, name, args.seed, point, mode))
+            best = {mode: min(rs, key=lambda row: row["wall"]) for mode, rs in rows.items()}
+            for r in best.values():
+                line = (f"{r['policy']:<18} {r['iat']:>4g} {r['ticks']:>6} {r['worked']:>6} "
+                        f"{r['wall']:>7.2f} {r['cpu']:>6.2f} {r['mean']:>8.3f} "
+                        f"{r['p95']:>6.2f} {r['max']:>6.1f} {r['all']:>7.3f} "
+                        f"{r['visits']:>6.1f} {r['median']:>8.0f} {r['pre']:>7} {r['mig']:>6}")
+                if args.naive and r is best[False]:
+                    slow = naive(args.preset, name, args.seed, point)
+                    line += f"  {slow:7.1f}"
+                print(line, flush=True)
+            if args.explain:
+                off, on = best[False], best[True]
+                print(f"{'':<18} explain overhead: wall "
+                      f"{100.0 * (on['wall'] / off['wall'] - 1):+.1f}%, cpu "
+                      f"{100.0 * (on['cpu'] / off['cpu'] - 1):+.1f}% (target < 25%)", flush=True)
 
 
 if __name__ == "__main__":

@@ -395,7 +395,8 @@ class GridSim:
         node."""
         best, best_key = -1, None
         with_running = self.opts.load != "queued"
-        seen = [] if self.decisions is not None else None
+        explain = self.decisions is not None
+        second, second_key = -1, None  # the runner-up, only followed when explaining
         for n in self.cand[j]:
             if n < 0:
                 break
@@ -407,12 +408,16 @@ class GridSim:
                 load = max(self.q_c[n] / self.cap_c[n], self.q_m[n] / self.cap_m[n],
                            self.q_d[n] / self.cap_d[n])
             key = (load, len(self.queue[n]))
-            if seen is not None:
-                seen.append((key, n))
             if best_key is None or key < best_key:
+                if explain:
+                    second, second_key = best, best_key
                 best, best_key = n, key
-        if seen is not None:
-            self.matched[j] = matchmaking(seen, best)
+            elif explain and (second_key is None or key < second_key):
+                second, second_key = n, key
+        if explain:
+            self.matched[j] = {"matched_load": best_key[0]} if second < 0 else {
+                "matched_load": best_key[0], "runner_up_node": second,
+                "runner_up_load": second_key[0]}
         self.first_node[j] = best
         self.arr_node[j] = t
         self.enqueue(j, best, t, 0.0)
@@ -565,16 +570,3 @@ class GridSim:
                     k += 1
         self.sample(self.now)
         self.last_tick = k - 1
-
-
-def matchmaking(seen: list, best: int) -> dict:
-    """Matchmaking's numbers for a decision: the chosen node's load, and the runner-up among the
-    sampled nodes (``seen``: ((load, queued jobs), node) per sampled node)."""
-    ranked = sorted(seen, key=lambda kn: kn[0])  # stable: equal keys stay in sample order
-    out = {"sampled": len(seen), "matched_load": ranked[0][0][0]}
-    for (load, _), node in ranked:
-        if node != best:
-            out["runner_up_node"] = node
-            out["runner_up_load"] = load
-            break
-    return out

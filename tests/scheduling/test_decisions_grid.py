@@ -140,7 +140,8 @@ def test_hand_worked_fcfs_backfill(helpers):
     s = explained(wl, FcfsBackfill())
     assert [(d["t"], d["action"]) for d in s[0]] == [(0, "mapped"), (100, "completed")]
     assert s[0][0]["reason"] == "fits the node's free resources, in arrival order"
-    assert (s[0][0]["where"], s[0][0]["free_cores"], s[0][0]["sampled"]) == ("node 0", 4, 1)
+    assert (s[0][0]["where"], s[0][0]["free_cores"]) == ("node 0", 4)
+    assert s[0][0]["matched_load"] == 0 and "runner_up_node" not in s[0][0]
     assert [(d["t"], d["action"]) for d in s[1]] == [(10, "held"), (100, "mapped"),
                                                       (150, "completed")]
     assert s[1][0]["reason"] == "queued where matchmaking sent it: too few free resources"
