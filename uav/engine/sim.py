@@ -504,9 +504,14 @@ class Simulator:
         The cause follows from which targets wait, which UAVs can act and are idle, and which
         combinations are valid: the policies leave no waiting target to an idle UAV that could
         take it and passes their filter. So an event where none of these changed is skipped
-        without a look: most events of a day are such, and this runs at every one.
+        without a look (about half of a day's events, on the small baseline), as is one where
+        no target waits: this runs at every event.
         """
         waiting = view.target_ok & (view.running_uav < 0)
+        if not waiting.any():
+            self._waiting_key = None
+            self._waiting_codes.fill(-1)
+            return
         key = (waiting.tobytes(), view.uav_ok.tobytes(), (view.running_target < 0).tobytes(),
                self.scores_version)
         if key == self._waiting_key:
