@@ -3,7 +3,7 @@ counters, exact on hand-worked grids, and free when off."""
 
 from __future__ import annotations
 
-import json
+import runpy
 from pathlib import Path
 
 import pytest
@@ -18,6 +18,12 @@ from scheduling.grid.sim import GridSim, Options
 from scheduling.grid.workload import generate
 from simcore.clock import RunClock
 from simcore.decisions import STARTS, DecisionLog
+from simcore.explain import divergence
+
+# Checks shared with the other kinds' decision tests.
+_shared = runpy.run_path(str(Path(__file__).parents[1] / "_decisions.py"))
+by_task = _shared["by_task"]
+assert_explain_changes_nothing = _shared["assert_explain_changes_nothing"]
 
 POLICIES = ("fcfs", "local", "internode-can", "internode-2nn", "internode-can+qb",
             "internode-2nn+qb")
@@ -33,13 +39,6 @@ SCHEDULERS = {
 @pytest.fixture(scope="module")
 def helpers(load_sibling):
     return load_sibling(Path(__file__).parent / "grid" / "_helpers.py", "grid_helpers")
-
-
-def by_task(decisions: list[dict]) -> dict:
-    out: dict = {}
-    for d in decisions:
-        out.setdefault(d["task"], []).append(d)
-    return out
 
 
 def check_consistent(tasks: dict, summary: dict, migration_log: dict,
@@ -113,22 +112,15 @@ def test_decisions_agree_with_the_job_table_and_counters(small, policy):
 
 
 def test_explain_off_leaves_the_result_unchanged(small):
-    plain = simulate(small, "internode-can+qb", seed=4).to_dict()
-    off = simulate(small, "internode-can+qb", seed=4, explain=False).to_dict()
-    on = simulate(small, "internode-can+qb", seed=4, explain=True).to_dict()
-    assert "decisions" not in off and "decisions" not in off["meta"]
-    assert on.pop("decisions") and on["meta"].pop("decisions")
-    for r in (plain, off, on):
-        r["meta"].pop("code_version")
-    assert json.dumps(plain, sort_keys=True) == json.dumps(off, sort_keys=True) \
-        == json.dumps(on, sort_keys=True)
+    assert_explain_changes_nothing(simulate, small, "internode-can+qb", 4)
 
 
-def explained(wl, scheduler, nbrs=None) -> dict:
+def explained(wl, scheduler, nbrs=None, stories: bool = True):
     sim = GridSim(wl, scheduler, Options(), 0, neighbours=nbrs)
     sim.decisions = DecisionLog()
     sim.run()
-    return by_task(sim.decisions.export()[0])
+    decisions = sim.decisions.export()[0]
+    return by_task(decisions) if stories else decisions
 
 
 def test_hand_worked_fcfs_backfill(helpers):
@@ -169,15 +161,17 @@ def test_hand_worked_preemption(helpers):
     assert (s[1][0]["victims"], s[1][0]["freed_cores"], s[1][0]["priority"]) == (1, 4, -10)
 
 
+def push_case(helpers):
+    return helpers.workload([(4, 1.0, 4, 4), (4, 1.0, 4, 4)],
+                            [(0, 100, 4, 1, 1, 0), (1, 100, 4, 1, 1, 0)], candidates=[[0], [0]])
+
+
 def test_hand_worked_push(helpers):
     """Two 4-core neighbours; matchmaking may only pick node 0. Job 1 arrives at 1 s behind job
     0 and cannot preempt it (-100 against -99); at the first tick (5 s) node 0 pushes it to
     node 1, where it fits: f_PUSH = BM x FM / speed with a = (1, 1/4, 1/4): (1 / 1.5) x (1 -
     1.5 / 3) = 1/3."""
-    wl = helpers.workload([(4, 1.0, 4, 4), (4, 1.0, 4, 4)],
-                          [(0, 100, 4, 1, 1, 0), (1, 100, 4, 1, 1, 0)],
-                          candidates=[[0], [0]])
-    s = explained(wl, PreemptiveBackfill(overlay="2nn"), nbrs=[(1,), (0,)])
+    s = explained(push_case(helpers), PreemptiveBackfill(overlay="2nn"), nbrs=[(1,), (0,)])
     assert [(d["t"], d["action"]) for d in s[1]] == [
         (1, "held"), (5, "migrated"), (5, "mapped"), (105, "completed")]
     held, moved, started = s[1][:3]
@@ -187,6 +181,23 @@ def test_hand_worked_push(helpers):
     assert "runner_up_node" not in moved
     assert started["where"] == "node 1" and started["reason"].startswith("started at once")
     assert s[1][3]["migrations"] == 1 and s[1][3]["wait_s"] == 0
+
+
+def test_local_and_internode_part_at_the_push(helpers):
+    """The push grid under local scheduling and under 2-NN: both start job 0 at 0; they part at
+    the first tick (5 s), where 2-NN moves job 1 and starts it while local leaves it held."""
+    runs = [{"meta": {"scenario": "push", "seed": 0, "policy": name},
+             "decisions": explained(push_case(helpers), sched, nbrs, stories=False)}
+            for name, sched, nbrs in (("local", PreemptiveBackfill(), None),
+                                      ("internode-2nn", PreemptiveBackfill(overlay="2nn"),
+                                       [(1,), (0,)]))]
+    found = divergence(*runs)
+    first = found["first"]
+    assert first["t"] == 5 and first["only_a"] == []
+    assert [(d["task"], d["action"]) for d in first["only_b"]] == [(1, "migrated"),
+                                                                   (1, "mapped")]
+    assert [(d["t"], d["action"]) for d in first["why_not"]["a"]] == [(1, "held")]
+    assert found["tasks"][0]["task"] == 1 and found["tasks"][0]["a"]["t"] == 200
 
 
 grids = st.fixed_dictionaries({

@@ -3,7 +3,8 @@ missions, and free when off."""
 
 from __future__ import annotations
 
-import json
+import runpy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simcore.decisions import STARTS, DecisionLog
+from simcore.explain import divergence
 from simcore.params import from_dict
 from uav.engine import preset_scenario, simulate
 from uav.engine.config import UavConfig
@@ -18,6 +20,11 @@ from uav.engine.model import SENSOR_INDEX, Mission, TargetSpec, UavSpec
 from uav.engine.policies import make_policy
 from uav.engine.result import surveil_records
 from uav.engine.sim import ENDS, PREEMPTED, Simulator
+
+# Checks shared with the other kinds' decision tests.
+_shared = runpy.run_path(str(Path(__file__).parents[1] / "_decisions.py"))
+by_task = _shared["by_task"]
+assert_explain_changes_nothing = _shared["assert_explain_changes_nothing"]
 
 # Each end of a surveil in the result's table, as its last decision must say it.
 END_ACTION = {reason: action for reason, (action, _) in ENDS.items()} | {PREEMPTED: "preempted"}
@@ -40,13 +47,6 @@ def explained(m: Mission, policy: str, **cfg) -> tuple[Simulator, list[dict]]:
     sim.decisions = DecisionLog()
     sim.run()
     return sim, sim.decisions.export()[0]
-
-
-def by_task(decisions: list[dict]) -> dict:
-    out: dict = {}
-    for d in decisions:
-        out.setdefault(d["task"], []).append(d)
-    return out
 
 
 def check_consistent(tasks: dict, decisions: list[dict], policy: str) -> None:
@@ -120,17 +120,9 @@ def test_greedy_score_is_the_policys_metric(baseline):
         assert mapped[sid]["score_name"] == "VPE" and mapped[sid]["score"] == vpe
 
 
-def test_explain_off_leaves_the_result_unchanged(baseline):
-    scenario = preset_scenario("small-baseline")  # with the Random reference run
-    plain = simulate(scenario, "meta+pf", seed=2).to_dict()
-    off = simulate(scenario, "meta+pf", seed=2, explain=False).to_dict()
-    on = simulate(scenario, "meta+pf", seed=2, explain=True).to_dict()
-    assert "decisions" not in off and "decisions" not in off["meta"]
-    assert on.pop("decisions") and on["meta"].pop("decisions")
-    for r in (plain, off, on):
-        r["meta"].pop("code_version")
-    assert json.dumps(plain, sort_keys=True) == json.dumps(off, sort_keys=True) \
-        == json.dumps(on, sort_keys=True)
+def test_explain_off_leaves_the_result_unchanged():
+    # with the Random reference run, which is not explained
+    assert_explain_changes_nothing(simulate, preset_scenario("small-baseline"), "meta+pf", 2)
 
 
 def test_hand_worked_battery_hold_and_continue():
@@ -167,14 +159,17 @@ def test_hand_worked_battery_hold_and_continue():
     assert set(s) == {1, 2, 3, "target 2"}
 
 
+def preemption_case() -> Mission:
+    return mission([(10.0, {"VIS": (1.0, 3)}), (10.0, {"VIS": (1.0, 2)})],
+                   [(5, 1.0, {"VIS": 2}, [(1.0, 1.5)]), (1, 2.0, {"VIS": 1}, [(0.0, 24.0)])])
+
+
 def test_hand_worked_preemption_and_expiry():
     """Max Value + P: UAV 1 (quality 3) watches target 2 (worth 3, 2 h) from t=0; target 1 (worth
     30) opens at 60 min and takes UAV 1 (30 beats 3; UAV 2 would be worth 20): surveil 1 is
     preempted half done by surveil 2. Target 2, free again, goes to UAV 2 (worth 2) at once.
     Target 1's window ends at 90 min, 30 min into its 1 h: surveil 2 expires."""
-    m = mission([(10.0, {"VIS": (1.0, 3)}), (10.0, {"VIS": (1.0, 2)})],
-                [(5, 1.0, {"VIS": 2}, [(1.0, 1.5)]), (1, 2.0, {"VIS": 1}, [(0.0, 24.0)])])
-    sim, decisions = explained(m, "max-value+p")
+    sim, decisions = explained(preemption_case(), "max-value+p")
     s = by_task(decisions)
     assert s[1][0]["where"] == "UAV 1 on target 2 (VIS)" and s[1][0]["score"] == 3.0
     pre = s[1][1]
@@ -189,6 +184,21 @@ def test_hand_worked_preemption_and_expiry():
     assert s[3][0]["t"] == 60.0 and s[3][0]["where"] == "UAV 2 on target 2 (VIS)"
     assert s["target 1"][-1]["action"] == "expired" and s["target 1"][-1]["t"] == 90.0
     assert s["target 1"][-1]["window_end_min"] == 90.0
+
+
+def test_preemption_is_where_max_value_and_its_p_variant_part():
+    """The preemption mission under Max Value and Max Value + P: the same start at 0; at 60 min
+    plain Max Value sends idle UAV 2 to target 1, the P variant preempts UAV 1 for it."""
+    runs = [{"meta": {"scenario": "preemption", "seed": 0, "policy": p},
+             "decisions": explained(preemption_case(), p)[1]}
+            for p in ("max-value", "max-value+p")]
+    first = divergence(*runs)["first"]
+    assert first["t"] == 60.0
+    assert [d["where"] for d in first["only_a"]] == ["UAV 2 on target 1 (VIS)"]
+    # Surveil 3 (UAV 2 on target 2 after the preemption) exists in the P run only, and the
+    # comparison keeps the tasks both runs have.
+    assert [(d["task"], d["action"]) for d in first["only_b"]] == [(1, "preempted"),
+                                                                   (2, "mapped")]
 
 
 def test_hand_worked_filter():
