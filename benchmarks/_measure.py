@@ -2,7 +2,7 @@
 kernel's accounting of that child (wall clock, user + system CPU, peak resident memory), take
 medians, and describe the machine and its load. Run directly, it prints the machine line.
 
-    from _measure import best, machine, measure, median
+    from _measure import best, machine, measure, median, on_off
 """
 
 from __future__ import annotations
@@ -43,6 +43,24 @@ def best(fn, repeat: int) -> tuple[float, float, object]:
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     return min(wall), min(cpu), out
+
+
+def on_off(fn, repeat: int) -> tuple[tuple[float, float, object], tuple[float, float, object]]:
+    """``fn(explain)`` with the decision trace off and on, in turn, ``repeat`` times each,
+    after one warm-up run (caches, a workload generated once): the :func:`best` of each (off
+    first). Alternating puts both under the same changing load of a shared machine."""
+    fn(False)
+    runs: dict[bool, list] = {False: [], True: []}
+    for _ in range(repeat):
+        for explain in (False, True):
+            runs[explain].append(best(lambda e=explain: fn(e), 1))
+    return tuple((min(r[0] for r in runs[e]), min(r[1] for r in runs[e]), runs[e][-1][2])
+                 for e in (False, True))
+
+
+def overhead(off: float, on: float) -> str:
+    """How much longer a run takes with the decision trace on, as text."""
+    return f"{100.0 * (on - off) / off:+.0f}%" if off > 0 else "n/a"
 
 
 def measure(cmd: list[str], cwd: Path | str = REPO, env: dict | None = None) -> Measured:

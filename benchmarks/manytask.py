@@ -1,7 +1,7 @@
 """many-task speed: whole runs of real935k (934,710 tasks) and the 15k workloads, the paper's
 trade-off grids, and greedy dispatch alone.
 
-    .venv/bin/python benchmarks/manytask.py [--repeat 3] [--quick]
+    .venv/bin/python benchmarks/manytask.py [--repeat 3] [--quick] [--explain]
 
 Prints, best of ``--repeat`` (wall clock and CPU time of this process; the machine is shared,
 CPU time is the steadier figure):
@@ -16,6 +16,11 @@ CPU time is the steadier figure):
 * one fig6 run of each 15k workload (the same grid; 100 of them make the lab's default
   experiment);
 * greedy list scheduling of 934,710 tasks alone (block algorithm against the heap loop).
+
+``--explain`` runs every single run above with the decision trace off and on in turn
+(``--repeat`` pairs) and prints both rows (``explain off`` / ``explain on``, with the decisions
+kept) and the trace's overhead (target: < 25% per whole run); the grids and greedy dispatch
+alone are then skipped (the trace explains the run's own schedule, not the grid).
 
 Asserts nothing. ``--quick`` skips the random-order 935k grid and the heap comparison.
 ``--figures`` instead runs every figure preset of the kind as the sweep runner would (its
@@ -38,7 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
-from _measure import best  # noqa: E402
+from _measure import best, on_off, overhead  # noqa: E402
 
 from scheduling.engine import preset_scenario, scenario, simulate  # noqa: E402
 from scheduling.many_task.sim import greedy_starts  # noqa: E402
@@ -65,15 +70,29 @@ def heap_starts(d: np.ndarray, m: int) -> np.ndarray:
     return s
 
 
-def runs(label: str, make, policies, repeat: int, unit: str = "s") -> None:
+def runs(label: str, make, policies, repeat: int, unit: str = "s",
+         explain: bool = False) -> None:
+    scale = 1000.0 if unit == "ms" else 1.0
     for policy in policies:
-        wall, cpu, res = best(lambda p=policy: simulate(make(), p, seed=1), repeat)
-        t = res.timing
-        scale = 1000.0 if unit == "ms" else 1.0
-        print(f"  {label:<28} {policy:<12} {wall * scale:9.3f} {unit} wall "
-              f"{cpu * scale:9.3f} {unit} CPU | {t['events']:3d} partitions, "
-              f"{t['event_ms_mean']:8.2f} ms mean | TTS {res.summary['tts_h']:6.2f} h, "
-              f"utilization {res.summary['utilization']:.3f}")
+        if explain:
+            measured = on_off(lambda e, p=policy: simulate(make(), p, seed=1, explain=e),
+                              repeat)
+        else:
+            measured = [best(lambda p=policy: simulate(make(), p, seed=1), repeat)]
+        for wall, cpu, res in measured:
+            t = res.timing
+            trace = "" if not explain else (
+                " | explain off" if res.decisions is None else
+                f" | explain on, {len(res.decisions):,} decisions kept, sampling "
+                f"{res.meta['decisions']['sampling']}")
+            print(f"  {label:<28} {policy:<12} {wall * scale:9.3f} {unit} wall "
+                  f"{cpu * scale:9.3f} {unit} CPU | {t['events']:3d} partitions, "
+                  f"{t['event_ms_mean']:8.2f} ms mean | TTS {res.summary['tts_h']:6.2f} h, "
+                  f"utilization {res.summary['utilization']:.3f}{trace}")
+        if explain:
+            (w0, c0, _), (w1, c1, _) = measured
+            print(f"  {'':<28} {'':<12} decision trace: {overhead(w0, w1)} wall, "
+                  f"{overhead(c0, c1)} CPU", flush=True)
 
 
 def main() -> None:
@@ -82,6 +101,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--figures", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--explain", action="store_true",
+                    help="single runs only, each with the decision trace off and on")
     args = ap.parse_args()
     print(f"many-task benchmark: Python {platform.python_version()}, numpy {np.__version__}, "
           f"{os.cpu_count()} CPUs, {load_text()}")
@@ -91,18 +112,22 @@ def main() -> None:
 
     print("\none real935k run (934,710 tasks), target < 2 s")
     real = {"workload": {"source": "real935k"}}
+    ex = args.explain
     runs("r = 5, f = 0.8", lambda: scenario("many-task", {**real, "chop": {"r": 5, "f": 0.8}}),
-         POLICIES, args.repeat)
+         POLICIES, args.repeat, explain=ex)
     runs("r = 1, f = 0.5", lambda: scenario("many-task", {**real, "chop": {"r": 1, "f": 0.5}}),
-         ("random+chop", "sorted+chop"), args.repeat)
+         ("random+chop", "sorted+chop"), args.repeat, explain=ex)
     runs("Fig. 1: 163,840 workers", lambda: preset_scenario("fig1-real935k"), ("random",),
-         args.repeat)
+         args.repeat, explain=ex)
 
     print("\none 15k run (DOCK6 setting, r = 5, f = 0.5), target < 20 ms")
     for name in ("real15k", "synth15k"):
         runs(name, lambda n=name: scenario("many-task", {"workload": {"source": n},
                                                          "chop": {"r": 5, "f": 0.5}}),
-             POLICIES, max(args.repeat, 5), unit="ms")
+             POLICIES, max(args.repeat, 5), unit="ms", explain=ex)
+    if ex:
+        print(f"\n{load_text()}")
+        return
 
     print(f"\ntrade-off grids (36 r x 10 f) in one run; {load_text()}")
     grid_policies = ("sorted",) if args.quick else ("sorted", "random")

@@ -5,7 +5,10 @@
 Prints, per policy: jobs/s of the replay (job preparation + event loop + metrics, the parsed
 trace reused as the web worker's cache does) by wall clock and by CPU time of this process
 (the machine is shared: CPU time is the steadier figure), the time-averaged queue, and the
-whole-run seconds of a cold run that also parses the .gz trace. Then the same with estimates
+whole-run seconds of a cold run that also parses the .gz trace. ``--explain`` prints instead
+what recording every decision with its reason costs: each policy's replay with the decision
+log off and on, alternating, CPU per whole run (job preparation + loop + metrics + exporting
+the log) and the overhead. Otherwise the same with estimates
 3x the run times (every completion is early, so conservative compresses its schedule each
 time), jobs/s on growing prefixes of the trace, and with arrivals compressed 4x and 20x
 (offered load 4.2 and 21) to show throughput does not collapse as the queue grows. Asserts
@@ -15,6 +18,7 @@ nothing; best of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -27,6 +31,7 @@ from scheduling.hpc import traces  # noqa: E402
 from scheduling.hpc.swf import read_swf_arrays  # noqa: E402
 from scheduling.swf_replay import ReplayConfig, replay  # noqa: E402
 from scheduling.swf_replay.policies import Conservative, Easy, Fcfs  # noqa: E402
+from simcore.decisions import DecisionLog  # noqa: E402
 from simcore.params import from_dict  # noqa: E402
 
 POLICIES = {"fcfs": Fcfs, "easy": Easy, "conservative": Conservative}
@@ -42,7 +47,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", type=Path, default=default_trace())
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--explain", action="store_true",
+                    help="measure the decision log's overhead (on vs off) instead")
     args = ap.parse_args()
+    if args.explain:
+        explain_overhead(traces.load_path(args.trace), args.repeat)
+        return
 
     parse_s, _, _ = best(lambda: read_swf_arrays(args.trace), args.repeat)
     trace = traces.load_path(args.trace)
@@ -82,6 +92,27 @@ def main() -> None:
             row.append(result.summary["jobs_completed"] / cpu)
             q = result.summary["queue_mean"]
         print(f"{name:<13}" + "".join(f"{v:>10,.0f}" for v in row) + f"{q:>16.1f}")
+
+
+def explain_overhead(trace, repeat: int) -> None:
+    cfg = from_dict(ReplayConfig, {})
+    print(f"decision log off vs on, {len(trace.columns['job_id'])} jobs, median CPU s of "
+          f"{repeat} alternating runs")
+    print(f"{'policy':<13} {'off s':>8} {'on s':>8} {'overhead':>9} {'kept':>8} {'stride':>7}")
+    for name, cls in POLICIES.items():
+        off, on = [], []
+        for _ in range(repeat):
+            off.append(best(lambda cls=cls: replay(trace, cfg, cls), 1)[1])
+
+            def explained(cls=cls):
+                log = DecisionLog()
+                replay(trace, cfg, cls, decisions=log)
+                return log.export()
+            cpu, (_, info) = best(explained, 1)[1:]
+            on.append(cpu)
+        a, b = statistics.median(off), statistics.median(on)
+        print(f"{name:<13} {a:>8.3f} {b:>8.3f} {100 * (b / a - 1):>8.0f}% "
+              f"{info['recorded']:>8} {info['stride']:>7}")
 
 
 if __name__ == "__main__":

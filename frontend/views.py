@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from hetsite import (
     comparing,
+    decisions,
     exports,
     figures,
     kinds,
@@ -124,7 +125,7 @@ def new_experiment(request, kind: str):
         initial = ExperimentForm.initial_for(
             kind_lab, source.scenario.params, preset=source.scenario.preset,
             policies=source.policies, trials=source.trials, base_seed=source.base_seed,
-            visibility=source.visibility, axes=source.axes)
+            visibility=source.visibility, axes=source.axes, explain=source.explain)
         notice = f"Cloned from “{source.name}”: change what you like and run."
     else:
         preset_name = request.GET.get("preset") or kind_lab.default_preset
@@ -330,7 +331,8 @@ def compare_policies(request, public_id):
     figs = figures.experiment_figures(experiment, policies=chosen, side_by_side=True)
     return render(request, "frontend/compare.html", {
         "experiment": experiment, "chosen": chosen, "figures": figs, "notice": notice,
-        "policies": experiment.policies})
+        "policies": experiment.policies, "decision_compare": None if experiment.axes else
+        decisions.pair_of_policies(experiment, chosen, request.GET.get("trial"))})
 
 
 def compare_runs(request):
@@ -340,7 +342,7 @@ def compare_runs(request):
     ids = request.GET.getlist("run")[:12]
     if not ids:
         return _run_picker(request, who)
-    runs = [selectors.run_by_public_id(i, who=who) for i in ids]
+    runs = [selectors.run_by_public_id(i, who=who, with_decisions=True) for i in ids]
     runs = [r for r in runs if r.status == Status.DONE]
     kinds_picked = sorted({r.experiment.kind for r in runs})
     if len(kinds_picked) > 1:
@@ -349,7 +351,8 @@ def compare_runs(request):
             "picker_url": reverse("frontend:compare-runs")}, status=400)
     return render(request, "frontend/compare.html", {
         "runs": runs, "figures": figures.compare_runs_figures(runs),
-        "picker_url": reverse("frontend:compare-runs")})
+        "picker_url": reverse("frontend:compare-runs"),
+        "decision_compare": decisions.pair_of_runs(runs)})
 
 
 def compare_experiments(request):

@@ -7,6 +7,7 @@ from django.utils.html import format_html
 from . import permissions
 from .models import Experiment, Run, Scenario
 from .notebook import csv_response, runs_table
+from .selectors import HEAVY
 from .services import submission
 
 
@@ -98,7 +99,7 @@ class ExperimentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Export run summaries as CSV")
     def export_csv(self, request, queryset):
-        runs = Run.objects.filter(experiment__in=queryset).defer("result_gz").select_related(
+        runs = Run.objects.filter(experiment__in=queryset).defer(*HEAVY).select_related(
             "experiment")
         return csv_response(runs_table(runs, "experiments"))
 
@@ -112,12 +113,12 @@ class RunAdmin(admin.ModelAdmin):
                        "progress", "error", "celery_id", "sent", "cost", "attempts", "worker",
                        "summary",
                        "timing", "result_bytes", "code_version", "plugin", "created", "started",
-                       "heartbeat", "finished"]
+                       "heartbeat", "finished", "decisions_info"]
     exclude = ["series", "dist"]
     actions = ["export_csv"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer("result_gz", "series", "dist")
+        return super().get_queryset(request).defer(*HEAVY, "series", "dist")
 
     def has_add_permission(self, request):
         return False

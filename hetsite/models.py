@@ -95,6 +95,9 @@ class Experiment(models.Model):
                   "the client address> or site (commands)")
     estimate_s = models.FloatField(default=0.0,
                                    help_text="estimated worker-seconds of all its runs")
+    explain = models.BooleanField(
+        default=False, help_text="its runs record every decision with its reason "
+                                 "(hetsite.decisions); experiments without a sweep only")
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     finished = models.DateTimeField(null=True, blank=True)
 
@@ -176,6 +179,14 @@ class Run(models.Model):
     result_gz = models.BinaryField(null=True, blank=True, editable=False,
                                    help_text="full result JSON, gzip-compressed")
     result_bytes = models.PositiveBigIntegerField(default=0, help_text="uncompressed size")
+    decisions_gz = models.BinaryField(
+        null=True, blank=True, editable=False,
+        help_text="an explained run's decisions with their reasons and the result meta they "
+                  "are compared by, gzip-compressed JSON (hetsite.decisions)")
+    decisions_info = models.JSONField(
+        null=True, blank=True, default=None,
+        help_text="what bounded the decisions (the result's meta.decisions) and their count "
+                  "per action; null when the run did not explain itself")
     code_version = models.CharField(max_length=40, blank=True)
     plugin = models.JSONField(null=True, blank=True, default=None,
                               help_text="the plugin its policy came from, {name, version} as "

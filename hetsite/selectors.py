@@ -13,8 +13,8 @@ from django.shortcuts import get_object_or_404
 from . import kinds, permissions
 from .models import Experiment, ExperimentUpload, Run, Scenario, Status, UploadOwner
 
-# The compressed full result is large; pages never load it.
-HEAVY = ("result_gz",)
+# The compressed full result and decisions are large; pages never load them.
+HEAVY = ("result_gz", "decisions_gz")
 
 
 def parse_id(value) -> uuid.UUID:
@@ -147,10 +147,12 @@ def experiment_by_public_id(public_id, who: permissions.Viewer | None = None) ->
 
 
 def run_by_public_id(public_id, with_result: bool = False,
-                     who: permissions.Viewer | None = None) -> Run:
+                     who: permissions.Viewer | None = None, with_decisions: bool = False) -> Run:
+    """The run, if ``who`` may read its experiment (404 otherwise); its full result and its
+    decisions are loaded only when asked for."""
     qs = Run.objects.select_related("experiment")
     if not with_result:
-        qs = qs.defer(*HEAVY)
+        qs = qs.defer(*(c for c in HEAVY if not (with_decisions and c == "decisions_gz")))
     run = get_object_or_404(qs, public_id=parse_id(public_id))
     if who is not None and not permissions.can_view(who, run.experiment):
         raise Http404("no such run")

@@ -249,6 +249,18 @@ HETSITE_MAX_TRIALS = env.int("HETSITE_MAX_TRIALS", default=100)
 HETSITE_MAX_POLICIES = env.int("HETSITE_MAX_POLICIES", default=40)
 HETSITE_MAX_RUNS = env.int("HETSITE_MAX_RUNS", default=1000)
 HETSITE_MAX_POINTS = env.int("HETSITE_MAX_POINTS", default=100)  # sweep points per experiment
+# Runs that explain themselves ("Explain decisions"; docs/explain.md): at most this many per
+# experiment, each log bounded to HETSITE_EXPLAIN_LIMIT decisions of which at most
+# HETSITE_EXPLAIN_PER_TASK per task, and priced at the run's estimate times
+# (1 + HETSITE_EXPLAIN_OVERHEAD). The default covers the worst overhead measured on a whole
+# lab run (the replay's FCFS on 10,000 jobs: 2.6 times the run without the log; docs/explain.md).
+HETSITE_EXPLAIN_MAX_RUNS = env.int("HETSITE_EXPLAIN_MAX_RUNS", default=20)
+HETSITE_EXPLAIN_LIMIT = env.int("HETSITE_EXPLAIN_LIMIT", default=10_000)
+HETSITE_EXPLAIN_PER_TASK = env.int("HETSITE_EXPLAIN_PER_TASK", default=16)
+HETSITE_EXPLAIN_OVERHEAD = env.float("HETSITE_EXPLAIN_OVERHEAD", default=2.0)
+if HETSITE_EXPLAIN_PER_TASK < 2 or HETSITE_EXPLAIN_LIMIT < HETSITE_EXPLAIN_PER_TASK:
+    raise ImproperlyConfigured("HETSITE_EXPLAIN_PER_TASK must be >= 2 and "
+                               "HETSITE_EXPLAIN_LIMIT >= HETSITE_EXPLAIN_PER_TASK")
 # Work and queues (hetsite/services/admission.py, dispatch.py; docs/reliability.md). A
 # submission is priced in estimated worker-seconds; an account (a user, or an anonymous client
 # address) may have at most its BUDGET of work and CAP runs queued or running at once; staff

@@ -13,7 +13,8 @@ on (``where`` names the place a task went: a cluster, node, VM, UAV or grid node
 Bounds, stated in ``meta.decisions``:
 
 - a decision that repeats the task's previous one (same action and reason: a task held at every
-  mapping event for the same cause) is counted on it (``count``, ``t_last``), not stored again;
+  mapping event for the same cause) is counted on it (``count``, ``t_last``, and ``last``: its
+  numbers the last time, when they changed), not stored again;
 - each task keeps at most ``per_task`` decisions: the first ``per_task - 1`` and always its
   latest, so its fate is never lost (``omitted`` counts the ones in between);
 - the whole log keeps at most ``limit`` decisions: past it, tasks are sampled by a hash of
@@ -51,12 +52,18 @@ DEFAULT_PER_TASK = 16
 DEFAULT_LIMIT = 20_000
 
 
-def _bucket(task: Any) -> int:
+def bucket(task: Any) -> int:
+    """The hash that samples tasks: kept when ``bucket(task) % stride == 0``."""
     return zlib.crc32(repr(task).encode())
 
 
 class DecisionLog:
-    """The decisions of one run, bounded as the module says."""
+    """The decisions of one run, bounded as the module says.
+
+    ``add`` is on the hot path of every explained run, so records are kept as small lists in
+    one list in the order they were made (a replaced or sampled-out record becomes None) and
+    turned into dicts only by ``export``.
+    """
 
     def __init__(self, per_task: int = DEFAULT_PER_TASK, limit: int = DEFAULT_LIMIT,
                  time_unit: str = "s"):
@@ -66,61 +73,90 @@ class DecisionLog:
         self.limit = limit
         self.time_unit = time_unit
         self.stride = 1
-        self._tasks: dict[Any, list[dict]] = {}  # kept tasks' decisions, oldest first
+        self._records: list[list | None] = []
+        self._last: dict[Any, int] = {}  # kept task -> index of its latest record
+        self._count: dict[Any, int] = {}  # kept task -> its records kept
         self._omitted: dict[Any, int] = {}
-        self._seen: set = set()
+        self._out: set = set()  # tasks the sampling left out
+        self._out_counted = 0  # tasks left out before they were recorded (``presample``)
         self._size = 0
-        self._seq = 0
+
+    def presample(self, stride: int, left_out: int) -> None:
+        """Start with one task in ``stride`` (a power of two) kept, for a kind that knows all
+        its tasks up front and applies ``bucket(task) % stride == 0`` itself, recording only
+        those: ``left_out`` is how many tasks that left out (they count as seen). Saves the
+        cost of recording a large run's every task only to sample it afterwards."""
+        if stride < 1 or stride & (stride - 1) or self._records:
+            raise ValueError("presample: a power-of-two stride, before the first record")
+        self.stride = stride
+        self._out_counted = left_out
 
     def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
-        self._seen.add(task)
-        if self.stride > 1 and _bucket(task) % self.stride:
-            return
-        self._seq += 1
-        story = self._tasks.get(task)
-        if story is None:
-            story = self._tasks[task] = []
-        elif story[-1]["action"] == action and story[-1]["reason"] == reason:
-            last = story[-1]
-            last["count"] = last.get("count", 1) + 1
-            last["t_last"] = t
-            return
-        record = {"t": t, "task": task, "action": action, "reason": reason, **numbers,
-                  "seq": self._seq}
-        if len(story) < self.per_task:
-            story.append(record)
-            self._size += 1
-            if self._size > self.limit:
-                self._thin()
-        else:  # keep the first ones and the latest: the latest says how the story ended
-            story[-1] = record
+        i = self._last.get(task)
+        if i is None:
+            if task in self._out:
+                return
+            if self.stride > 1 and bucket(task) % self.stride:
+                self._out.add(task)
+                return
+            self._count[task] = 0
+        else:
+            last = self._records[i]
+            if last[2] == action and last[3] == reason:
+                last[5] += 1
+                last[6] = t
+                last[7] = numbers
+                return
+        records = self._records
+        if i is not None and self._count[task] >= self.per_task:
+            # keep the first ones and the latest: the latest says how the story ended
+            records[i] = None
             self._omitted[task] = self._omitted.get(task, 0) + 1
+        else:
+            self._count[task] += 1
+            self._size += 1
+        self._last[task] = len(records)
+        records.append([t, task, action, reason, numbers, 1, t, numbers])
+        if self._size > self.limit:
+            self._thin()
 
     def _thin(self) -> None:
         while self._size > self.limit:
             self.stride *= 2
-            for task in [k for k in self._tasks if _bucket(k) % self.stride]:
-                self._size -= len(self._tasks.pop(task))
+            for task in [k for k in self._last if bucket(k) % self.stride]:
+                del self._last[task]
+                self._size -= self._count.pop(task)
                 self._omitted.pop(task, None)
+                self._out.add(task)
+        kept = self._last
+        self._records = [r for r in self._records if r is not None and r[1] in kept]
+        self._last = {r[1]: i for i, r in enumerate(self._records)}
 
     def __len__(self) -> int:
         return self._size
 
     def export(self) -> tuple[list[dict], dict]:
         """The decisions in the order they were made, and what bounded them."""
-        records = []
-        for task, story in self._tasks.items():
-            for r in story:
-                records.append({k: v for k, v in r.items()})
-            if task in self._omitted:
-                records[-1]["omitted_before"] = self._omitted[task]
-        records.sort(key=lambda r: r["seq"])
-        for r in records:
-            del r["seq"]
+        out = []
+        last = self._last
+        for i, r in enumerate(self._records):
+            if r is None:
+                continue
+            t, task, action, reason, numbers, count, t_last, latest = r
+            d = {"t": t, "task": task, "action": action, "reason": reason, **numbers}
+            if count > 1:
+                d["count"] = count
+                d["t_last"] = t_last
+                if latest != numbers:
+                    d["last"] = latest
+            if last[task] == i and task in self._omitted:
+                d["omitted_before"] = self._omitted[task]
+            out.append(d)
+        seen = len(self._last) + len(self._out) + self._out_counted
         info = {"time_unit": self.time_unit, "per_task": self.per_task, "limit": self.limit,
-                "stride": self.stride, "tasks_seen": len(self._seen),
-                "tasks_kept": len(self._tasks), "recorded": len(records),
+                "stride": self.stride, "tasks_seen": seen,
+                "tasks_kept": len(self._last), "recorded": len(out),
                 "omitted": sum(self._omitted.values()),
                 "sampling": ("every task" if self.stride == 1 else
                              f"1 task in {self.stride}, chosen by a hash of its id")}
-        return records, info
+        return out, info

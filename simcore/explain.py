@@ -11,7 +11,7 @@ from collections import Counter
 from itertools import groupby
 from typing import Any
 
-from .decisions import ACTIONS, MOVES
+from .decisions import ACTIONS, MOVES, bucket
 
 # Fields every decision has; the rest are the numbers it rests on.
 BASE_FIELDS = ("t", "task", "action", "reason")
@@ -64,6 +64,8 @@ def describe(decision: dict, unit: str = "") -> str:
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.6g}"
+    if isinstance(v, dict):  # ``last``: a repeated decision's numbers the last time
+        return "(" + ", ".join(f"{k}={_fmt(x)}" for k, x in v.items()) + ")"
     return str(v)
 
 
@@ -98,17 +100,18 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     "held" and "filtered" that explain why nothing happened) are walked in time; at each
     instant the two sets of moves (task, action, where) are compared, so the order in which a
     policy happened to list simultaneous moves does not count as a difference. Only tasks both
-    logs kept are compared (when a log was sampled, the other keeps the same tasks or more).
+    logs kept are compared (the sampling of the more sampled log applied to both: it keeps
+    tasks by a hash of their id, so the same tasks in both).
     Returns ``first``: the first instant where they differ, the moves only one run made there,
     and for each task in them what the other run last said about it by then (``why_not``);
     and ``tasks``: the tasks whose fate differs most (a different last action first, then the
     largest time gap).
     """
     _check_comparable(a, b)
-    da, db = a["decisions"], b["decisions"]
-    kept = {repr(d["task"]) for d in da} & {repr(d["task"]) for d in db}
-    da = [d for d in da if repr(d["task"]) in kept]
-    db = [d for d in db if repr(d["task"]) in kept]
+    stride = max(r.get("meta", {}).get("decisions", {}).get("stride", 1) for r in (a, b))
+    da = [d for d in a["decisions"] if bucket(d["task"]) % stride == 0]
+    db = [d for d in b["decisions"] if bucket(d["task"]) % stride == 0]
+    kept = {repr(d["task"]) for d in da} | {repr(d["task"]) for d in db}
     first = _first_difference([d for d in da if d["action"] in MOVES],
                               [d for d in db if d["action"] in MOVES])
     if first is not None:
@@ -116,12 +119,14 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
                             "b": _last_before(db, first["only_a"], first["t"])}
     fa, fb = fate(da), fate(db)
     rows = []
-    for task, x in fa.items():
-        y = fb.get(task)
-        if y is None or _identity(x) == _identity(y) and x["t"] == y["t"]:
+    for task in fa.keys() | fb.keys():
+        x, y = fa.get(task), fb.get(task)
+        if x and y and _identity(x) == _identity(y) and x["t"] == y["t"]:
             continue
-        rows.append({"task": task, "a": x, "b": y, "action_differs": x["action"] != y["action"],
-                     "gap": abs(float(x["t"]) - float(y["t"]))})
+        one_sided = x is None or y is None
+        rows.append({"task": task, "a": x, "b": y,
+                     "action_differs": one_sided or x["action"] != y["action"],
+                     "gap": 0.0 if one_sided else abs(float(x["t"]) - float(y["t"]))})
     rows.sort(key=lambda r: (not r["action_differs"], -r["gap"], repr(r["task"])))
     return {"policies": [a.get("meta", {}).get("policy"), b.get("meta", {}).get("policy")],
             "compared_tasks": len(kept), "first": first, "differing_tasks": len(rows),
@@ -198,7 +203,7 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
                          + describe(d, unit).strip())
     lines.append(f"{found['differing_tasks']} tasks end differently; the most different:")
     for row in found["tasks"]:
-        y = row["b"]
-        lines.append(f"  task {row['task']}: A {row['a']['action']} at {_fmt(row['a']['t'])}"
-                     + (f", B {y['action']} at {_fmt(y['t'])}" if y else ", B: not kept"))
+        ends = [f"{side} {x['action']} at {_fmt(x['t'])}" if x else f"{side}: no decision"
+                for side, x in (("A", row["a"]), ("B", row["b"]))]
+        lines.append(f"  task {row['task']}: " + ", ".join(ends))
     return "\n".join(lines)

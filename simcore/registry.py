@@ -466,8 +466,7 @@ class Engine:
         spec = self.get_kind(scenario.kind)
         info = self.get_policy(scenario.kind, policy)
         clock = RunClock(progress)
-        log = (explain if isinstance(explain, DecisionLog) else DecisionLog()) if explain \
-            else None
+        log = explain if isinstance(explain, DecisionLog) else DecisionLog() if explain else None
         ctx = RunContext(clock, inputs if inputs is not None else traces, log)
         started, cpu = time.perf_counter(), time.process_time()
         try:

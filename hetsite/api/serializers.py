@@ -11,7 +11,7 @@ from ..services import submission
 
 TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "name", "policy",
              "seed", "axes", "visibility", "notes", "tags", "dry_run", "add",
-             "with_policies"}
+             "with_policies", "explain"}
 
 
 RUNS_INLINE = 100  # runs listed in an experiment's detail; all of them at runs_url, paged
@@ -42,13 +42,24 @@ class StrictSerializer(serializers.Serializer):
 class RunSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     experiment = serializers.UUIDField(source="experiment.public_id", read_only=True)
+    explain = serializers.BooleanField(source="experiment.explain", read_only=True,
+                                       help_text="the run records its decisions")
+    decisions = serializers.JSONField(
+        source="decisions_info", read_only=True,
+        help_text="null, or what bounded its decisions (meta.decisions) and their counts per "
+                  "action; read them at decisions_url")
+    decisions_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = ["id", "experiment", "point", "overrides", "policy", "trial", "seed", "status",
                   "progress", "error", "summary", "timing", "attempts", "code_version",
-                  "plugin", "created", "started", "finished"]
+                  "plugin", "created", "started", "finished", "explain", "decisions",
+                  "decisions_url"]
         read_only_fields = fields
+
+    def get_decisions_url(self, obj) -> str | None:
+        return f"/api/runs/{obj.public_id}/decisions/" if obj.decisions_info else None
 
 
 class ScenarioSerializer(serializers.ModelSerializer):
@@ -93,7 +104,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "base_seed",
                   "axes", "figure", "visibility", "notes", "tags", "owner", "code_version",
                   "created", "finished", "scenario", "summary", "points", "runs", "runs_total",
-                  "runs_url", "estimate_s", "share_url"]
+                  "runs_url", "estimate_s", "share_url", "explain"]
         read_only_fields = fields
 
     tags = serializers.ListField(source="tag_list", child=serializers.CharField(),
@@ -170,6 +181,11 @@ class ExperimentCreateSerializer(StrictSerializer):
     dry_run = serializers.BooleanField(required=False, default=False,
                                        help_text="true: answer 200 with the price (runs, CPU "
                                                  "and wall time, budget) and create nothing")
+    explain = serializers.BooleanField(
+        required=False, default=False,
+        help_text="true: every run records its decisions with their reasons (read them at "
+                  "/api/runs/<id>/decisions/); experiments without axes only, priced with the "
+                  "recording's overhead")
 
     def validate(self, data):
         self.dry_run = data.get("dry_run", False)
@@ -180,7 +196,7 @@ class ExperimentCreateSerializer(StrictSerializer):
                 base_seed=data.get("base_seed", 0), name=data.get("name", ""),
                 axes=data.get("axes"), visibility=data.get("visibility", Visibility.UNLISTED),
                 notes=data.get("notes", ""), tags=data.get("tags", ""),
-                who=self.context["who"])
+                who=self.context["who"], explain=data.get("explain", False))
         except ScenarioError as err:
             raise scenario_error(err) from None
 
@@ -260,6 +276,26 @@ class ProgressSerializer(serializers.Serializer):
     runs_page = serializers.IntegerField()
     runs_pages = serializers.IntegerField()
     runs = serializers.ListField(child=serializers.DictField())
+
+
+class DecisionsPageSerializer(serializers.Serializer):
+    """One page of a run's decisions (``hetsite.decisions.decisions_page``)."""
+
+    run = serializers.UUIDField()
+    policy = serializers.CharField()
+    task = serializers.CharField(allow_null=True, help_text="the task whose story this is")
+    actions = serializers.ListField(child=serializers.CharField(),
+                                    help_text="the actions asked for (empty: all)")
+    bounds = serializers.DictField(help_text="the result's meta.decisions: time_unit, "
+                                             "per_task, limit, sampling, ...")
+    counts = serializers.DictField(child=serializers.IntegerField(),
+                                   help_text="decisions per action over the whole run")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    total = serializers.IntegerField(help_text="decisions matching task and action")
+    decisions = serializers.ListField(child=serializers.DictField(),
+                                      help_text="{t, task, action, reason, ...numbers}")
 
 
 class FigureSerializer(serializers.Serializer):

@@ -30,6 +30,11 @@ urlpatterns = [
     path("runs/<uuid:id>/result/", views.RunResult.as_view(), name="api-run-result"),
     path("runs/<uuid:id>/figures/<slug:chart>/", views.RunFigure.as_view(),
          name="api-run-figure"),
+    path("runs/<uuid:id>/decisions/", views.RunDecisions.as_view(), name="api-run-decisions"),
+    path("runs/<uuid:id>/decisions/tasks/", views.RunDecisionTasks.as_view(),
+         name="api-run-decision-tasks"),
+    path("runs/<uuid:id>/decisions/divergence/", views.RunDivergence.as_view(),
+         name="api-run-divergence"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file: no inline script, so the
     # page works under the site's Content-Security-Policy.

@@ -16,7 +16,7 @@ from simcore.errors import ScenarioError
 from simcore.params import describe
 from simcore.references import spell
 
-from .. import exports, figures, kinds, permissions, selectors, uploads
+from .. import decisions, exports, figures, kinds, permissions, selectors, uploads
 from ..models import Status
 from ..services import admission, pricing, submission
 from ..throttles import EstimateThrottle, SubmitThrottle
@@ -425,3 +425,67 @@ class RunFigure(APIView):
         except figures.UnknownChart as exc:
             raise NotFound(f"no chart {exc.args[0]!r} for this run") from None
 
+
+
+def _explained(request, id) -> object:
+    """The run with its decisions, if the caller may read it (404 otherwise, as the run)."""
+    return selectors.run_by_public_id(id, who=permissions.viewer(request), with_decisions=True)
+
+
+def _answer(build) -> Response:
+    """``build()``'s page; a bad query is a 400 naming its field, a run without decisions a
+    404 saying why."""
+    try:
+        return Response(build())
+    except ScenarioError as err:
+        if err.field == "decisions":
+            raise NotFound(err.message) from None
+        raise ValidationError({err.field: [err.message]}) from None
+
+
+class RunDecisions(APIView):
+    """An explained run's decisions with their reasons, 50 per page: one task's story
+    (``?task=``), the decisions of some actions (``?action=dropped,expired``), or all; with
+    the counts per action of the whole run and the bounds its log kept to."""
+
+    @extend_schema(parameters=[
+        OpenApiParameter("task", str, required=False,
+                         description="a task id of the run's task table: its story"),
+        OpenApiParameter("action", str, required=False,
+                         description="comma-separated actions (mapped, held, dropped, ...)"),
+        _page_param(decisions.PAGE_SIZE)],
+        responses={200: S.DecisionsPageSerializer,
+                   400: OpenApiResponse(description="bad task, action or page (named)"),
+                   404: OpenApiResponse(description="no such run, or it has no decisions")})
+    def get(self, request, id):
+        run = _explained(request, id)
+        q = request.query_params
+        return _answer(lambda: decisions.decisions_page(
+            run, task=q.get("task"), action=q.get("action"), page=q.get("page")))
+
+
+class RunDecisionTasks(APIView):
+    """The tasks an explained run's log kept, 50 per page, in the order of their first
+    decision: how many decisions each has and its last one (how its story ended)."""
+
+    @extend_schema(parameters=[_page_param(decisions.PAGE_SIZE)],
+                   responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, id):
+        run = _explained(request, id)
+        return _answer(lambda: decisions.tasks_page(run, request.query_params.get("page")))
+
+
+class RunDivergence(APIView):
+    """Where this run and another (``?with=<run id>``) of the same scenario and seed part
+    ways: the first decision that differs and the tasks whose fate differs most; when they
+    cannot be compared, ``problem`` says why."""
+
+    @extend_schema(parameters=[OpenApiParameter("with", str, required=True,
+                                                description="the other run's id")],
+                   responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, id):
+        other = request.query_params.get("with")
+        if not other:
+            raise ValidationError({"with": ["the other run's id is required"]})
+        a, b = _explained(request, id), _explained(request, other)
+        return Response(decisions.compare(a, b))

@@ -27,7 +27,7 @@ from simcore.params import with_overrides
 from simcore.result import Result
 from simcore.stats import mean_ci
 
-from .. import kinds
+from .. import decisions, kinds
 from ..models import FINAL_STATUSES, Experiment, Run, Status, SummaryRow
 from ..uploads import upload_store
 from . import dispatch
@@ -164,10 +164,13 @@ def execute_run(run_id: int) -> str:
         params = experiment.scenario.params
         if run.overrides:
             params = with_overrides(params, run.overrides)
+        # Asked only of explained runs: an engine a plugin brings may predate ``explain``.
+        told = {"explain": decisions.decision_log()} if experiment.explain else {}
         with Heartbeat(run):
             result = kind_lab.engine.simulate({"kind": experiment.kind, "params": params},
                                          policy=run.policy, seed=run.seed,
-                                         progress=ProgressReporter(run), inputs=upload_store())
+                                         progress=ProgressReporter(run), inputs=upload_store(),
+                                         **told)
     except RunCancelled:
         return end_run(run, Status.CANCELLED, "cancelled by request")
     except (ScenarioError, PolicyViolation) as err:
@@ -193,6 +196,7 @@ def finish_run(run: Run, kind_lab: kinds.LabKind, result) -> str:
     data = result.to_dict(timing=True)  # plain JSON data: lists, no numpy
     compact = kind_lab.compact(Result.from_dict(data))
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    decisions_gz, decisions_info = decisions.packed(data)
     # One transaction with the experiment's refresh: nobody sees a finished run beside an
     # experiment that still says queued or running (a reaper's refresh may have just said so).
     with transaction.atomic():
@@ -201,6 +205,7 @@ def finish_run(run: Run, kind_lab: kinds.LabKind, result) -> str:
             summary=data["summary"], timing=data.get("timing", {}),
             series=compact.get("series", {}), dist=compact.get("dist", {}),
             result_gz=gzip.compress(payload, compresslevel=6), result_bytes=len(payload),
+            decisions_gz=decisions_gz, decisions_info=decisions_info,
             code_version=data["meta"].get("code_version", "")[:40],
             plugin=data["meta"].get("plugin"), error="")
         refresh_experiment(run.experiment_id, cell=(run.point, run.policy))

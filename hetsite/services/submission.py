@@ -68,6 +68,8 @@ class Submission:
     costs: list[list[float]] = field(default_factory=list)
     # How a figure preset's size exceeds the site's ordinary limits ("" within them).
     beyond_site_limits: str = ""
+    # Its runs record their decisions with the reasons (experiments without a sweep only).
+    explain: bool = False
 
     @property
     def run_count(self) -> int:
@@ -139,11 +141,13 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
                         name: str = "", axes: list[dict] | None = None,
                         visibility: str = Visibility.UNLISTED, notes: str = "",
                         tags="", lim: dict | None = None, who=None,
-                        staged: tuple[uploads.StagedUpload, ...] = ()) -> Submission:
+                        staged: tuple[uploads.StagedUpload, ...] = (),
+                        explain: bool = False) -> Submission:
     """Check an experiment request against the engine; raises ScenarioError naming the field.
     ``lim`` replaces the site's limits (a figure preset brings its own sizes). ``who`` (a
     ``permissions.Viewer``; None for the site's own commands) must be allowed every upload
-    the scenario or its axes name, unless ``staged`` brings it with this submission."""
+    the scenario or its axes name, unless ``staged`` brings it with this submission.
+    ``explain``: every run records its decisions with their reasons (:func:`check_explain`)."""
     kind_lab = lab_kind(kind)
     labels = clean_labels(visibility=visibility, notes=notes, tags=tags)
     normalized, preset_params = _normalize(kind_lab, params, preset)
@@ -179,8 +183,10 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
         field_name = "axes" if axes else "trials"
         raise ScenarioError(field_name, f"points x policies x trials must be <= "
                                         f"{lim['max_runs']} runs; this asks for {n_runs:,}")
+    check_explain(explain, axes, n_runs)
     points = sweep_points([(a["param"], a["values"]) for a in axes])
     costs = []
+    factor = 1.0 + settings.HETSITE_EXPLAIN_OVERHEAD if explain else 1.0
     with uploads.staging(staged):
         for point in points:
             try:
@@ -189,12 +195,30 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
                 raise ScenarioError("axes", f"{err.field}: {err.message}") from None
             point_params = to_dict(spec.params) if point else normalized
             check_site_limits(kind_lab, point_params)
-            costs.append([kind_lab.run_seconds(point_params, policy, spec) for policy in policies])
+            costs.append([kind_lab.run_seconds(point_params, policy, spec) * factor
+                          for policy in policies])
     name = (name or "").strip()[:200] or _default_name(kind_lab, preset, policies, axes)
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(kind_lab, normalized, list(policies), trials, base_seed, name, preset,
                       preset_params, axes, points, **labels, uploads=tuple(sorted(refs)),
-                      staged=tuple(brought.values()), costs=costs)
+                      staged=tuple(brought.values()), costs=costs, explain=explain)
+
+
+def check_explain(explain, axes: list, runs: int) -> None:
+    """Explained runs are single runs one reads task by task: never a sweep's (sweeps keep
+    their speed), at most ``HETSITE_EXPLAIN_MAX_RUNS`` of them (each stores a decision log)."""
+    if not isinstance(explain, bool):
+        raise ScenarioError("explain", "must be true or false")
+    if not explain:
+        return
+    if axes:
+        raise ScenarioError("explain", "only experiments without a sweep explain their "
+                                       "decisions; remove the swept parameters or the option")
+    most = settings.HETSITE_EXPLAIN_MAX_RUNS
+    if runs > most:
+        raise ScenarioError("explain", f"{runs:,} runs would explain themselves; at most "
+                                       f"{most} (HETSITE_EXPLAIN_MAX_RUNS): fewer policies or "
+                                       "trials")
 
 
 def normalize_tags(tags) -> str:
@@ -503,7 +527,7 @@ def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
                 trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
                 visibility=sub.visibility, notes=sub.notes, tags=sub.tags,
                 code_version=code_version(), account=account.key, estimate_s=sub.estimate_s,
-                **ownership)
+                explain=sub.explain, **ownership)
             Run.objects.bulk_create([
                 Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
                     trial=trial, seed=sub.base_seed + trial, cost=sub.costs[point][i])
@@ -572,7 +596,8 @@ def rerun_experiment(experiment: Experiment, owner=None, account: Account = SITE
                               base_seed=experiment.base_seed, axes=experiment.axes,
                               name=f"{experiment.name} (re-run)"[:200],
                               preset=experiment.scenario.preset,
-                              visibility=experiment.visibility, tags=experiment.tags)
+                              visibility=experiment.visibility, tags=experiment.tags,
+                              explain=experiment.explain)
     return create_experiment(sub, owner=owner, account=account)
 
 
@@ -593,9 +618,10 @@ def added_trials(experiment: Experiment, add: int) -> tuple[Submission, str]:
         whole = validate_submission(
             kind=experiment.kind, params=experiment.scenario.params, trials=total,
             preset=experiment.scenario.preset, policies=list(experiment.policies),
-            base_seed=experiment.base_seed, name=experiment.name, axes=experiment.axes, lim=lim)
+            base_seed=experiment.base_seed, name=experiment.name, axes=experiment.axes, lim=lim,
+            explain=experiment.explain)
     except ScenarioError as err:
-        field_name = "add" if err.field in ("trials", "axes") else err.field
+        field_name = "add" if err.field in ("trials", "axes", "explain") else err.field
         raise ScenarioError(field_name, err.message) from None
     figure = kinds.get_figure(experiment.figure) if experiment.figure else None
     if figure is not None:

@@ -15,7 +15,7 @@ from simcore.errors import PolicyViolation
 from simcore.registry import PolicyInfo, RunContext
 from simcore.result import Result
 
-from . import cli, policies, presets
+from . import cli, decisions, policies, presets
 from .config import KIND, ManyTaskConfig
 from .policies import ManyTaskPolicy
 from .result import build_result
@@ -54,6 +54,10 @@ def run(cfg: ManyTaskConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> 
         keep = planner.workers or choose_size(len(wl), r, planner.menu)
         grid = planner.tradeoff(list(cfg.tradeoff.ratios), fractions, keep=keep)
     schedule = planner.schedule(r, f)
+    if ctx.decisions is not None:
+        decisions.record(ctx.decisions, schedule, order, wl.runtimes,
+                         getattr(dispatch, "name", ""), f,
+                         with_workers=len(wl) <= cfg.output.task_records)
     return build_result(cfg, wl, order, planner, schedule, r, f, grid, ctx.clock)
 
 

@@ -43,7 +43,9 @@ def _cost(cfg: VosConfig, policy: str) -> float:
 def run(cfg: VosConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:
     wl = generate(cfg, seed)
     heuristic = policy.build(cfg, rng(seed, "vos/policy"))
-    rec = run_simulation(wl, cfg, heuristic, ctx.clock)
+    if ctx.decisions is not None:
+        ctx.decisions.time_unit = "min"
+    rec = run_simulation(wl, cfg, heuristic, ctx.clock, ctx.decisions)
     return build_result(rec, cfg, ctx.clock)
 
 

@@ -12,6 +12,8 @@ VPTR (ch. 2 spec §7.1)).
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from simcore.clock import RunClock
@@ -19,7 +21,7 @@ from simcore.errors import PolicyViolation
 
 from .config import VosConfig
 from .model import task_value
-from .timeline import NodeTimeline
+from .timeline import EPS, NodeTimeline
 from .workload import Workload
 
 WAITING, COMMITTED, DROPPED = 0, 1, 2
@@ -55,6 +57,11 @@ class VosSim:
         self.placeholders_made = 0
         self.reservations_made = 0
         self.drops_at: list[float] = []
+        #: The run's decision log (``simcore.decisions``) when it explains itself, else None;
+        #: policies record their choices through :meth:`explain`.
+        self.decisions = None
+        self._ends: list[tuple[float, int]] = []  # heap of (end, task) not yet recorded
+        self._said: dict[int, tuple[str, str]] = {}  # each task's last (action, reason)
         valid = np.arange(wl.cfg_cores.shape[1])[None, :] < wl.n_cfg[:, None]
         configs = np.unique(np.stack([wl.cfg_cores[valid], wl.cfg_mem[valid], wl.etc[valid]]),
                             axis=1)
@@ -65,6 +72,8 @@ class VosSim:
         """Move to ``now``; place-holders of the previous event are erased (permanent reservations
         vs. place-holders (ch. 2 spec §6.4))."""
         self.now = float(now)
+        if self.decisions is not None:
+            self.explain_completions(self.now)
         erase = bool(self.placeholders)
         self.placeholders.clear()
         for tl in self.nodes:
@@ -77,6 +86,71 @@ class VosSim:
         """Arrived, waiting tasks in arrival order (mapping events (ch. 2 spec §6.1))."""
         arrived = int(np.searchsorted(self.wl.arrival, self.now, side="right"))
         return np.flatnonzero(self.status[:arrived] == WAITING)
+
+    # -- the decision trace (only when the run explains itself) -------------------------------
+    def explain(self, task, action: str, reason: str, **numbers) -> None:
+        """Record a decision about ``task`` at the current mapping event (callers check
+        ``self.decisions`` first, so a run that does not explain pays nothing)."""
+        self.decisions.add(self.now, int(task), action, reason, **numbers)
+        self._said[int(task)] = (action, reason)
+
+    def repeats(self, task, action: str, reason: str) -> bool:
+        """Whether this would repeat the task's previous decision: the log only counts a
+        repeat, so its numbers need not be worked out (a place-holder renewed every event)."""
+        return self._said.get(int(task)) == (action, reason)
+
+    def blocked(self, task: int, k: int, node: int) -> dict:
+        """Why configuration ``k`` of ``task`` cannot start now on ``node``: the cores free
+        long enough for its ETC and the memory free now, against what it needs."""
+        wl = self.wl
+        ty = wl.type[task]
+        c, m, d = int(wl.cfg_cores[ty, k]), float(wl.cfg_mem[ty, k]), float(wl.etc[ty, k])
+        free_c, free_m = self.nodes[node].free_now(d)
+        short = [what for what, lacks in (("cores", free_c < c), ("memory", free_m < m - EPS))
+                 if lacks]
+        return {"blocked_by": " and ".join(short) or "bookings later in its run",
+                "cores_needed": c, "cores_free": free_c, "memory_gb": m,
+                "memory_free_gb": free_m}
+
+    def drop_numbers(self, task: int, value: float) -> dict:
+        """A dropped task's value against the threshold (it must earn more than 0) and why each
+        allowable configuration, at its earliest start, earns nothing: ``late`` ones complete
+        at or past the hard response time, ``costly`` ones use at least the hard energy
+        bound; ``response_min`` and ``energy_min`` are the best any configuration does."""
+        wl = self.wl
+        ty = wl.type[task]
+        n = int(wl.n_cfg[ty])
+        d, e = wl.etc[ty, :n], wl.eec[ty, :n]
+        s, _ = self.earliest(wl.cfg_cores[ty, :n], wl.cfg_mem[ty, :n], d)
+        _, v_p, v_e = self.values(task, s, d, e)
+        done = float(np.min(s + d))
+        return {"value": float(value), "threshold": 0.0, "configs": n,
+                "late": int(np.count_nonzero(v_p <= 0.0)),
+                "costly": int(np.count_nonzero(v_e <= 0.0)),
+                # None: no configuration ever fits the node
+                "response_min": done - float(wl.arrival[task]) if np.isfinite(done) else None,
+                "p_soft": float(wl.p_soft[task]), "p_hard": float(wl.p_hard[task]),
+                "energy_min": float(np.min(e)), "e_soft": float(wl.e_soft[task]),
+                "e_hard": float(wl.e_hard[task])}
+
+    def explain_completions(self, until: float) -> None:
+        """Record the completions up to ``until`` in the order they happened."""
+        ends = self._ends
+        while ends and ends[0][0] <= until:
+            end, j = heapq.heappop(ends)
+            self.decisions.add(end, j, "completed", "ran to completion",
+                               value=float(self.value[j]), v_p=float(self.v_p[j]),
+                               v_e=float(self.v_e[j]), where=int(self.node[j]))
+
+    def explain_end(self, horizon: float) -> None:
+        """At the end of the run: the last completions, and the tasks that never started."""
+        self.explain_completions(horizon)
+        wl = self.wl
+        arrived = int(np.searchsorted(wl.arrival, horizon, side="left"))
+        for j in np.flatnonzero(self.status[:arrived] == WAITING).tolist():
+            self.decisions.add(horizon, j, "expired", "the run ended before it started",
+                               waited_min=horizon - float(wl.arrival[j]),
+                               p_hard=float(wl.p_hard[j]))
 
     # -- what policies use ---------------------------------------------------------------------
     def options(self, tasks: np.ndarray):
@@ -148,6 +222,8 @@ class VosSim:
         self.node[task], self.config[task] = node, k
         self.cores[task] = cores.tolist()
         self.value[task], self.v_p[task], self.v_e[task] = float(value), float(v_p), float(v_e)
+        if self.decisions is not None:
+            heapq.heappush(self._ends, (start + d, int(task)))
 
     def _check(self, task: int, k: int, start: float, node: int) -> None:
         wl = self.wl
@@ -189,8 +265,12 @@ class RunRecord:
         self.policy = policy
 
 
-def run_simulation(wl: Workload, cfg: VosConfig, policy, clock: RunClock) -> RunRecord:
+def run_simulation(wl: Workload, cfg: VosConfig, policy, clock: RunClock,
+                   decisions=None) -> RunRecord:
+    """``decisions``: a ``simcore.decisions.DecisionLog`` to record why each task was started,
+    booked, dropped, or left waiting (times in minutes), or None."""
     sim = VosSim(wl, cfg)
+    sim.decisions = decisions
     r = cfg.scheduler
     duration = r.duration_h * 60.0
     n_events = int(np.ceil(duration / r.interval_min - 1e-9))
@@ -217,6 +297,8 @@ def run_simulation(wl: Workload, cfg: VosConfig, policy, clock: RunClock) -> Run
         events["memory_used"].append(sim.memory_used())
         events["running"].append(running)
         clock.report(now / duration)
+    if decisions is not None:
+        sim.explain_end(duration)
     return RunRecord(sim, events, policy)
 
 

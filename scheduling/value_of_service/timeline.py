@@ -259,3 +259,7 @@ class NodeTimeline(BusyIntervals):
 
     def memory_used_now(self) -> float:
         return self.memory - float(self.F[self.lo])
+
+    def free_now(self, d: float) -> tuple[int, float]:
+        """Cores free from now for at least ``d`` minutes, and the memory free now."""
+        return int(np.count_nonzero(self.G[self.lo] >= d - EPS)), float(self.F[self.lo])

@@ -384,25 +384,200 @@
   }
 
   // --- one run in detail ------------------------------------------------------------------------
-  var runForm = document.getElementById("run-chart-form");
-  if (runForm) {
-    runForm.addEventListener("submit", function (ev) {
-      ev.preventDefault();
-      var run = document.getElementById("run-chart-run").value;
-      var chart = document.getElementById("run-chart-id").value;
-      var target = document.getElementById("run-chart");
-      target.textContent = "loading…";
-      var started = performance.now();
-      fetch("/api/runs/" + run + "/figures/" + chart + "/")
-        .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
-        .then(function (fig) {
-          target.textContent = "";
-          return draw(target, fig);
-        })
-        .then(function () { target.dataset.drawMs = String(Math.round(performance.now() - started)); })
-        .catch(function (e) { target.textContent = "could not load the chart (" + e.message + ")"; });
+  // Listeners sit on the document: a live page replaces #results (and this form) as runs finish.
+  document.addEventListener("submit", function (ev) {
+    if (ev.target.id !== "run-chart-form") return;
+    ev.preventDefault();
+    var run = document.getElementById("run-chart-run").value;
+    var chartSelect = document.getElementById("run-chart-id");
+    var target = document.getElementById("run-chart");
+    if (document.getElementById("decisions")) explainRun(run);
+    if (!chartSelect || !target) return;
+    target.textContent = "loading…";
+    var started = performance.now();
+    fetch("/api/runs/" + run + "/figures/" + chartSelect.value + "/")
+      .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
+      .then(function (fig) {
+        target.textContent = "";
+        return draw(target, fig);
+      })
+      .then(function () {
+        target.dataset.drawMs = String(Math.round(performance.now() - started));
+        // A run chart's marks name their task first in their hover data (docs/explain.md).
+        if (document.getElementById("decisions")) {
+          target.on("plotly_click", function (e) {
+            var cd = e.points && e.points[0] && e.points[0].customdata;
+            if (cd && cd[0] !== undefined && cd[0] !== null) showStory(String(cd[0]));
+          });
+        }
+      })
+      .catch(function (e) { target.textContent = "could not load the chart (" + e.message + ")"; });
+  });
+
+  // --- an explained run's decisions (hetsite.decisions through /api/runs/<id>/decisions/) ----
+  var explained = {run: null, unit: "", actions: [], pages: {list: 1, tasks: 1}, last: {list: 1, tasks: 1}};
+
+  function getJson(url) {
+    return fetch(url, {headers: {"Accept": "application/json"}}).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) throw new Error(body.detail || JSON.stringify(body));
+        return body;
+      });
     });
   }
+
+  function text(v) { return v === null || v === undefined ? "" : String(v); }
+
+  // The numbers a decision rests on: every field but its time, task, action and reason.
+  function numbersText(d) {
+    return Object.keys(d).filter(function (k) {
+      return ["t", "task", "action", "reason"].indexOf(k) < 0;
+    }).map(function (k) {
+      var v = d[k];
+      // "last": the numbers of a repeated decision the last time it was made
+      if (v && typeof v === "object") return k + "=(" + numbersText(v) + ")";
+      return k + "=" + text(v);
+    }).join(", ");
+  }
+
+  function cell(row, value, cls) {
+    var td = document.createElement("td");
+    if (cls) td.className = cls;
+    td.textContent = value;
+    row.appendChild(td);
+    return td;
+  }
+
+  function taskLink(td, task) {
+    td.textContent = "";
+    var b = document.createElement("button");
+    b.type = "button"; b.className = "link"; b.dataset.task = text(task); b.textContent = text(task);
+    td.appendChild(b);
+  }
+
+  function explainRun(run) {
+    explained.run = run;
+    explained.actions = [];
+    explained.pages = {list: 1, tasks: 1};
+    var box = document.getElementById("decisions");
+    document.getElementById("task-story").hidden = true;
+    box.hidden = false;
+    loadList().catch(function (e) {
+      document.getElementById("decisions-bounds").textContent = "no decisions to show: " + e.message;
+    });
+    loadTasks().catch(function () {});
+  }
+
+  function loadList() {
+    var q = "?page=" + explained.pages.list;
+    if (explained.actions.length) q += "&action=" + encodeURIComponent(explained.actions.join(","));
+    return getJson("/api/runs/" + explained.run + "/decisions/" + q).then(function (p) {
+      var b = p.bounds;
+      explained.unit = b.time_unit || "";
+      explained.last.list = p.pages;
+      if (!b.tasks_seen) {
+        document.getElementById("decisions-bounds").textContent =
+          "(this run recorded no decision: its kind does not record its decisions yet)";
+        return;
+      }
+      document.getElementById("decisions-bounds").textContent = "(" + b.recorded + " decisions kept of " +
+        b.tasks_seen + " tasks; at most " + b.per_task + " per task and " + b.limit + " in all; " +
+        b.sampling + (b.omitted ? "; " + b.omitted + " omitted in the middle of long stories" : "") + ")";
+      drawFilter(p.counts);
+      var body = document.querySelector("#decision-list tbody");
+      body.textContent = "";
+      p.decisions.forEach(function (d) {
+        var tr = document.createElement("tr");
+        tr.dataset.action = d.action;
+        cell(tr, text(d.t), "num");
+        taskLink(cell(tr, ""), d.task);
+        cell(tr, d.action, "action " + d.action);
+        cell(tr, d.reason, "wrap");
+        cell(tr, numbersText(d), "small wrap");
+        body.appendChild(tr);
+      });
+      document.getElementById("decision-list-count").textContent = "(" + p.total +
+        (p.actions.length ? " " + p.actions.join(" or ") : "") + ")";
+      document.getElementById("decision-list-page").textContent = "page " + p.page + " of " + p.pages;
+    });
+  }
+
+  function drawFilter(counts) {
+    var box = document.getElementById("decision-filter");
+    box.textContent = "";
+    Object.keys(counts).forEach(function (action) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "chip" + (explained.actions.indexOf(action) >= 0 ? " on" : "");
+      b.dataset.filterAction = action;
+      b.setAttribute("aria-pressed", explained.actions.indexOf(action) >= 0 ? "true" : "false");
+      b.textContent = action + " (" + counts[action] + ")";
+      box.appendChild(b);
+    });
+  }
+
+  function loadTasks() {
+    return getJson("/api/runs/" + explained.run + "/decisions/tasks/?page=" + explained.pages.tasks).then(function (p) {
+      explained.last.tasks = p.pages;
+      var body = document.querySelector("#decision-tasks tbody");
+      body.textContent = "";
+      p.tasks.forEach(function (row) {
+        var tr = document.createElement("tr");
+        tr.dataset.task = text(row.task);
+        tr.className = "clickable";
+        cell(tr, text(row.task));
+        cell(tr, text(row.decisions), "num");
+        cell(tr, row.last.action + " at " + text(row.last.t) + " " + explained.unit);
+        body.appendChild(tr);
+      });
+      document.getElementById("decision-tasks-count").textContent = "(" + p.total + ")";
+      document.getElementById("decision-tasks-page").textContent = "page " + p.page + " of " + p.pages;
+    });
+  }
+
+  function showStory(task) {
+    var box = document.getElementById("task-story");
+    if (!box || !explained.run) return;
+    var title = document.getElementById("task-story-title");
+    var list = document.getElementById("task-story-list");
+    box.hidden = false;
+    box.dataset.task = task;
+    list.textContent = "";
+    title.textContent = "task " + task + ": loading…";
+    // A story is at most HETSITE_EXPLAIN_PER_TASK decisions (16 by default): one page of 50.
+    getJson("/api/runs/" + explained.run + "/decisions/?task=" + encodeURIComponent(task)).then(function (p) {
+      title.textContent = "task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
+        (p.total ? "" : " kept (the log may have been sampled; see the bounds above)") +
+        (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "");
+      p.decisions.forEach(function (d) {
+        var li = document.createElement("li");
+        li.dataset.action = d.action;
+        li.textContent = "t=" + text(d.t) + " " + explained.unit + " · " + d.action + " · " + d.reason +
+          (numbersText(d) ? " · " + numbersText(d) : "");
+        list.appendChild(li);
+      });
+      box.scrollIntoView({block: "nearest"});
+    }).catch(function (e) { title.textContent = "task " + task + ": " + e.message; });
+  }
+
+  document.addEventListener("click", function (ev) {
+    var el = ev.target.closest ? ev.target.closest("[data-task], [data-filter-action], [data-decision-page]") : null;
+    if (!el || !document.getElementById("decisions") || !explained.run) return;
+    if (el.dataset.filterAction) {
+      var a = el.dataset.filterAction, i = explained.actions.indexOf(a);
+      if (i >= 0) explained.actions.splice(i, 1); else explained.actions.push(a);
+      explained.pages.list = 1;
+      loadList();
+    } else if (el.dataset.decisionPage) {
+      var which = el.dataset.decisionPage;
+      var next = explained.pages[which] + parseInt(el.dataset.step, 10);
+      if (next < 1 || next > explained.last[which]) return;
+      explained.pages[which] = next;
+      if (which === "list") loadList(); else loadTasks();
+    } else if (el.closest("#decisions")) {
+      showStory(el.dataset.task);
+    }
+  });
 
   // --- live progress ---------------------------------------------------------------------------
   function duration(seconds) {

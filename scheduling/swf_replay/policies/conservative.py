@@ -52,6 +52,7 @@ class Conservative(Replay):
         self.moves = 0
         self._gains: list[tuple] = []
         self._thr = 1
+        self._oldest = 0  # the oldest job that may still wait (decision log only)
 
     def on_complete(self, j, t):
         self._ended.append(j)
@@ -120,10 +121,13 @@ class Conservative(Replay):
         pass  # its reservation was recorded when it was made
 
     def _explain_start(self, j, t):
-        h = self.head
+        # The oldest waiting job only moves forward (a started job never waits again), so
+        # one pointer finds it in time linear in the trace over the whole run.
+        h = self._oldest
         waiting = self.waiting
-        while h < j and not waiting[h]:
+        while h < self.arrived and not waiting[h]:
             h += 1
+        self._oldest = h
         if h < j:  # an earlier job still waits: this one passed it without delaying it
             self.explain(t, j, "backfilled", "its reservation came before that of an earlier "
                          "job, whose reservation it does not delay",

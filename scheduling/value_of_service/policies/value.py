@@ -21,6 +21,10 @@ from simcore.value import soft_hard
 from ..model import METRICS
 from .base import VosPolicy
 
+STARTS_NOW = "highest score of this round: starts now"
+HELD = ("highest score of this round but it cannot start now: place-holder at its earliest "
+        "start, erased at the next mapping event")
+
 
 class ValuePolicy(VosPolicy):
     placeholders = True
@@ -61,6 +65,7 @@ class ValuePolicy(VosPolicy):
         hi_w = np.full(n, -np.inf)
         alive = np.ones(n, dtype=bool)
         stale = np.ones(n, dtype=bool)
+        log = sim.decisions
         while True:
             if stale.any():
                 pick = stale[qrow]
@@ -82,6 +87,10 @@ class ValuePolicy(VosPolicy):
                 gone = idx[vmax[idx] <= 0.0]
                 for j in gone.tolist():
                     # no configuration can earn value: drop (dropping (ch. 2 spec §6.5))
+                    if log is not None:
+                        sim.explain(tasks[j], "dropped", "no allowable configuration earns "
+                                    "value at its earliest start",
+                                    **sim.drop_numbers(int(tasks[j]), vmax[j]))
                     sim.drop(int(tasks[j]))
                 alive[gone] = False
                 stale[idx] = False
@@ -92,7 +101,44 @@ class ValuePolicy(VosPolicy):
             j = int(np.where(alive, grid[np.arange(n), best_k], -np.inf).argmax())
             k = int(best_k[j])
             s0 = float(start[j * kmax + k])
+            if log is not None:
+                numbers = {} if s0 > sim.now and sim.repeats(tasks[j], "held", HELD) else \
+                    self._why(sim, grid, alive, tasks, j, k, s0, value[j * kmax + k],
+                              int(where[j * kmax + k]))
             sim.assign(int(tasks[j]), k, s0, int(where[j * kmax + k]), "voids", True)
+            if log is not None:
+                self._explain(sim, int(tasks[j]), s0, numbers)
             alive[j] = False
             e0 = s0 + float(D[j, k])
             stale = alive & (lo_w < e0) & (hi_w > s0)
+
+    def _why(self, sim, grid, alive, tasks, j: int, k: int, s0: float, value: float,
+             node: int) -> dict:
+        """The numbers behind committing task ``j`` in configuration ``k``: its score against
+        its own next best configuration and the best other task's (the runner-up), and, when
+        it cannot start now, what blocked it."""
+        row = grid[j].copy()
+        row[k] = -np.inf
+        alt = int(row.argmax())
+        best = np.where(alive, grid.max(axis=1), -np.inf)
+        best[j] = -np.inf
+        other = int(best.argmax())
+        numbers = {"config": k, "start": s0, "value": float(value), "score": float(grid[j, k]),
+                   "metric": METRICS[self.metric][0]}
+        if np.isfinite(row[alt]):
+            numbers.update(alt_config=alt, alt_score=float(row[alt]))
+        if np.isfinite(best[other]):
+            numbers.update(runner_up=int(tasks[other]), runner_up_score=float(best[other]))
+        if s0 > sim.now:
+            numbers.update(sim.blocked(int(tasks[j]), k, node))
+        return numbers
+
+    def _explain(self, sim, task: int, s0: float, numbers: dict) -> None:
+        # The void rule may move the task to another node with the same earliest start.
+        if s0 == sim.now:  # committed: the value the result reports
+            sim.explain(task, "mapped", STARTS_NOW, where=int(sim.node[task]),
+                        **{**numbers, "value": float(sim.value[task])})
+        elif numbers:
+            sim.explain(task, "held", HELD, where=sim.placeholders[task], **numbers)
+        else:  # renewed: counted on the first
+            sim.explain(task, "held", HELD)

@@ -1,0 +1,216 @@
+"""An explained run's decisions as the lab keeps and reads them (docs/explain.md).
+
+A run of an experiment with ``explain`` records every decision with its reason
+(``simcore.decisions``), bounded by this site's ``HETSITE_EXPLAIN_LIMIT`` and
+``HETSITE_EXPLAIN_PER_TASK``. The decisions are stored beside the full result in a blob of
+their own (``Run.decisions_gz``), with the result meta two runs are compared by, so reading
+them never decompresses the whole result; ``Run.decisions_info`` keeps the bounds and the
+counts per action for lists. Everything here is read through ``simcore.explain``, the
+functions the CLI's ``explain`` prints with; who may read a run is the caller's business
+(``selectors.run_by_public_id``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from typing import Any
+
+from django.conf import settings
+
+from simcore import explain
+from simcore.decisions import ACTIONS, DecisionLog
+from simcore.errors import ScenarioError
+
+from .models import Run, Status
+
+PAGE_SIZE = 50  # decisions or tasks per page of the API and the run page
+TASK_CHARS = 100  # a task id asked for is at most this long
+# The result meta two runs are compared by (scenario and seed) and that labels them.
+META_KEYS = ("kind", "policy", "seed", "scenario", "decisions")
+
+
+def decision_log() -> DecisionLog:
+    """The log a lab run records into, with this site's bounds."""
+    return DecisionLog(per_task=settings.HETSITE_EXPLAIN_PER_TASK,
+                       limit=settings.HETSITE_EXPLAIN_LIMIT)
+
+
+def packed(data: dict) -> tuple[bytes | None, dict | None]:
+    """``(decisions_gz, decisions_info)`` of a result (its JSON data); ``(None, None)`` when
+    the run did not explain itself."""
+    decisions = data.get("decisions")
+    if decisions is None:
+        return None, None
+    meta = {k: data["meta"][k] for k in META_KEYS if k in data["meta"]}
+    blob = json.dumps({"meta": meta, "decisions": decisions}, sort_keys=True,
+                      separators=(",", ":")).encode()
+    return (gzip.compress(blob, compresslevel=6),
+            {**meta.get("decisions", {}), "counts": explain.counts(decisions)})
+
+
+def load(run: Run) -> dict:
+    """``{"meta", "decisions"}`` of an explained run, the shape ``simcore.explain`` reads; a
+    run without decisions is a ScenarioError naming ``decisions``."""
+    if run.status != Status.DONE or not run.decisions_gz:
+        raise ScenarioError("decisions", why_none(run))
+    return json.loads(gzip.decompress(bytes(run.decisions_gz)))
+
+
+NOT_RECORDING = "its kind does not record its decisions yet"
+
+
+def why_none(run: Run) -> str:
+    if run.status != Status.DONE:
+        return "the run has not finished"
+    if not run.experiment.explain:
+        return ("the run did not record its decisions; run it again with "
+                "\"Explain decisions\" (API: \"explain\": true)")
+    return "the run recorded no decisions"
+
+
+def _page_number(raw: Any) -> int:
+    text = str(1 if raw in (None, "") else raw)
+    if not text.isdigit() or len(text) > 12 or int(text) < 1:
+        raise ScenarioError("page", "must be a positive integer")
+    return int(text)
+
+
+def _one_page(rows: list, number: int) -> tuple[list, dict]:
+    """One page of ``rows`` and its paging facts; past the last page is an error naming it
+    (the first page of nothing is empty)."""
+    pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
+    if number > pages:
+        raise ScenarioError("page", f"there is no page {number}; the last is {pages}")
+    return rows[(number - 1) * PAGE_SIZE: number * PAGE_SIZE], {
+        "page": number, "pages": pages, "page_size": PAGE_SIZE, "total": len(rows)}
+
+
+def actions_asked(raw: str | None) -> list[str]:
+    """``?action=dropped,expired`` as a list (empty: every action); an unknown one is a
+    ScenarioError naming ``action``."""
+    asked = [a.strip() for a in (raw or "").split(",") if a.strip()]
+    unknown = sorted(set(asked) - set(ACTIONS))
+    if unknown:
+        shown = ", ".join(u[:40] for u in unknown[:5])
+        raise ScenarioError("action", f"unknown {shown}; known: {', '.join(ACTIONS)}")
+    return asked
+
+
+def decisions_page(run: Run, *, task: str | None = None, action: str | None = None,
+                   page: Any = 1) -> dict:
+    """One page of a run's decisions, of one task (its story) and of some actions if asked,
+    with the counts per action of the whole run and the bounds the log kept to."""
+    if task is not None and len(task) > TASK_CHARS:
+        raise ScenarioError("task", f"at most {TASK_CHARS} characters")
+    wanted, number = actions_asked(action), _page_number(page)  # before opening the log
+    data = load(run)
+    rows = data["decisions"]
+    if task not in (None, ""):
+        rows = explain.story(rows, task)
+    if wanted:
+        rows = explain.of_actions(rows, wanted)
+    shown, paging = _one_page(rows, number)
+    return {"run": str(run.public_id), "policy": run.policy, "task": task or None,
+            "actions": wanted, "bounds": data["meta"].get("decisions", {}),
+            "counts": explain.counts(data["decisions"]), **paging, "decisions": shown}
+
+
+def tasks_page(run: Run, page: Any = 1) -> dict:
+    """One page of the tasks the run's log kept, in the order of their first decision: how
+    many decisions each has and how its story ended (its last decision)."""
+    number = _page_number(page)
+    data = load(run)
+    first: dict[str, dict] = {}
+    for d in data["decisions"]:
+        row = first.get(repr(d["task"]))
+        if row is None:
+            row = first[repr(d["task"])] = {"task": d["task"], "t_first": d["t"],
+                                            "decisions": 0}
+        row["decisions"] += 1
+        row["last"] = d
+    shown, paging = _one_page(list(first.values()), number)
+    return {"run": str(run.public_id), "bounds": data["meta"].get("decisions", {}), **paging,
+            "tasks": shown}
+
+
+def compare(a: Run, b: Run, top: int = 10) -> dict:
+    """Where two runs part ways (``simcore.explain.divergence``), or why they cannot be
+    compared decision by decision: ``{"found": divergence or None, "problem": text}``."""
+    for name, run in (("first", a), ("second", b)):
+        if run.status != Status.DONE or not run.decisions_gz:
+            return {"found": None, "problem": f"the {name} run ({run.policy} #{run.trial}) has "
+                                              f"no decisions: {why_none(run)}."}
+        if not (run.decisions_info or {}).get("tasks_seen"):
+            # Two empty logs would otherwise "make the same decisions".
+            return {"found": None, "problem": f"the {name} run ({run.policy} #{run.trial}) "
+                                              f"recorded no decision: {NOT_RECORDING}."}
+    try:
+        found = explain.divergence(load(a), load(b), top=top)
+    except explain.ExplainError as err:
+        field, _, message = str(err).partition(": ")
+        return {"found": None, "problem": f"{field}: {message}"}
+    found["time_unit"] = (a.decisions_info or {}).get("time_unit", "")
+    return {"found": found, "problem": "", "shown": _shown(found)}
+
+
+def _shown(found: dict) -> dict:
+    """The divergence as the compare pages draw it: the first difference's rows (what only
+    one run did there, and what the other last said about those tasks by then) and the tasks
+    whose fate differs most."""
+    first = found["first"]
+    rows = []
+    if first is not None:
+        for side, key, other in (("A", "only_a", "b"), ("B", "only_b", "a")):
+            rows += [{"who": f"only {side}", **cells(d)} for d in first[key]]
+            rows += [{"who": f"meanwhile {other.upper()}", **cells(d)}
+                     for d in first["why_not"][other]]
+    return {"t_text": number_text(first["t"]) if first else "", "rows": rows,
+            "tasks": [{"task": r["task"], "a": cells(r["a"]),
+                       "b": cells(r["b"]) if r["b"] else None, "gap": number_text(r["gap"])}
+                      for r in found["tasks"]]}
+
+
+def pair_of_policies(experiment, policies: list[str], trial: Any = None) -> dict:
+    """What the side-by-side page of an experiment says about its runs' decisions: for two
+    policies, where their runs of one trial (``trial``, else the first both finished) part
+    ways; otherwise, or without decisions, why not."""
+    out = {"found": None, "problem": "", "a": None, "b": None, "trials": []}
+    if not experiment.explain:
+        out["problem"] = ("these runs did not record their decisions: clone the experiment "
+                          "with \"Explain decisions\" to compare them decision by decision.")
+        return out
+    if len(policies) != 2:
+        out["problem"] = "pick exactly two policies to compare their decisions."
+        return out
+    runs = {(r.policy, r.trial): r for r in experiment.runs.filter(
+        policy__in=policies, point=0, status=Status.DONE).defer("result_gz", "series", "dist")}
+    both = sorted(t for (p, t) in runs if p == policies[0] and (policies[1], t) in runs)
+    out["trials"] = both
+    if not both:
+        out["problem"] = "no trial has finished runs of both policies yet."
+        return out
+    chosen = int(trial) if str(trial).isdigit() and int(trial) in both else both[0]
+    out.update(trial=chosen, a=runs[policies[0], chosen], b=runs[policies[1], chosen])
+    return {**out, **compare(out["a"], out["b"])}
+
+
+def pair_of_runs(runs: list[Run]) -> dict:
+    """The same for runs picked from any experiments: exactly two, of one scenario and seed."""
+    if len(runs) != 2:
+        return {"found": None, "a": None, "b": None,
+                "problem": f"pick exactly two runs to compare their decisions "
+                           f"({len(runs)} picked)."}
+    return {"a": runs[0], "b": runs[1], **compare(runs[0], runs[1])}
+
+
+def number_text(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def cells(decision: dict) -> dict:
+    """A decision as the pages show it: its fields and its numbers as ``name=value`` text."""
+    return {**decision, "t_text": number_text(decision["t"]),
+            "numbers_text": ", ".join(f"{k}={number_text(v)}"
+                                      for k, v in explain.numbers(decision).items())}

@@ -1,0 +1,160 @@
+"""An explained run in Chromium (issue 32): the form's checkbox, a job clicked in the Gantt and a
+row clicked in the tasks table tell that job's story as the result's decisions have it, the
+action filter lists every decision of an action with its count, and the side-by-side page
+prints where EASY and FCFS part ways on swf-small as ``simcore.explain.divergence`` finds it."""
+
+import json
+
+import pytest
+
+from hetsite import selectors
+from hetsite.models import Experiment, Run
+from simcore import explain
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+KIND, PRESET = "swf-replay", "swf-small"
+
+
+def js(value) -> str:
+    """A JSON number or string as the page's script writes it (String(v))."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dict):  # a repeated decision's latest numbers, "last=(k=v, ...)"
+        return "(" + ", ".join(f"{k}={js(v)}" for k, v in value.items()) + ")"
+    return str(value)
+
+
+def story_line(d: dict, unit: str) -> str:
+    numbers = ", ".join(f"{k}={js(v)}" for k, v in explain.numbers(d).items())
+    return f"t={js(d['t'])} {unit} · {d['action']} · {d['reason']}" + (
+        f" · {numbers}" if numbers else "")
+
+
+def result_of(experiment: Experiment, policy: str) -> tuple[Run, dict]:
+    run = experiment.runs.get(policy=policy)
+    return run, json.loads(selectors.result_json(run))
+
+
+def read_story(page) -> tuple[str, list[str]]:
+    page.wait_for_selector("#task-story-title:not(:empty)")
+    page.wait_for_function("() => !/loading/.test(document.getElementById('task-story-title')"
+                           ".textContent)")
+    return (page.locator("#task-story").get_attribute("data-task"),
+            page.locator("#task-story-list li").all_inner_texts())
+
+
+def test_click_a_job_read_its_story_filter_by_action_and_compare(live_server, page, fill_form):
+    problems = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    fill_form(page, KIND, PRESET, ["easy", "fcfs"], 1)
+    page.check("#id_explain")
+    page.click("#submit")
+    page.wait_for_selector("#exp-status:text('done')", timeout=120_000)
+    experiment = Experiment.objects.get()
+    assert experiment.explain
+    assert page.inner_text("#explained") == "decisions explained"
+    run, result = result_of(experiment, "easy")
+    every, unit = result["decisions"], result["meta"]["decisions"]["time_unit"]
+
+    # The EASY run with its Gantt: the decisions panel opens beside it.
+    page.select_option("#run-chart-run", str(run.public_id))
+    page.select_option("#run-chart-id", "gantt")
+    page.click("#run-chart-form button[type=submit]")
+    page.wait_for_function("() => document.getElementById('run-chart').dataset.drawn === '1'")
+    page.wait_for_selector("#decision-filter button")
+    chips = page.locator("#decision-filter button").all_inner_texts()
+    assert chips == [f"{a} ({n})" for a, n in explain.counts(every).items()]
+    bounds = page.inner_text("#decisions-bounds")
+    assert f"{len(every)} decisions kept of {result['meta']['decisions']['tasks_seen']} tasks" \
+        in bounds
+
+    # Click job 29's rectangle where the chart drew it (its hover mark at the centre).
+    page.locator("#run-chart").scroll_into_view_if_needed()
+    where = page.evaluate("""(job) => {
+        const gd = document.getElementById('run-chart'), L = gd._fullLayout;
+        const box = gd.querySelector('.nsewdrag').getBoundingClientRect();
+        for (const t of gd.data) {
+          const i = (t.customdata || []).findIndex(c => c[0] === job);
+          if (i >= 0) return {x: box.left + L.xaxis.l2p(t.x[i]), y: box.top + L.yaxis.l2p(t.y[i])};
+        }
+        return null;
+    }""", 29)
+    assert where is not None
+    page.mouse.move(where["x"], where["y"])
+    page.mouse.click(where["x"], where["y"])
+    task, lines = read_story(page)
+    assert task == "29"
+    assert lines == [story_line(d, unit) for d in explain.story(every, 29)]
+    assert page.inner_text("#task-story-title") == f"task 29: {len(lines)} decisions"
+    assert any(" · backfilled · " in x or " · mapped · " in x for x in lines)
+
+    # A row of the tasks table: the third task the log kept.
+    row = page.locator("#decision-tasks tbody tr").nth(2)
+    clicked = row.get_attribute("data-task")
+    row.click()
+    page.wait_for_function(f"() => document.getElementById('task-story').dataset.task === "
+                           f"'{clicked}'")
+    task, lines = read_story(page)
+    assert lines == [story_line(d, unit) for d in explain.story(every, clicked)]
+    assert lines  # a kept task has a story
+
+    # "Show me every backfill and its reason": the list holds only those, counted.
+    backfills = explain.of_actions(every, ["backfilled"])
+    page.click("#decision-filter button[data-filter-action=backfilled]")
+    page.wait_for_function("() => /backfilled\\)/.test(document.getElementById("
+                           "'decision-list-count').textContent)")
+    assert page.inner_text("#decision-list-count") == f"({len(backfills)} backfilled)"
+    shown = page.locator("#decision-list tbody tr")
+    assert shown.count() == min(50, len(backfills))
+    assert set(page.locator("#decision-list tbody tr td:nth-child(3)").all_inner_texts()) == {
+        "backfilled"}
+    first = backfills[0]
+    assert shown.first.locator("td").all_inner_texts() == [
+        js(first["t"]), js(first["task"]), "backfilled", first["reason"],
+        ", ".join(f"{k}={js(v)}" for k, v in explain.numbers(first).items())]
+    page.click("[data-decision-page=list][data-step='1']")
+    page.wait_for_function("() => /^page 2 /.test(document.getElementById("
+                           "'decision-list-page').textContent)")
+    assert page.locator("#decision-list tbody tr").first.locator(
+        "td:nth-child(2)").inner_text() == js(backfills[50]["task"])
+
+    # Side by side: where EASY and FCFS part ways, as simcore finds it.
+    found = explain.divergence(result, result_of(experiment, "fcfs")[1])
+    page.goto(f"{live_server.url}/e/{experiment.public_id}/compare/?p=easy&p=fcfs")
+    first = found["first"]
+    assert page.inner_text("#first-divergence-t") == js(first["t"])
+    rows = [r.locator("td").all_inner_texts()
+            for r in page.locator("#divergence-first tbody tr").all()]
+    expected = [["only A", js(d["task"]), js(d["t"]), d["action"], d["reason"]]
+                for d in first["only_a"]]
+    expected += [["meanwhile B", js(d["task"]), js(d["t"]), d["action"], d["reason"]]
+                 for d in first["why_not"]["b"]]
+    assert [r[:5] for r in rows] == expected
+    assert rows[0][3] == "backfilled" and rows[-1][3] == "held"  # EASY passed FCFS's head
+    # No word is broken across lines: every line break in the table falls between words.
+    broken = page.evaluate("""() => {
+        const out = [];
+        document.querySelectorAll('#divergence-first td, #divergence-first th').forEach(td => {
+          const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const text = n.textContent;
+            let top = null;
+            for (let i = 0; i < text.length; i++) {
+              const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+              const rect = r.getClientRects()[0];
+              if (!rect) continue;
+              if (top !== null && rect.top > top + 2 && text[i - 1] !== ' ' && text[i] !== ' ')
+                out.push(text);
+              top = rect.top;
+            }
+          }
+        });
+        return out;
+    }""")
+    assert broken == [], broken
+    tasks = page.locator("#divergence-tasks tbody tr td:first-child").all_inner_texts()
+    assert tasks == [js(r["task"]) for r in found["tasks"]]
+    assert not problems, problems

@@ -1,0 +1,361 @@
+"""Explained runs in the lab (issue 32): the checkbox and the API's ``explain`` record each
+run's decisions with the site's bounds and price them; the decisions are read back page by page,
+one task's story or some actions at a time, hidden exactly like the run; and the side-by-side
+pages show where two runs of one scenario and seed part ways, as ``simcore.explain`` finds it.
+
+Built on swf-replay's ``swf-small`` (its policies record their decisions); Celery is eager here,
+so a created experiment has finished when the request returns.
+"""
+
+import functools
+import json
+import math
+import re
+from unittest import mock
+
+import hypothesis
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from hypothesis import given
+from hypothesis import strategies as st
+from rest_framework.test import APIClient
+
+from hetsite import decisions, selectors
+from hetsite.models import Experiment, Run, Status
+from hetsite.services import submission
+from simcore import explain
+from simcore.decisions import ACTIONS
+from simcore.errors import ScenarioError
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+KIND, PRESET = "swf-replay", "swf-small"
+
+
+def create(client=None, policies=("easy", "fcfs"), **extra) -> dict:
+    client = client or APIClient()
+    response = client.post("/api/experiments/", {
+        "kind": KIND, "preset": PRESET, "policies": list(policies), "trials": 1,
+        "explain": True, **extra}, format="json")
+    assert response.status_code == 202, response.content
+    detail = client.get(f"/api/experiments/{response.json()['id']}/").json()
+    assert detail["status"] == Status.DONE, detail
+    return detail
+
+
+def result_of(run_id) -> dict:
+    run = Run.objects.get(public_id=run_id)
+    return json.loads(selectors.result_json(run))
+
+
+def test_an_explained_run_keeps_its_decisions_within_the_sites_bounds(settings):
+    settings.HETSITE_EXPLAIN_LIMIT = 400
+    settings.HETSITE_EXPLAIN_PER_TASK = 4
+    body = create(policies=["easy"])
+    assert body["explain"] is True
+    run = body["runs"][0]
+    assert run["explain"] is True
+    assert run["decisions_url"] == f"/api/runs/{run['id']}/decisions/"
+    result = result_of(run["id"])
+    bounds = result["meta"]["decisions"]
+    # The site's bounds reached the engine: swf-small's 500 jobs make ~1,250 decisions, so a
+    # 400-decision log was sampled, and no story is longer than 4.
+    assert (bounds["limit"], bounds["per_task"]) == (400, 4)
+    assert bounds["stride"] > 1 and len(result["decisions"]) <= 400
+    per_task = {}
+    for d in result["decisions"]:
+        per_task[repr(d["task"])] = per_task.get(repr(d["task"]), 0) + 1
+    assert max(per_task.values()) <= 4
+    # What lists show without opening the blob: the bounds and the counts per action.
+    assert run["decisions"] == {**bounds, "counts": explain.counts(result["decisions"])}
+    # The blob holds the same decisions and the meta two runs are compared by.
+    stored = decisions.load(Run.objects.get(public_id=run["id"]))
+    assert stored["decisions"] == result["decisions"]
+    assert stored["meta"]["seed"] == result["meta"]["seed"]
+    assert stored["meta"]["scenario"] == result["meta"]["scenario"]
+
+
+def test_without_explain_nothing_is_recorded_and_the_result_is_unchanged():
+    plain = create(policies=["easy"], explain=False)["runs"][0]
+    told = create(policies=["easy"])["runs"][0]
+    assert plain["explain"] is False and plain["decisions"] is None
+    assert plain["decisions_url"] is None
+    a, b = result_of(plain["id"]), result_of(told["id"])
+    assert "decisions" not in a and "decisions" not in a["meta"]
+    assert Run.objects.get(public_id=plain["id"]).decisions_gz is None
+    # Explaining adds its two keys and changes nothing else the run computed.
+    for r in (a, b):
+        r["meta"].pop("decisions", None)
+        r.pop("decisions", None)
+        r.pop("timing", None)
+        r["meta"].pop("code_version", None)
+    assert a == b
+    response = APIClient().get(f"/api/runs/{plain['id']}/decisions/")
+    assert response.status_code == 404
+    assert "did not record its decisions" in response.json()["detail"]
+
+
+def test_explaining_is_priced_with_its_overhead(settings):
+    settings.HETSITE_EXPLAIN_OVERHEAD = 0.25
+    common = {"kind": KIND, "preset": PRESET, "policies": ["easy", "fcfs"], "trials": 1}
+    plain = submission.validate_submission(**common)
+    told = submission.validate_submission(**common, explain=True)
+    assert told.estimate_s == pytest.approx(1.25 * plain.estimate_s)
+    quote = APIClient().post("/api/experiments/", {**common, "explain": True, "dry_run": True},
+                             format="json").json()
+    assert quote["estimated_cpu_s"] == pytest.approx(round(told.estimate_s, 3))
+    experiment = Experiment.objects.get(public_id=create(**{"policies": ["easy"]})["id"])
+    assert experiment.estimate_s == pytest.approx(1.25 * plain.costs[0][0])
+
+
+@pytest.mark.parametrize("extra, says", [
+    ({"axes": [{"param": "estimate_scale", "values": [1.0, 2.0]}]}, "without a sweep"),
+    ({"trials": 11}, "at most 20"),
+    ({"explain": "yes please"}, "valid boolean"),
+])
+def test_explain_is_refused_where_it_does_not_belong(extra, says):
+    body = {"kind": KIND, "preset": PRESET, "policies": ["easy", "fcfs"], "trials": 1,
+            "explain": True, **extra}
+    response = APIClient().post("/api/experiments/", body, format="json")
+    assert response.status_code == 400
+    assert list(response.json()) == ["explain"], response.json()
+    assert says in response.json()["explain"][0]
+    assert not Experiment.objects.exists()
+
+
+def test_the_form_checkbox_starts_an_explained_experiment_and_a_sweep_may_not():
+    client = Client()
+    page = client.get(f"/new/{KIND}/?preset={PRESET}").content.decode()
+    box = re.search(r'<input type="checkbox" name="explain"[^>]*>', page).group(0)
+    assert "checked" not in box and "Explain decisions" in page
+    form = preset_form(policies=["easy"], trials=1, explain="on")
+    swept = client.post(f"/new/{KIND}/", {**form, "sweep_param1": "estimate_scale",
+                                           "sweep_values1": "1, 2"})
+    assert swept.status_code == 400
+    assert "only experiments without a sweep explain" in swept.content.decode()
+    response = client.post(f"/new/{KIND}/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    experiment = Experiment.objects.get()
+    assert experiment.explain and experiment.runs.get().decisions_info["counts"]
+    # A clone keeps the choice.
+    clone = client.get(f"/new/{KIND}/?clone={experiment.public_id}").content.decode()
+    assert re.search(r'<input type="checkbox" name="explain"[^>]* checked', clone)
+
+
+def preset_form(**fields) -> dict:
+    """The new-experiment form as the preset fills it in (a browser's POST of it)."""
+    from frontend.forms import ExperimentForm
+    from hetsite import kinds
+
+    lab = kinds.get_kind(KIND)
+    initial = ExperimentForm.initial_for(
+        lab, submission.validate_scenario(kind=KIND, preset=PRESET), preset=PRESET)
+    data = {k: ("on" if v is True else v) for k, v in initial.items()
+            if v is not None and v is not False and not isinstance(v, dict)}
+    return {**data, **fields}
+
+
+@pytest.fixture
+def explained():
+    """One explained swf-small experiment with EASY and FCFS, and both results."""
+    body = create()
+    runs = {r["policy"]: r["id"] for r in body["runs"]}
+    return {"experiment": body["id"], "runs": runs,
+            "results": {p: result_of(i) for p, i in runs.items()}}
+
+
+def get(client, run_id, path="", **query):
+    return client.get(f"/api/runs/{run_id}/decisions/{path}", query)
+
+
+def test_a_tasks_story_and_the_action_filter_are_the_cli_s(explained):
+    api, run = APIClient(), explained["runs"]["easy"]
+    result = explained["results"]["easy"]
+    every = result["decisions"]
+    body = get(api, run, task="29").json()
+    assert body["decisions"] == explain.story(every, 29) and body["total"] >= 2
+    assert body["counts"] == explain.counts(every)
+    assert body["bounds"] == result["meta"]["decisions"]
+    held = get(api, run, action="held").json()
+    assert held["total"] == len(explain.of_actions(every, ["held"])) > 50
+    assert {d["action"] for d in held["decisions"]} == {"held"}
+    # Several actions, and an action with a task: the task's decisions of those actions.
+    both = get(api, run, action="backfilled,mapped").json()
+    assert both["total"] == len(explain.of_actions(every, ["backfilled", "mapped"]))
+    assert {d["action"] for d in both["decisions"]} == {"backfilled", "mapped"}
+    story = get(api, run, task="29", action="completed").json()
+    assert story["decisions"] == explain.of_actions(explain.story(every, 29), ["completed"])
+    assert story["total"] == 1
+
+
+def test_pages_are_bounded_and_walk_the_whole_log(explained):
+    api, run = APIClient(), explained["runs"]["easy"]
+    every = explained["results"]["easy"]["decisions"]
+    pages = math.ceil(len(every) / decisions.PAGE_SIZE)
+    first = get(api, run).json()
+    assert (first["page"], first["pages"], first["total"]) == (1, pages, len(every))
+    walked = []
+    for n in range(1, pages + 1):
+        body = get(api, run, page=n).json()
+        assert len(body["decisions"]) <= decisions.PAGE_SIZE
+        walked += body["decisions"]
+    assert walked == every
+    for bad in ("0", "-1", "x", "1e3", "9" * 20):
+        response = get(api, run, page=bad)
+        assert response.status_code == 400 and list(response.json()) == ["page"], bad
+    past = get(api, run, page=pages + 1)
+    assert past.status_code == 400 and "the last is" in past.json()["page"][0]
+    tasks = get(api, run, "tasks/").json()
+    assert tasks["total"] == explained["results"]["easy"]["meta"]["decisions"]["tasks_kept"]
+    assert len(tasks["tasks"]) == decisions.PAGE_SIZE
+    fates = explain.fate(every)
+    for row in tasks["tasks"]:
+        assert row["last"] == fates[row["task"]]
+        assert row["decisions"] == len(explain.story(every, row["task"]))
+
+
+@pytest.mark.parametrize("query, field", [
+    ({"action": "teleported"}, "action"),
+    ({"action": "held,Dropped"}, "action"),
+    ({"task": "x" * 101}, "task"),
+])
+def test_a_bad_query_is_a_400_naming_its_field(explained, query, field):
+    response = get(APIClient(), explained["runs"]["easy"], **query)
+    assert response.status_code == 400
+    assert list(response.json()) == [field]
+    if field == "action":
+        assert "known: " + ", ".join(ACTIONS) in response.json()["action"][0]
+
+
+def test_a_private_runs_decisions_are_hidden_like_the_run():
+    owner = User.objects.create_user("owner", password="pw")
+    User.objects.create_user("stranger", password="pw")
+    User.objects.create_user("staff", password="pw", is_staff=True)
+    mine = APIClient()
+    mine.login(username="owner", password="pw")
+    body = create(mine, visibility="private")
+    a, b = (r["id"] for r in body["runs"])
+    stranger = APIClient()
+    stranger.login(username="stranger", password="pw")
+    staff = APIClient()
+    staff.login(username="staff", password="pw")
+    paths = [f"/api/runs/{a}/decisions/", f"/api/runs/{a}/decisions/?task=29",
+             f"/api/runs/{a}/decisions/?action=held", f"/api/runs/{a}/decisions/tasks/",
+             f"/api/runs/{a}/decisions/divergence/?with={b}", f"/compare/?run={a}&run={b}",
+             f"/e/{body['id']}/compare/?p=easy&p=fcfs"]
+    for client in (APIClient(), stranger):
+        for path in paths:
+            assert client.get(path).status_code == 404, path
+        # ... and the run itself, the yardstick.
+        assert client.get(f"/api/runs/{a}/").status_code == 404
+    for client in (mine, staff):
+        for path in paths:
+            assert client.get(path).status_code == 200, path
+    assert Experiment.objects.get().owner == owner
+    # A public run cannot lend a private one's decisions: the other side is checked too.
+    public = create(policies=["easy"])["runs"][0]["id"]
+    response = APIClient().get(f"/api/runs/{public}/decisions/divergence/?with={b}")
+    assert response.status_code == 404
+
+
+def test_an_anonymous_owners_private_run_is_theirs_by_cookie_and_nobody_elses():
+    owner = APIClient()  # keeps the owner cookie its creation set, like a browser
+    run = create(owner, policies=["easy"], visibility="private")["runs"][0]["id"]
+    assert get(owner, run, task="29").status_code == 200
+    assert get(owner, run, "tasks/").status_code == 200
+    for other in (APIClient(), Client()):
+        assert get(other, run, task="29").status_code == 404
+        assert get(other, run, "tasks/").status_code == 404
+
+
+def test_the_divergence_endpoint_is_simcores(explained):
+    runs, results = explained["runs"], explained["results"]
+    body = APIClient().get(f"/api/runs/{runs['easy']}/decisions/divergence/",
+                           {"with": runs["fcfs"]}).json()
+    found = explain.divergence(results["easy"], results["fcfs"])
+    assert body["problem"] == "" and body["found"]["first"] == found["first"]
+    assert body["found"]["tasks"] == found["tasks"]
+    assert body["found"]["policies"] == ["easy", "fcfs"]
+    missing = APIClient().get(f"/api/runs/{runs['easy']}/decisions/divergence/")
+    assert missing.status_code == 400 and list(missing.json()) == ["with"]
+
+
+def test_runs_of_different_seeds_or_without_decisions_say_why_they_cannot_be_compared():
+    one = create(policies=["easy"])["runs"][0]["id"]
+    other = create(policies=["fcfs"], base_seed=7)["runs"][0]["id"]
+    plain = create(policies=["fcfs"], explain=False)["runs"][0]["id"]
+    api = APIClient()
+    seeds = api.get(f"/api/runs/{one}/decisions/divergence/", {"with": other}).json()
+    assert seeds["found"] is None and seeds["problem"].startswith("seed: the two runs differ")
+    none = api.get(f"/api/runs/{one}/decisions/divergence/", {"with": plain}).json()
+    assert none["found"] is None and "has no decisions" in none["problem"]
+    page = Client().get(f"/compare/?run={one}&run={other}").content.decode()
+    assert "seed: the two runs differ" in page
+    page = Client().get(f"/compare/?run={one}&run={other}&run={plain}").content.decode()
+    assert "pick exactly two runs" in page
+
+
+def test_the_compare_pages_print_the_first_divergence(explained):
+    runs, results = explained["runs"], explained["results"]
+    found = explain.divergence(results["easy"], results["fcfs"])
+    first = found["first"]
+    for url in (f"/e/{explained['experiment']}/compare/?p=easy&p=fcfs",
+                f"/compare/?run={runs['easy']}&run={runs['fcfs']}"):
+        page = Client().get(url).content.decode()
+        assert f'id="first-divergence-t">{decisions.number_text(first["t"])}</span>' in page
+        for d in first["only_a"]:
+            assert f'<tr data-task="{d["task"]}" data-action="{d["action"]}"><td>only A' in page
+        assert f"({found['differing_tasks']} end differently" in page
+    # Policies the other way round: B's moves become A's.
+    page = Client().get(f"/e/{explained['experiment']}/compare/?p=fcfs&p=easy").content.decode()
+    for d in first["only_a"]:
+        assert f'<tr data-task="{d["task"]}" data-action="{d["action"]}"><td>only B' in page
+
+
+@functools.cache
+def example_run() -> tuple[Run, list]:
+    """A finished explained run of swf-example under EASY, as stored, without a database."""
+    import scheduling.engine as engine
+
+    result = engine.simulate(engine.preset_scenario("swf-example"), policy="easy", seed=0,
+                             explain=True).to_dict()
+    blob, info = decisions.packed(result)
+    return Run(status=Status.DONE, policy="easy", decisions_gz=blob,
+               decisions_info=info), result["decisions"]
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@given(actions=st.sets(st.sampled_from(ACTIONS)), pick=st.integers(0, 10**6),
+       whole=st.booleans(), size=st.integers(1, 7))
+def test_walking_the_pages_of_any_filter_gives_simcores_answer(actions, pick, whole, size):
+    run, every = example_run()
+    tasks = sorted({d["task"] for d in every})
+    task = None if whole else str(tasks[pick % len(tasks)])
+    expected = every if task is None else explain.story(every, task)
+    expected = explain.of_actions(expected, actions) if actions else expected
+    with mock.patch.object(decisions, "PAGE_SIZE", size):  # small pages: many of them
+        first = decisions.decisions_page(run, task=task, action=",".join(sorted(actions)))
+        walked = [d for n in range(1, first["pages"] + 1) for d in decisions.decisions_page(
+            run, task=task, action=",".join(sorted(actions)), page=n)["decisions"]]
+        assert first["pages"] == max(1, math.ceil(len(expected) / size))
+        with pytest.raises(ScenarioError) as past:
+            decisions.decisions_page(run, task=task, action=",".join(sorted(actions)),
+                                     page=first["pages"] + 1 + pick % 3)
+    assert walked == expected and first["total"] == len(expected)
+    assert past.value.field == "page"
+
+
+def test_two_runs_that_recorded_nothing_are_not_said_to_agree():
+    """A kind that does not record decisions yet leaves an empty log: the comparison says so
+    rather than finding "the same decisions" in two empty lists."""
+    run, _ = example_run()
+    meta = {"kind": "swf-replay", "policy": "fcfs", "seed": 0, "scenario": {},
+            "decisions": {"tasks_seen": 0, "recorded": 0, "stride": 1, "time_unit": "s"}}
+    blob, info = decisions.packed({"meta": meta, "decisions": []})
+    empty = Run(status=Status.DONE, policy="fcfs", trial=0, decisions_gz=blob,
+                decisions_info=info)
+    for a, b in ((empty, run), (run, empty)):
+        answer = decisions.compare(a, b)
+        assert answer["found"] is None
+        assert "recorded no decision: its kind does not record" in answer["problem"]

@@ -1,0 +1,120 @@
+"""swf-replay's decisions (``--explain``): consistent with the schedule it produced, worked
+out by hand on a tiny trace, and absent (the result unchanged) when not asked for."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scheduling.engine import ENGINE
+from scheduling.swf_replay.policies.conservative import Conservative
+from scheduling.swf_replay.policies.easy import Easy
+from scheduling.swf_replay.policies.fcfs import Fcfs
+from simcore import explain
+from simcore.decisions import STARTS, DecisionLog
+
+POLICIES = {"fcfs": Fcfs, "easy": Easy, "conservative": Conservative}
+
+
+def explained(cls, jobs):
+    sim = cls(jobs, check=True)
+    sim.decisions = DecisionLog(limit=10_000)
+    sim.run()
+    return sim, sim.decisions.export()[0]
+
+
+# 4 nodes (rows: submit, run, estimate, nodes). Job 1 runs 3 nodes for 10 s; job 2 needs all
+# 4 and waits for it; job 3 (1 node, 5 s) arrives at 2 and ends by job 2's start at 10.
+TINY = [(0, 10, 10, 3), (1, 20, 20, 4), (2, 5, 5, 1)]
+
+
+def test_easy_backfills_the_short_job_past_the_head_reservation(jobs_from):
+    _, ds = explained(Easy, jobs_from(TINY, 4))
+    moves = [(x["t"], x["task"], x["action"]) for x in ds if x["action"] != "completed"]
+    assert moves == [(0, 1, "mapped"), (1, 2, "held"), (2, 3, "backfilled"), (10, 2, "mapped")]
+    held, backfill = ds[1], ds[2]
+    assert held["shadow_s"] == 10 and held["free"] == 1 and held["nodes"] == 4
+    assert backfill["reservation_of"] == 2 and backfill["shadow_s"] == 10
+    assert backfill["end_estimate_s"] == 7 and "ends by the head's shadow time" in backfill[
+        "reason"]
+
+
+def test_fcfs_holds_the_short_job_behind_the_head(jobs_from):
+    _, ds = explained(Fcfs, jobs_from(TINY, 4))
+    three = explain.story(ds, 3)
+    assert [x["action"] for x in three] == ["held", "mapped", "completed"]
+    assert three[0]["head"] == 2 and "no backfilling" in three[0]["reason"]
+    # job 2 takes all 4 nodes from 10 to 30: job 3, behind it, starts when it ends
+    assert explain.story(ds, 2)[-2]["t"] == 10 and three[1]["t"] == 30
+
+
+def test_conservative_backfill_names_the_reservation_it_passes(jobs_from):
+    _, ds = explained(Conservative, jobs_from(TINY, 4))
+    backfill = explain.of_actions(ds, ["backfilled"])
+    assert [(x["task"], x["t"], x["reservation_of"], x["reservation_s"]) for x in backfill] == [
+        (3, 2, 2, 10)]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_decisions_agree_with_the_schedule(policy):
+    scenario = ENGINE.preset_scenario("swf-small")
+    result = ENGINE.simulate(scenario, policy, explain=DecisionLog(limit=100_000))
+    tasks = result.tasks
+    ds = result.decisions
+    assert result.meta["decisions"]["stride"] == 1  # nothing sampled: every job is checked
+    start_of = {j: s for j, s in zip(tasks["job_id"], tasks["start"], strict=True)}
+    end_of = {j: e for j, e in zip(tasks["job_id"], tasks["end"], strict=True)}
+    starts = [x for x in ds if x["action"] in STARTS]
+    # one start decision per job, at the time the schedule started it
+    assert sorted(x["task"] for x in starts) == sorted(start_of)
+    assert all(x["t"] == start_of[x["task"]] for x in starts)
+    assert all(x["t"] == end_of[x["task"]] for x in ds if x["action"] == "completed")
+    backfills = [x for x in starts if x["action"] == "backfilled"]
+    if policy == "fcfs":
+        assert not backfills
+    else:  # a backfill passes a job still waiting, whose reservation exists and is later
+        assert backfills
+        for x in backfills:
+            assert start_of[x["reservation_of"]] >= x["t"]
+            assert x.get("shadow_s", x.get("reservation_s")) > x["t"]
+    # a held job is one that did not start when it was held
+    assert all(start_of[x["task"]] > x["t"] for x in ds if x["action"] == "held")
+
+
+def test_explain_off_leaves_the_result_as_it_was():
+    scenario = ENGINE.preset_scenario("swf-small")
+    plain = ENGINE.simulate(scenario, "easy").to_dict()
+    with_log = ENGINE.simulate(scenario, "easy", explain=True).to_dict()
+    assert "decisions" not in plain and "decisions" not in plain["meta"]
+    del with_log["decisions"], with_log["meta"]["decisions"]
+    assert json.dumps(with_log, sort_keys=True) == json.dumps(plain, sort_keys=True)
+
+
+def test_cli_run_explain_and_read(tmp_path):
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "scheduling.engine", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    paths = {}
+    for policy in ("easy", "fcfs"):
+        paths[policy] = tmp_path / f"{policy}.json"
+        done = cli("run", "--preset", "swf-small", "--policy", policy, "--explain",
+                   "--out", str(paths[policy]))
+        assert done.returncode == 0, done.stderr
+    easy = json.loads(paths["easy"].read_text())
+    job = next(x["task"] for x in easy["decisions"] if x["action"] == "backfilled")
+    story = cli("explain", str(paths["easy"]), "--task", str(job))
+    assert story.returncode == 0
+    assert f"task {job}: {len(explain.story(easy['decisions'], job))} decisions" in story.stdout
+    assert "backfilled" in story.stdout
+    both = cli("explain", str(paths["easy"]), str(paths["fcfs"]))
+    first = explain.divergence(easy, json.loads(paths["fcfs"].read_text()))["first"]
+    assert f"first difference at t={first['t']:.6g}s" in both.stdout
+    assert f"only A: [{first['only_a'][0]['task']}]" in both.stdout
+    bad = cli("explain", str(paths["easy"]), "--action", "slept")
+    assert bad.returncode == 2 and "error: action: unknown slept" in bad.stderr
+    plain = tmp_path / "plain.json"
+    cli("run", "--preset", "swf-small", "--policy", "easy", "--out", str(plain))
+    none = cli("explain", str(plain), "--task", "1")
+    assert none.returncode == 2 and "run it with --explain" in none.stderr

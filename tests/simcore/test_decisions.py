@@ -1,0 +1,138 @@
+"""The decision log's bounds (property-based against a model of what it must keep) and the
+readers of ``simcore.explain``: stories, action filters, where two runs part ways."""
+
+import zlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simcore import explain
+from simcore.decisions import ACTIONS, DecisionLog
+
+
+def model(adds, per_task, limit):
+    """What the log must export: per task, repeats counted, the first per_task - 1 and the
+    latest kept; tasks sampled by hash with the smallest power-of-2 stride that fits."""
+    stories = {}
+    for seq, (t, task, action, reason) in enumerate(adds):
+        story = stories.setdefault(task, [])
+        if story and story[-1]["action"] == action and story[-1]["reason"] == reason:
+            story[-1]["count"] += 1
+            story[-1]["t_last"] = t
+            story[-1]["last"] = {"x": t}
+            continue
+        story.append({"t": t, "task": task, "action": action, "reason": reason, "count": 1,
+                      "t_last": t, "seq": seq, "omitted": 0, "last": {"x": t}})
+    for task, story in stories.items():
+        if len(story) > per_task:
+            last = story[-1]
+            last["omitted"] = len(story) - per_task
+            stories[task] = story[:per_task - 1] + [last]
+    stride = 1
+    while sum(len(s) for k, s in stories.items()
+              if zlib.crc32(repr(k).encode()) % stride == 0) > limit:
+        stride *= 2
+    kept = [r for k, s in stories.items() if zlib.crc32(repr(k).encode()) % stride == 0
+            for r in s]
+    return sorted(kept, key=lambda r: r["seq"]), stride, len(stories)
+
+
+adds_strategy = st.lists(
+    st.tuples(st.integers(0, 50), st.integers(0, 12), st.sampled_from(["held", "mapped"]),
+              st.sampled_from(["a", "b"])), max_size=120)
+
+
+@settings(max_examples=150, deadline=None)
+@given(adds=adds_strategy, per_task=st.integers(2, 5), extra=st.integers(0, 30))
+def test_the_log_keeps_what_its_bounds_promise(adds, per_task, extra):
+    adds = sorted(adds, key=lambda a: a[0])  # time moves forward
+    limit = per_task + extra
+    log = DecisionLog(per_task=per_task, limit=limit)
+    for t, task, action, reason in adds:
+        log.add(t, task, action, reason, x=t)
+    out, info = log.export()
+    want, stride, seen = model(adds, per_task, limit)
+    assert info["stride"] == stride
+    assert info["tasks_seen"] == seen
+    assert len(out) == len(want) == info["recorded"] <= limit
+    for got, exp in zip(out, want, strict=True):
+        assert (got["t"], got["task"], got["action"], got["reason"]) == (
+            exp["t"], exp["task"], exp["action"], exp["reason"])
+        assert got.get("count", 1) == exp["count"]
+        assert got.get("t_last", got["t"]) == exp["t_last"]
+        assert got.get("omitted_before", 0) == exp["omitted"]
+        assert got["x"] == exp["t"]  # the numbers of its first time, and of its last if new
+        assert got.get("last", {"x": got["x"]}) == exp["last"]
+    # every kept task's latest decision is its last one added: its fate survives the cap
+    for task, last in explain.fate(out).items():
+        final = [a for a in adds if a[1] == task][-1]
+        assert (last["action"], last["reason"], last.get("t_last", last["t"])) == (
+            final[2], final[3], final[0])
+
+
+def test_bounds_are_refused_when_they_cannot_hold():
+    with pytest.raises(ValueError):
+        DecisionLog(per_task=1)
+    with pytest.raises(ValueError):
+        DecisionLog(per_task=8, limit=4)
+
+
+def _result(decisions, policy="a", seed=1, scenario=None):
+    return {"meta": {"policy": policy, "seed": seed, "scenario": scenario or {"kind": "k"},
+                     "decisions": {"time_unit": "s"}},
+            "decisions": decisions}
+
+
+def d(t, task, action, reason="r", **numbers):
+    return {"t": t, "task": task, "action": action, "reason": reason, **numbers}
+
+
+def test_story_filter_and_counts():
+    ds = [d(0, 1, "held", count=3), d(0, 2, "mapped", where="c0"), d(5, 1, "mapped"),
+          d(9, 2, "completed"), d(9, 1, "dropped")]
+    assert [x["action"] for x in explain.story(ds, "1")] == ["held", "mapped", "dropped"]
+    assert explain.of_actions(ds, ["dropped"]) == [ds[4]]
+    assert explain.counts(ds) == {"mapped": 2, "held": 3, "dropped": 1, "completed": 1}
+    assert list(explain.counts(ds)) == [a for a in ACTIONS if a in explain.counts(ds)]
+    with pytest.raises(explain.ExplainError, match="action: unknown sleep"):
+        explain.of_actions(ds, ["sleep"])
+    text = explain.story_text(_result(ds), "2")
+    assert "task 2: 2 decisions" in text and "where=c0" in text
+    with pytest.raises(explain.ExplainError, match="task: no decision about '7'"):
+        explain.story_text(_result(ds), "7")
+
+
+def test_divergence_finds_the_first_move_that_differs_and_ignores_order_and_reasons():
+    same = [d(0, 1, "mapped", "fits", where="c0"), d(0, 2, "mapped", "fits", where="c1")]
+    a = same + [d(3, 3, "held", "no room"), d(5, 3, "mapped", "fits", where="c0"),
+                d(9, 4, "dropped", "late", utility=0.1)]
+    # B lists the t=0 moves in the other order, with other reasons, and holds task 3 for a
+    # reason of its own: none of that is a difference. At t=5 it sends task 3 elsewhere.
+    b = [same[1] | {"reason": "best score"}, same[0], d(3, 3, "held", "filter"),
+         d(5, 3, "mapped", "fits", where="c1"), d(9, 4, "mapped", "fits", where="c0")]
+    found = explain.divergence(_result(a, "a"), _result(b, "b"))
+    assert found["first"]["t"] == 5
+    assert [x["where"] for x in found["first"]["only_a"]] == ["c0"]
+    assert [x["where"] for x in found["first"]["only_b"]] == ["c1"]
+    assert found["first"]["why_not"]["b"] == [b[3]]  # what B last said about task 3 by t=5
+    # task 4 ends dropped in A and running in B: a different fate ranks first
+    assert [r["task"] for r in found["tasks"]] == [4, 3]
+    assert found["tasks"][0]["action_differs"] and not found["tasks"][1]["action_differs"]
+    text = explain.divergence_text(_result(a, "a"), _result(b, "b"))
+    assert "first difference at t=5s" in text and "task 4: A dropped at 9, B mapped at 9" in text
+
+
+def test_identical_runs_do_not_part_and_different_scenarios_cannot_be_compared():
+    ds = [d(0, 1, "mapped", where="x")]
+    assert explain.divergence(_result(ds), _result(list(ds)))["first"] is None
+    with pytest.raises(explain.ExplainError, match="seed: the two runs differ"):
+        explain.divergence(_result(ds, seed=1), _result(ds, seed=2))
+    with pytest.raises(explain.ExplainError, match="decisions: the second result has none"):
+        explain.divergence(_result(ds), _result(None))
+
+
+def test_a_run_that_stops_early_parts_where_the_other_goes_on():
+    a = [d(0, 1, "mapped"), d(4, 2, "mapped")]
+    found = explain.divergence(_result(a), _result(a[:1]))
+    assert found["first"]["t"] == 4 and found["first"]["only_a"] == [a[1]]
