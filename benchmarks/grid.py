@@ -12,8 +12,9 @@ mean milliseconds per simulated tick (all scheduling time over all ticks), node 
 worked tick, and the median wait, preemptions and migrations as a sanity check. Target
 (issue 19): one internode CAN' run under 10 s on this machine. ``--naive`` also times the
 reference loop that visits every node at every tick (for comparison; slow). ``--explain``
-runs every point without and with the decision trace, alternating (off, on per repeat), and
-prints both rows and the trace's overhead on the whole run's wall and CPU time (target < 25%).
+runs every point without and with the decision trace in turn (``_measure.on_off``: one warm-up,
+then ``--repeat`` pairs, the best of each) and prints both rows and the trace's overhead on the
+whole run's wall and CPU time (target < 25%).
 Prints the machine load first; asserts nothing.
 """
 
@@ -27,6 +28,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _measure import on_off, overhead  # noqa: E402
 
 from scheduling.engine import list_policies, preset_scenario, simulate  # noqa: E402
 from scheduling.grid import neighbours, options  # noqa: E402
@@ -79,7 +82,6 @@ def main() -> None:
                     help="also run with the decision trace on, alternating, and print its "
                          "overhead")
     args = ap.parse_args()
-    modes = (False, True) if args.explain else (False,)
     names = ([p.name for p in list_policies(KIND)] if args.policies == "all"
              else args.policies.split(","))
     overrides = {}
@@ -95,26 +97,28 @@ def main() -> None:
     for iat in [float(x) for x in args.iats.split(",")]:
         for name in names:
             point = {**overrides, "jobs.iat_s": iat}
-            rows = {mode: [] for mode in modes}
-            for _ in range(max(1, args.repeat)):
-                for mode in modes:  # alternating, so load changes reach both alike
-                    rows[mode].append(run(args.preset, name, args.seed, point, mode))
-            best = {mode: min(rs, key=lambda row: row["wall"]) for mode, rs in rows.items()}
-            for r in best.values():
+            if args.explain:  # off and on in turn, under the same changing load
+                (w0, c0, off), (w1, c1, on) = on_off(
+                    lambda e, n=name, p=point: run(args.preset, n, args.seed, p, e),
+                    max(1, args.repeat))
+                off.update(wall=w0, cpu=c0)
+                on.update(wall=w1, cpu=c1)
+                rows = [off, on]
+            else:
+                rows = [min((run(args.preset, name, args.seed, point)
+                             for _ in range(max(1, args.repeat))), key=lambda row: row["wall"])]
+            for r in rows:
                 line = (f"{r['policy']:<18} {r['iat']:>4g} {r['ticks']:>6} {r['worked']:>6} "
                         f"{r['wall']:>7.2f} {r['cpu']:>6.2f} {r['mean']:>8.3f} "
                         f"{r['p95']:>6.2f} {r['max']:>6.1f} {r['all']:>7.3f} "
                         f"{r['visits']:>6.1f} {r['median']:>8.0f} {r['pre']:>7} {r['mig']:>6}")
-                if args.naive and r is best[False]:
+                if args.naive and r is rows[0]:
                     slow = naive(args.preset, name, args.seed, point)
                     line += f"  {slow:7.1f}"
                 print(line, flush=True)
             if args.explain:
-                off, on = best[False], best[True]
-                print(f"{'':<18} explain overhead: wall "
-                      f"{100.0 * (on['wall'] / off['wall'] - 1):+.1f}%, cpu "
-                      f"{100.0 * (on['cpu'] / off['cpu'] - 1):+.1f}% (target < 25%)", flush=True)
-
+                print(f"{'':<18} decision trace: {overhead(w0, w1)} wall, {overhead(c0, c1)} "
+                      "CPU (target < 25%)", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -28,6 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _measure import overhead  # noqa: E402
+
 from uav.engine import preset_scenario, simulate  # noqa: E402
 
 DEFAULT = ("meta+pf,meta+p,meta+f,meta,max-value+pf,max-vpt+pf,max-vpe+pf,max-value,max-vpt,"
@@ -91,9 +93,9 @@ def main(argv=None) -> int:
                       f"{b['run']:9.3f}{b['run_cpu']:9.3f}{b['events']:8d}", flush=True)
             if args.explain:
                 off, on = figures[False], figures[True]
-                print(f"  {'':<14}explain overhead on the mean run: wall "
-                      f"{100.0 * (on['run'] / off['run'] - 1.0):+.1f}%, cpu "
-                      f"{100.0 * (on['run_cpu'] / off['run_cpu'] - 1.0):+.1f}% (target < 25%)",
+                print(f"  {'':<14}decision trace, on the mean run: "
+                      f"{overhead(off['run'], on['run'])} wall, "
+                      f"{overhead(off['run_cpu'], on['run_cpu'])} CPU (target < 25%)",
                       flush=True)
     return 0
 
