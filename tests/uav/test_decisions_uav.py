@@ -113,6 +113,15 @@ def test_decisions_agree_with_the_surveil_table(baseline, policy):
     assert acts.count("preempted") == r.summary["surveils_preempted"]
 
 
+@pytest.mark.parametrize("policy", ("meta+pf", "max-vpe+p"))
+def test_decisions_agree_with_flights(policy):
+    """With positions a surveil first flies to its target: the same checks hold."""
+    r = simulate(preset_scenario("geometry-demo", {"compare_random": False}), policy, seed=4,
+                 explain=True)
+    assert r.summary["flight_hours_total"] > 0
+    check_consistent(r.tasks, r.decisions, policy)
+
+
 def test_greedy_score_is_the_policys_metric(baseline):
     r = simulate(baseline, "max-vpe", seed=5, explain=True)
     mapped = {d["task"]: d for d in r.decisions if d["action"] == "mapped"}
