@@ -55,6 +55,7 @@ def run(cfg: GridConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Resu
     wl = generate(cfg, seed)
     nbrs = neighbours(scheduler, wl, seed)
     sim = GridSim(wl, scheduler, options(cfg), seed, neighbours=nbrs)
+    sim.decisions = ctx.decisions
     sim.run(ctx.clock)
     return build_result(sim, cfg, wl, nbrs, ctx.clock)
 

@@ -53,6 +53,7 @@ PENDING, QUEUED, RUNNING, DONE = 0, 1, 2, 3
 INF = math.inf
 M64 = (1 << 64) - 1
 PUSH_PHASE, PULL_PHASE, QB_PHASE = 1, 2, 3
+MOVES = ("push", "pull", "balance")  # migration kinds, as the result's migration log names them
 
 
 def _mix(x: int) -> int:
@@ -174,6 +175,10 @@ class GridSim:
         self.preemptions = 0
         self.invocations = 0
         self.log = Log(segments=[] if trace else None)
+        #: The run's decision log (``simcore.decisions``) when it explains itself, else None;
+        #: tasks are job ids (the result's ``tasks["id"]``), times in seconds.
+        self.decisions = None
+        self.matched: dict[int, dict] = {}  # matchmaking's numbers, until the job's next decision
 
         # Change tracking: the nodes each phase must visit at its next run.
         self.pend_local: set[int] = set()
@@ -310,9 +315,14 @@ class GridSim:
         self.log.pre_node.append(n)
         self.enqueue(j, n, t, self.wf[j])
 
-    def migrate(self, j: int, src: int, dst: int, t: float, kind: int, start: bool) -> None:
+    def migrate(self, j: int, src: int, dst: int, t: float, kind: int, start: bool,
+                why: dict | None = None) -> None:
         """Move waiting ``j`` from ``src`` to ``dst``; W restarts at the new node (priority
-        (grid spec §4))."""
+        (grid spec §4)). ``why``: the mover's reason and numbers, when the run explains itself."""
+        if self.decisions is not None:
+            why = dict(why or {"reason": "moved"})
+            self.decisions.add(t, j, "migrated", why.pop("reason"), where=f"node {dst}",
+                               from_node=src, to_node=dst, kind=MOVES[kind], **why)
         self.dequeue(j, src)
         self.arr_node[j] = t
         self.nmig[j] += 1
@@ -325,6 +335,9 @@ class GridSim:
         if start and self.opts.migrated_start == "now":
             self.w0[j] = 0.0
             self.t_q[j] = t
+            if self.decisions is not None:
+                self.explain_start(j, dst, t, "started at once on the node it moved to, which it "
+                                   "fits now")
             self.start(j, dst, t)
             self.pend_local.add(dst)  # the receiver's scheduler runs at the next tick
         elif start:
@@ -347,6 +360,34 @@ class GridSim:
             self.pend_local.add(n)  # the surplus it freed is used at the next tick
         return acted
 
+    # -- decisions (``--explain``) ----------------------------------------------------------------
+    def explain_start(self, j: int, n: int, t: float, reason: str, action: str = "mapped",
+                      **numbers) -> None:
+        """Record that dequeued ``j`` starts on ``n`` now (called just before ``start``): a
+        suspended job resumes; its first start carries matchmaking's numbers."""
+        if self.progressed[j]:
+            action = "resumed"
+        self.decisions.add(t, j, action, reason, where=f"node {n}", cores=self.rc[j],
+                           free_cores=self.free_c[n], **numbers, **self.matched.pop(j, {}))
+
+    def explain_waiting(self, j: int, t: float) -> None:
+        """Record why ``j``, queued at its node on arrival, did not start there at once."""
+        n = self.node[j]
+        if (self.rc[j] <= self.free_c[n] and self.rm[j] <= self.free_m[n]
+                and self.rd[j] <= self.free_d[n]):
+            reason = ("queued where matchmaking sent it: it fits what a suspension just freed, "
+                      "which the node's scheduler uses at its next run")
+        elif self.preemptive:
+            reason = ("queued where matchmaking sent it: too few free resources, and suspending "
+                      "lower-priority running jobs did not make room")
+        else:
+            reason = "queued where matchmaking sent it: too few free resources"
+        self.decisions.add(
+            t, j, "held", reason,
+            where=f"node {n}", cores=self.rc[j], free_cores=self.free_c[n], mem_mib=self.rm[j],
+            free_mem_mib=self.free_m[n], disk_mib=self.rd[j], free_disk_mib=self.free_d[n],
+            queued=len(self.queue[n]), **self.matched.pop(j, {}))
+
     # -- events ------------------------------------------------------------------------------------
     def arrive(self, j: int, t: float) -> int:
         """Matchmaking (workload (grid spec §3)): the lowest normalized load among the sampled
@@ -354,6 +395,8 @@ class GridSim:
         node."""
         best, best_key = -1, None
         with_running = self.opts.load != "queued"
+        explain = self.decisions is not None
+        second, second_key = -1, None  # the runner-up, only followed when explaining
         for n in self.cand[j]:
             if n < 0:
                 break
@@ -366,7 +409,15 @@ class GridSim:
                            self.q_d[n] / self.cap_d[n])
             key = (load, len(self.queue[n]))
             if best_key is None or key < best_key:
+                if explain:
+                    second, second_key = best, best_key
                 best, best_key = n, key
+            elif explain and (second_key is None or key < second_key):
+                second, second_key = n, key
+        if explain:
+            self.matched[j] = {"matched_load": best_key[0]} if second < 0 else {
+                "matched_load": best_key[0], "runner_up_node": second,
+                "runner_up_load": second_key[0]}
         self.first_node[j] = best
         self.arr_node[j] = t
         self.enqueue(j, best, t, 0.0)
@@ -386,6 +437,10 @@ class GridSim:
         self.state[j] = DONE
         self.end[j] = t
         self.done += 1
+        if self.decisions is not None:
+            self.decisions.add(t, j, "completed", "ran its remaining work", where=f"node {n}",
+                               wait_s=self.wf[j], preemptions=self.npre[j],
+                               migrations=self.nmig[j])
         return n
 
     # -- ticks -------------------------------------------------------------------------------------
@@ -496,12 +551,17 @@ class GridSim:
                 _, j, ep = heapq.heappop(heap)
                 if ep == epoch[j]:
                     touched.append(self.complete(j, t))
+            first_new = ia
             while ia < m and submit[ia] == t:
                 touched.append(self.arrive(ia, t))
                 ia += 1
             for n in dict.fromkeys(touched):
                 self.invoke(n, t)
                 self.changed(n)
+            if self.decisions is not None:
+                for j in range(first_new, ia):
+                    if self.state[j] == QUEUED:
+                        self.explain_waiting(j, t)
             clock.report(self.done / m)
             # After an event, the next tick is the first one at or after it.
             if k * delta < t:

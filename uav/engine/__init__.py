@@ -38,12 +38,15 @@ from .workload import generate  # noqa: E402
 
 
 def fly(mission, cfg: UavConfig, policy: str, seed: int, clock: RunClock,
-        bound: float | None = None) -> Simulator:
+        bound: float | None = None, decisions=None) -> Simulator:
     """One policy over an already generated mission (policy randomness from its own stream).
 
-    ``bound``: the mission's per-window value bound, which no run may exceed (a model error)."""
+    ``bound``: the mission's per-window value bound, which no run may exceed (a model error);
+    ``decisions``: the run's decision log when it explains itself (``simcore.decisions``)."""
     sim = Simulator(mission, cfg, ENGINE.get_policy(KIND, policy).build(rng(seed, "policy")),
-                    clock).run()
+                    clock)
+    sim.decisions = decisions
+    sim.run()
     if bound is not None:
         value = sum(s.value for s in sim.surveils)
         if value > bound * (1 + 1e-9) + 1e-9:
@@ -67,7 +70,10 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
     compare = cfg.compare_random and policy.name != "random"
     split = 0.8 if compare else 1.0
     own = ctx.clock.part(0.0, split)
-    result = build_result(fly(mission, cfg, policy.name, seed, own, bound), own)
+    if ctx.decisions is not None:
+        ctx.decisions.time_unit = "min"  # the result's tables' unit; the Random reference
+        # run is not explained: its surveils are not in the result's table
+    result = build_result(fly(mission, cfg, policy.name, seed, own, bound, ctx.decisions), own)
     value = result.summary["value"]
     result.summary["value_bound"] = bound  # the most one surveil per window can earn
     result.summary["value_pct_of_bound"] = 100.0 * value / bound if bound else None

@@ -24,7 +24,8 @@ from simcore.clock import RunClock
 from simcore.errors import PolicyViolation
 
 from .config import UavConfig
-from .model import N_SENSORS, Mission
+from .model import N_SENSORS, SENSORS, Mission
+from .policies.why import cause, cause_numbers, option, waiting_causes
 
 TOL = 1e-12
 INF = math.inf
@@ -37,6 +38,18 @@ UAV_REMOVED, TARGET_REMOVED = "uav_removed", "target_removed"
 SENSOR_REMOVED, TYPE_DISALLOWED, PREEMPTED = "sensor_removed", "type_disallowed", "preempted"
 REASONS = (COMPLETE, ENERGY, WINDOW_END, DAY_END, UAV_REMOVED, TARGET_REMOVED, SENSOR_REMOVED,
            TYPE_DISALLOWED, PREEMPTED)
+# How each end reads in a run's decision trace (``--explain``): the action and its reason. A
+# preemption is recorded where it happens, with the surveil that took over (MappingView.start).
+ENDS = {
+    COMPLETE: ("completed", "observed for its whole surveil time"),
+    ENERGY: ("dropped", "its UAV's battery ran out before the surveil was complete"),
+    WINDOW_END: ("expired", "the target's window closed before the surveil was complete"),
+    DAY_END: ("expired", "the day ended before the surveil was complete"),
+    UAV_REMOVED: ("dropped", "its UAV left the fleet (a dynamic event)"),
+    TARGET_REMOVED: ("dropped", "its target was removed (a dynamic event)"),
+    SENSOR_REMOVED: ("dropped", "its sensor was removed from its UAV (a dynamic event)"),
+    TYPE_DISALLOWED: ("dropped", "its target no longer allows its sensor type (a dynamic event)"),
+}
 
 
 class Surveil:
@@ -164,12 +177,20 @@ class Simulator:
         self.heap: list = []
         self.seq = 0
         self.scores_dirty = True
+        self.scores_version = 0  # counts recomputations of the score matrices
         self.V = self.VPT = self.VPE = self.valid = None
         # pieces for the per-minute series: (uav, start, end, value, energy)
         self.pieces: list[tuple[int, float, float, float, float]] = []
         self.map_records: list[dict] = []
         self.event_cpu_seconds: list[float] = []  # CPU time: immune to other processes' load
         self.applied_events: list = []
+        #: The run's decision log (``simcore.decisions``) when it explains itself, else None.
+        #: Its tasks are the surveils' ids in the result (``tasks["id"]``, 1-based) and, for a
+        #: target no surveil served, ``"target N"`` (N as in ``extra.targets.id``); times in
+        #: minutes, like the result's tables.
+        self.decisions = None
+        self._waiting_key = None  # what the waiting targets' causes were last worked out from
+        self._waiting_codes = np.full(T, -1, np.int8)  # and those causes (policies.why)
 
     # -- scores --------------------------------------------------------------------------------
     def travel_hours(self, pos: np.ndarray) -> np.ndarray:
@@ -194,6 +215,7 @@ class Simulator:
                                 + self.uav_energy_rate[:, None, :] * ts)
             self.V = V
             self.scores_dirty = False
+            self.scores_version += 1
         return self.V, self.VPT, self.VPE, self.valid
 
     # -- surveil lifecycle ---------------------------------------------------------------------
@@ -278,6 +300,12 @@ class Simulator:
         self.uav_drain[u] = 0.0
         self.target_surveil[sv.target] = -1
         sv.version += 1  # invalidates its queued termination
+        if self.decisions is not None and reason != PREEMPTED:
+            action, text = ENDS[reason]
+            self.decisions.add(now * 60.0, sv.id + 1, action, text, where=f"UAV {u + 1}",
+                               target=t + 1, progress=sv.progress, value=sv.value,
+                               energy=sv.energy, energy_left=float(self.uav_energy[u]),
+                               window_end_min=sv.window_end * 60.0)
 
     def begin(self, u: int, s: int, t: int, now: float, mode: str = "") -> Surveil:
         sv = Surveil(len(self.surveils), u, s, t, now)
@@ -415,10 +443,17 @@ class Simulator:
                 pos[0] += 1
 
     def _windows(self, now: float) -> None:
+        log = self.decisions
         for t in np.flatnonzero(self.target_window_end <= now):
             wins = self.target_windows[t]
             k = int(self.target_window[t])
             while k < len(wins) and wins[k][1] <= now:
+                if (log is not None and self.target_present[t]
+                        and self.target_done_window[t] != k):
+                    log.add(now * 60.0, f"target {t + 1}", "expired",
+                            "its window closed without a completed surveil",
+                            window_start_min=wins[k][0] * 60.0, window_end_min=wins[k][1] * 60.0,
+                            priority=int(self.target_priority[t]))
                 k += 1
             self.target_window[t] = k
             if k < len(wins):
@@ -457,7 +492,41 @@ class Simulator:
         self._windows(now)
         view = MappingView(self, now)
         self.policy.map(view)
+        if self.decisions is not None:
+            self._explain_waiting(view)
         return view.event_record()
+
+    def _explain_waiting(self, view: MappingView) -> None:
+        """Why each eligible target left without a surveil at this event got none, recorded
+        when a target starts waiting or the cause changes (it holds until the target's next
+        decision).
+
+        The cause follows from which targets wait, which UAVs can act and are idle, and which
+        combinations are valid: the policies leave no waiting target to an idle UAV that could
+        take it and passes their filter. So an event where none of these changed is skipped
+        without a look (about half of a day's events, on the small baseline), as is one where
+        no target waits: this runs at every event.
+        """
+        waiting = view.target_ok & (view.running_uav < 0)
+        if not waiting.any():
+            self._waiting_key = None
+            self._waiting_codes.fill(-1)
+            return
+        key = (waiting.tobytes(), view.uav_ok.tobytes(), (view.running_target < 0).tobytes(),
+               self.scores_version)
+        if key == self._waiting_key:
+            return
+        self._waiting_key = key
+        log, t_min = self.decisions, view.now * 60.0
+        policy = self.policy
+        codes = waiting_causes(view, waiting, getattr(policy, "filtering", False))
+        preemption = getattr(policy, "preemption", False)
+        for t in np.flatnonzero((codes != self._waiting_codes) & (codes >= 0)).tolist():
+            code = int(codes[t])
+            action, reason = cause(code, preemption)
+            log.add(t_min, f"target {t + 1}", action, reason,
+                    priority=int(self.target_priority[t]), **cause_numbers(view, t, code))
+        self._waiting_codes = codes
 
 
 class MappingView:
@@ -523,21 +592,33 @@ class MappingView:
         self.assigned = 0
         self.preempted = 0
         self.modes: dict[str, int] = {}
+        #: The run's decision log, or None: a policy gives ``start`` its reasons only when set.
+        self.decisions = sim.decisions
 
-    def start(self, u: int, s: int, t: int, mode: str = "") -> tuple[int, int]:
+    def start(self, u: int, s: int, t: int, mode: str = "",
+              why: dict | None = None) -> tuple[int, int]:
         """Start surveil (u, s, t) now, preempting whatever u or t was doing.
 
         Returns (UAV freed, target freed) by the preemptions, -1 for none: the UAV that was
-        observing ``t`` and the target ``u`` was observing.
+        observing ``t`` and the target ``u`` was observing. ``why`` (only when the run explains
+        itself, ``decisions`` set): the policy's reason and numbers for this choice, ``reason``
+        a sentence, the rest numbers; ``beats`` (with preemption) maps ``"uav"``/``"target"``
+        to (the running surveil's score on that side, the new one's).
         """
         sim, now = self._sim, self.now
         if not (0 <= u < self.n_uavs and 0 <= t < self.n_targets and 0 <= s < N_SENSORS
                 and self.uav_ok[u] and self.target_ok[t] and self.valid[u, t, s]):
             self._refuse(u, s, t)
+        log = self.decisions
+        if log is not None:
+            why = dict(why or {"reason": "started by the policy"})
+            beats = why.pop("beats", {})
         freed_u = freed_t = -1
         for sid in {int(sim.uav_surveil[u]), int(sim.target_surveil[t])} - {-1}:
             sv = sim.surveils[sid]
             sim.stop(sv, now, PREEMPTED)
+            if log is not None:
+                self._explain_preempted(sv, u, t, s, beats)
             self.preempted += 1
             self.running_target[sv.uav] = self.running_sensor[sv.uav] = -1
             self.running_uav[sv.target] = -1
@@ -546,10 +627,35 @@ class MappingView:
                 freed_u = sv.uav
             if sv.target != t:
                 freed_t = sv.target
-        sim.begin(u, s, t, now, mode)
+        sv = sim.begin(u, s, t, now, mode)
         self.running_target[u], self.running_sensor[u], self.running_uav[t] = t, s, u
         self.assigned += 1
+        if log is not None:
+            reason = why.pop("reason")
+            log.add(now * 60.0, sv.id + 1, "mapped", reason, where=option(u, t, s),
+                    uav=u + 1, target=t + 1, sensor=SENSORS[s], **why,
+                    energy_left=self.energy_remaining.item(u),
+                    energy_total=self.energy_total.item(u),
+                    energy_needed=(sim.uav_energy_rate.item(u, s)
+                                   * sim.target_surveil_time.item(t) * (1.0 - sv.progress)
+                                   + (sim.flight_energy_rate * sv.travel
+                                      if sim.geometry is not None else 0.0)),
+                    window_end_min=sv.window_end * 60.0)
         return freed_u, freed_t
+
+    def _explain_preempted(self, sv: Surveil, u: int, t: int, s: int, beats: dict) -> None:
+        """Record that ``sv`` stops for the surveil (u, s, t) about to start, with the scores
+        the policy compared on the side it lost (its UAV, or its target)."""
+        side = "uav" if sv.uav == u else "target"
+        numbers = {}
+        if side in beats:
+            numbers["score"], numbers["by_score"] = beats[side]
+        self.decisions.add(self.now * 60.0, sv.id + 1, "preempted",
+                           "a surveil that outscores it took its UAV" if side == "uav" else
+                           "a surveil that outscores it took its target",
+                           by=len(self._sim.surveils) + 1, by_option=option(u, t, s),
+                           where=f"UAV {sv.uav + 1}", target=sv.target + 1,
+                           progress=sv.progress, value=sv.value, **numbers)
 
     def _refuse(self, u: int, s: int, t: int) -> None:
         """The rule a refused start (u, s, t) breaks, checked before anything changes."""

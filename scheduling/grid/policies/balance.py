@@ -67,7 +67,9 @@ def balance(sim, i: int, k: int, t: float) -> None:
     if sim.queue[i] and all(li > ln for ln in loads.values()):
         move = _best_move(sim, i, nbrs, li)
         if move is not None:
-            sim.migrate(move[1], i, move[2], t, 2, start=False)
+            sim.migrate(move[1], i, move[2], t, 2, start=False, why=_why(
+                sim, "its node's queue load is a strict local maximum: moved to the neighbour "
+                "that leaves the larger of the two loads smallest", move, li, loads[move[2]]))
         return
     if li <= 0:
         return
@@ -80,4 +82,14 @@ def balance(sim, i: int, k: int, t: float) -> None:
         return
     move = _best_move(sim, src, (i,), loads[src])
     if move is not None:
-        sim.migrate(move[1], src, i, t, 2, start=False)
+        sim.migrate(move[1], src, i, t, 2, start=False, why=_why(
+            sim, "pulled by a less-loaded neighbour from its most loaded neighbour: the move "
+            "that leaves the larger of the two loads smallest", move, loads[src], li))
+
+
+def _why(sim, reason: str, move: tuple, load_from: float, load_to: float):
+    """A balancing move's numbers (only when the run explains itself): the two queue loads
+    before, and the larger of the two after."""
+    if sim.decisions is None:
+        return None
+    return {"reason": reason, "load_from": load_from, "load_to": load_to, "load_after": move[0]}

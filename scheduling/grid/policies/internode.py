@@ -47,6 +47,8 @@ def push(sim, s: int, k: int, t: float) -> None:
     kh = -e[0]
     queue = sim.queue
     best, best_f = -1, INF
+    explain = sim.decisions is not None
+    second, second_f, options = -1, INF, 0  # the runner-up, only counted when explaining
     for n in sim.nbrs[s]:
         qn = queue[n]
         if qn and -qn[0][0] >= kh:
@@ -55,9 +57,25 @@ def push(sim, s: int, k: int, t: float) -> None:
             continue
         f = objective(sim, h, n) / sim.speed[n]
         if f < best_f:
+            if explain:
+                second, second_f = best, best_f
             best, best_f = n, f
+        elif explain and f < second_f:
+            second, second_f = n, f
+        if explain:
+            options += 1
     if best >= 0:
-        sim.migrate(h, s, best, t, 0, start=True)
+        why = None
+        if explain:
+            why = {"reason": "blocked at the head of its node's queue: pushed to the neighbour "
+                             "that can start it now with the least f_PUSH",
+                   "cores": sim.rc[h], "free_cores_from": sim.free_c[s], "f_push": best_f,
+                   "neighbours_able": options, **_runner_up("node", second, second_f)}
+        sim.migrate(h, s, best, t, 0, start=True, why=why)
+
+
+def _runner_up(what: str, who: int, f: float) -> dict:
+    return {} if who < 0 else {f"runner_up_{what}": who, "runner_up_f": f}
 
 
 def pull(sim, r: int, k: int, t: float) -> None:
@@ -103,7 +121,7 @@ def pull(sim, r: int, k: int, t: float) -> None:
         return
     order.sort()
     wake = None
-    for _, _, n in order:
+    for gap, _, n in order:
         s0 = stamps.get(n)
         if s0 is not None and k - s0 <= recent:
             # Skipped for now; if it would give a job, come back when it may be asked again
@@ -114,7 +132,15 @@ def pull(sim, r: int, k: int, t: float) -> None:
         stamps[n] = k
         best = _pick(sim, n, r)
         if best >= 0:
-            sim.migrate(best, n, r, t, 1, start=True)
+            why = None
+            if sim.decisions is not None:
+                f, second, second_f = _pick_ranked(sim, n, r)
+                why = {"reason": "pulled by a neighbour with free resources: of the queued jobs "
+                                 "it can start now, the one with the least f_PULL",
+                       "free_cores_to": sim.free_c[r], "cores": sim.rc[best], "f_pull": f,
+                       **({} if own is None else {"priority_gap": gap}),
+                       **_runner_up("job", second, second_f)}
+            sim.migrate(best, n, r, t, 1, start=True, why=why)
             return
     sim.pull_last[r] = (k, [n for _, _, n in order])
     if wake is not None:
@@ -132,3 +158,16 @@ def _pick(sim, n: int, r: int) -> int:
         if f < best_f:
             best, best_f = j, f
     return best
+
+
+def _pick_ranked(sim, n: int, r: int) -> tuple[float, int, float]:
+    """For a decision's numbers: f_PULL of ``_pick``'s job, and the runner-up job and its
+    f_PULL (-1 and inf when there is none), in ``_pick``'s order."""
+    ranked = []
+    for i, e in enumerate(sim.queue[n]):
+        j = e[2]
+        if sim.migratable(j) and fits_now(sim, j, r):
+            ranked.append((objective(sim, j, r), i, j))
+    ranked.sort()
+    second = ranked[1] if len(ranked) > 1 else (INF, 0, -1)
+    return ranked[0][0], second[2], second[0]

@@ -42,19 +42,41 @@ def _backfill(sim, n: int, t: float) -> bool:
     fm, fd = sim.free_m[n], sim.free_d[n]
     rc, rm, rd = sim.rc, sim.rm, sim.rd
     chosen = []
+    log = sim.decisions
+    passed = []  # per chosen job, the first earlier queued job that did not fit (-1: none)
+    blocked = -1
     for e in q:
         j = e[2]
         if rc[j] <= fc and rm[j] <= fm and rd[j] <= fd:
             chosen.append(j)
+            if log is not None:
+                passed.append(blocked)
             fc -= rc[j]
             fm -= rm[j]
             fd -= rd[j]
             if fc <= 0:
                 break
-    for j in chosen:
+        elif log is not None and blocked < 0:
+            blocked = j
+    for i, j in enumerate(chosen):
         sim.dequeue(j, n)
+        if log is not None:
+            explain_backfill(sim, j, n, t, passed[i])
         sim.start(j, n, t)
     return bool(chosen)
+
+
+def explain_backfill(sim, j: int, n: int, t: float, passed: int) -> None:
+    """Record why the scan started ``j``: first in queue order among those that fit, or past
+    ``passed``, an earlier queued job that does not fit (backfilling here is aggressive: no
+    reservation protects ``passed``)."""
+    order = "priority" if sim.preemptive else "arrival"
+    if passed < 0:
+        sim.explain_start(j, n, t, f"fits the node's free resources, in {order} order")
+    else:
+        sim.explain_start(j, n, t, f"backfilled: fits the free resources left by jobs ahead in "
+                          f"{order} order, past an earlier queued job that does not fit",
+                          action="backfilled", passed=passed, passed_cores=sim.rc[passed])
 
 
 def fcfs_pass(sim, n: int, t: float) -> tuple[bool, bool]:
@@ -93,12 +115,33 @@ def preemptive_pass(sim, n: int, t: float) -> tuple[bool, bool]:
             victims = exact_victims(sim, n, h, lower[:MAX_EXACT])
         if victims is None:
             victims = greedy_victims(sim, n, h, lower)
+        if sim.decisions is not None:
+            explain_preemption(sim, h, n, t, victims, ph)
         for v in victims:
             sim.preempt(v, n, t)
         sim.dequeue(h, n)
         sim.start(h, n, t)
         preempted = True
     return started or preempted, preempted
+
+
+def explain_preemption(sim, h: int, n: int, t: float, victims: list[int], ph: float) -> None:
+    """Record the suspensions that make room for queued ``h`` (priority ``ph``) and its start
+    (called before they happen, so the free resources are those it lacked)."""
+    bt = sim.beta * t
+    log = sim.decisions
+    for v in victims:
+        log.add(t, v, "preempted", "suspended for a queued job of higher priority; keeps its "
+                "progress", where=f"node {n}", by=h, priority=sim.rho[v] + bt, by_priority=ph,
+                cores=sim.rc[v])
+    if not victims:  # an earlier suspension of this pass freed more than its job needed
+        sim.explain_start(h, n, t, "fits what a suspension earlier in this scheduler run freed",
+                          priority=ph)
+        return
+    sim.explain_start(h, n, t, "outranks lower-priority running jobs: suspended enough of them "
+                      "to fit", priority=ph, victims=len(victims),
+                      freed_cores=sum(sim.rc[v] for v in victims),
+                      top_victim_priority=max(sim.rho[v] + bt for v in victims))
 
 
 def greedy_victims(sim, n: int, h: int, lower: list) -> list[int]:

@@ -49,6 +49,16 @@ def filter_threshold(view) -> np.ndarray:
     return tau * np.maximum(F, 0.0)
 
 
+def event_threshold(view) -> np.ndarray:
+    """:func:`filter_threshold` at this event, worked out once: the mask and, when the run
+    explains itself, the decisions' numbers read it (energy spent changes only between
+    events)."""
+    found = getattr(view, "_filter_threshold", None)
+    if found is None:
+        found = view._filter_threshold = filter_threshold(view)
+    return found
+
+
 def base_mask(view, filtering: bool, preemption: bool) -> np.ndarray:
     """Valid (u, s, t) combinations the policy may consider at this event, before locking."""
     ok_u = view.uav_ok
@@ -58,7 +68,7 @@ def base_mask(view, filtering: bool, preemption: bool) -> np.ndarray:
         ok_t = ok_t & (view.running_uav < 0)
     mask = view.valid & ok_u[:, None, None] & ok_t[None, :, None]
     if filtering:
-        threshold = filter_threshold(view)
+        threshold = event_threshold(view)
         vpe = view.VPE
         mask &= vpe > threshold[:, None, None]
     return mask

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import why
 from .base import UavPolicy
 from .common import NEG, PreemptionChoices, base_mask, flat_argmax
 
@@ -28,6 +29,7 @@ class GreedyPolicy(UavPolicy):
             return
         n_sensors = base.shape[2]
         per_uav = base.shape[1] * n_sensors  # flat (target, sensor) entries per UAV
+        explain = view.decisions is not None
         if not self.preemption:
             options = np.where(base, score, NEG)
             while True:
@@ -36,7 +38,8 @@ class GreedyPolicy(UavPolicy):
                     return
                 u, rest = divmod(i, per_uav)
                 t, s = divmod(rest, n_sensors)
-                view.start(u, s, t)
+                reasons = self.why_of(view, options, u, t, s) if explain else None
+                view.start(u, s, t, why=reasons)
                 options[u] = NEG
                 options[:, t] = NEG
         choices = PreemptionChoices(view, base, score, score, score, self.is_value,
@@ -48,4 +51,14 @@ class GreedyPolicy(UavPolicy):
                 return
             u, rest = divmod(i, per_uav)
             t, s = divmod(rest, n_sensors)
-            choices.assigned(u, t, view.start(u, s, t))
+            reasons = None
+            if explain:
+                reasons = why.with_preemption(self.why_of(view, options, u, t, s), choices,
+                                              u, t, score[u, t, s], score[u, t, s])
+            choices.assigned(u, t, view.start(u, s, t, why=reasons))
+
+    def why_of(self, view, options, u, t, s) -> dict:
+        """The decision's numbers (``--explain``): the score and the runner-up's, and the
+        filter's threshold when it filters."""
+        reasons = why.greedy_choice(options, u, t, s, self.attr)
+        return why.with_filter(view, reasons, u, t, s) if self.filtering else reasons

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import why
 from .base import UavPolicy
 from .common import NEG, PreemptionChoices, base_mask, flat_argmax, row_argmax
 
@@ -37,6 +38,7 @@ class MetaPolicy(UavPolicy):
         # One row per UAV over its flat (target, sensor) options.
         value_rows = V.reshape(n_uavs, n_targets * n_sensors)
         ar = np.arange(n_uavs)
+        explain = view.decisions is not None
         if not self.preemption:
             rows = np.where(base, mode_score, NEG).reshape(n_uavs, n_targets * n_sensors)
             best = row_argmax(rows, view)
@@ -47,7 +49,9 @@ class MetaPolicy(UavPolicy):
                 if cand[u] == NEG:
                     return
                 t, s = divmod(int(best[u]), n_sensors)
-                view.start(u, s, t, "value" if value_mode[u] else "vpe")
+                reasons = (self.why_of(view, cand, best, u, t, s, value_mode, top) if explain
+                           else None)
+                view.start(u, s, t, "value" if value_mode[u] else "vpe", why=reasons)
                 rows[u] = NEG
                 rows[:, t * n_sensors:(t + 1) * n_sensors] = NEG
                 stale = np.flatnonzero(best // n_sensors == t)  # only proposals for t changed
@@ -65,5 +69,16 @@ class MetaPolicy(UavPolicy):
             if cand[u] == NEG:
                 return
             t, s = divmod(int(best[u]), n_sensors)
-            freed = view.start(u, s, t, "value" if value_mode[u] else "vpe")
+            reasons = None
+            if explain:
+                reasons = why.with_preemption(
+                    self.why_of(view, cand, best, u, t, s, value_mode, top), choices, u, t,
+                    mode_score[u, t, s], V[u, t, s])
+            freed = view.start(u, s, t, "value" if value_mode[u] else "vpe", why=reasons)
             choices.assigned(u, t, freed)
+
+    def why_of(self, view, cand, best, u, t, s, value_mode, top) -> dict:
+        """The decision's numbers (``--explain``): the UAV's pace and mode, its proposal's
+        value against the runner-up proposal's, and the filter's threshold when it filters."""
+        reasons = why.meta_choice(view, cand, best, u, bool(value_mode[u]), top[u])
+        return why.with_filter(view, reasons, u, t, s) if self.filtering else reasons

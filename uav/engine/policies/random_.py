@@ -32,7 +32,13 @@ class RandomPolicy(UavPolicy):
                 gain = view.quality[u, sensors] * view.affinity[t, sensors]
                 sensors = sensors[gain == gain.max()]
             s = int(sensors[rng.integers(sensors.size)])
-            view.start(u, s, int(t))
+            reasons = None
+            if view.decisions is not None:
+                reasons = {"reason": "random target order; a random idle UAV that can surveil "
+                           "it" + ("; its best sensor" if self.best_sensor else
+                                   "; a random allowed sensor"),
+                           "candidates": int(cand.size)}
+            view.start(u, s, int(t), why=reasons)
             free_u[u] = False
             if not free_u.any():
                 break
