@@ -12,8 +12,8 @@ on (``where`` names the place a task went: a cluster, node, VM, UAV or grid node
 
 Bounds, stated in ``meta.decisions``:
 
-- a decision that repeats the task's previous one (same action and reason: a task held at every
-  mapping event for the same cause) is counted on it (``count``, ``t_last``, and ``last``: its
+- a wait or a filter that repeats the task's previous decision (same action and reason: a task
+  held at every mapping event for the same cause) is counted on it (``count``, ``t_last``, and ``last``: its
   numbers the last time, when they changed), not stored again;
 - each task keeps at most ``per_task`` decisions: the first ``per_task - 1`` and always its
   latest, so its fate is never lost (``omitted`` counts the ones in between);
@@ -48,6 +48,10 @@ ACTIONS = (
 STARTS = frozenset({"mapped", "backfilled", "resumed"})
 #: Actions that change what happens to a task (the others explain why nothing did).
 MOVES = frozenset(ACTIONS) - {"held", "filtered"}
+
+# A wait or a filter repeated for the same cause is one state that lasts; a move (a start, a
+# migration, a preemption) is an event of its own even when it repeats.
+_REPEATABLE = frozenset(ACTIONS) - MOVES
 
 DEFAULT_PER_TASK = 16
 DEFAULT_LIMIT = 20_000
@@ -118,10 +122,11 @@ class DecisionLog:
             self._count[task] = 0
         else:
             last = self._records[i]
-            if last[2] == action and last[3] == reason:
+            if last[2] == action and last[3] == reason and action in _REPEATABLE:
                 last[5] += 1
                 last[6] = t
-                last[7] = numbers
+                if numbers:  # a repeat may be counted without its numbers worked out again
+                    last[7] = numbers
                 return
         records = self._records
         if i is not None and self._count[task] >= self.per_task:

@@ -17,7 +17,7 @@ def model(adds, per_task, limit):
     stories = {}
     for seq, (t, task, action, reason) in enumerate(adds):
         story = stories.setdefault(task, [])
-        if story and story[-1]["action"] == action and story[-1]["reason"] == reason:
+        if story and story[-1]["action"] == action == "held" and story[-1]["reason"] == reason:
             story[-1]["count"] += 1
             story[-1]["t_last"] = t
             story[-1]["last"] = {"x": t}
