@@ -13,8 +13,9 @@ on (``where`` names the place a task went: a cluster, node, VM, UAV or grid node
 Bounds, stated in ``meta.decisions``:
 
 - a wait or a filter that repeats the task's previous decision (same action and reason: a task
-  held at every mapping event for the same cause) is counted on it (``count``, ``t_last``, and ``last``: its
-  numbers the last time, when they changed), not stored again;
+  held at every mapping event for the same cause) is counted on it (``count``, ``t_last``, and
+  ``last``: its numbers the last time, when they changed), not stored again; a move (a start, a
+  preemption, a migration) is always a record of its own;
 - each task keeps at most ``per_task`` decisions: the first ``per_task - 1`` and always its
   latest, so its fate is never lost (``omitted`` counts the ones in between);
 - the whole log keeps at most ``limit`` decisions: past it, tasks are sampled by a hash of

@@ -99,8 +99,10 @@ def mission_timeline(result) -> dict:
             },
             "customdata": [[sv["target"][i], sv["sensor"][i], _num(sv["value"][i], 5),
                             _num(sv["start"][i] / 60.0, 4), _num(sv["end"][i] / 60.0, 4),
-                            sv["reason"][i].replace("_", " ") if "reason" in sv else ""]
+                            sv["reason"][i].replace("_", " ") if "reason" in sv else "",
+                            sv["id"][i] if "id" in sv else None]
                            for i in idx],
+            "meta": {"task": 6},  # customdata[6] is the surveil: a click opens its story
             "hovertemplate": ("target %{customdata[0]} with %{customdata[1]}<br>"
                               "value %{customdata[2]}<br>%{customdata[3]} h - %{customdata[4]} h"
                               "<br>ended: %{customdata[5]}<extra>priority " + str(prio)

@@ -89,6 +89,8 @@ def preemption_timeline(result, max_points: int = MAX_POINTS) -> dict:
                      "x": rounded(t[idx] / 60.0), "y": core[idx].tolist(),
                      "text": [hover(int(i)) for i in idx],
                      "hovertemplate": "%{text}<extra></extra>",
+                     # customdata[0] is the task: a click opens its story
+                     "customdata": [[int(task[i])] for i in idx], "meta": {"task": 0},
                      "marker": {"symbol": symbol, "size": 6, "color": col, "opacity": 0.75}})
 
     title = "Preemption timeline"

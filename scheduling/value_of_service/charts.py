@@ -84,7 +84,7 @@ def vm_timeline(result) -> dict:
     offsets = np.cumsum([0] + [n.get("cores", 0) for n in nodes]).tolist()
     starts = tasks.get("start", [])
     order = sorted((i for i, s in enumerate(starts) if s is not None), key=lambda i: starts[i])
-    ys, widths, bases, lengths, colors, hover = [], [], [], [], [], []
+    ys, widths, bases, lengths, colors, hover, ids = [], [], [], [], [], [], []
     truncated = False
     for i in order:
         start, end = starts[i], tasks["end"][i]
@@ -107,6 +107,7 @@ def vm_timeline(result) -> dict:
             lengths.append((end - start) / 60.0)
             colors.append(tasks["memory_gb"][i])
             hover.append(text)
+            ids.append([tasks["id"][i]])
         if len(ys) >= MAX_BARS:
             truncated = True
             break
@@ -114,6 +115,7 @@ def vm_timeline(result) -> dict:
     trace = {"type": "bar", "orientation": "h", "y": rounded(ys), "x": rounded(lengths),
              "base": rounded(bases), "width": widths, "hovertext": hover,
              "hoverinfo": "text", "name": "VMs",
+             "customdata": ids, "meta": {"task": 0},  # a click opens the task's story
              "marker": {"color": rounded(colors, 3), "colorscale": "Viridis",
                         "cmin": min(memory, default=0), "cmax": max(memory, default=1),
                         "line": {"width": 0.3, "color": "#fff"},
