@@ -22,6 +22,10 @@ class EventContext:
     allowed: np.ndarray | None  # (Q, C, P) filter mask aligned with ``tasks``; None = all
     assigned: set[int] = field(default_factory=set)
     chosen: str | None = None  # metaheuristics: "upe" / "upr"
+    # Explained runs only: the filter's bound this event (W per core for EPR, J for EPT), and
+    # the tasks a policy left waiting for a reason of its own that it has already recorded.
+    filter_threshold: float | None = None
+    explained: set[int] = field(default_factory=set)
 
 
 class StartCache:
