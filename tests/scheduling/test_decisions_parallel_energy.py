@@ -107,10 +107,14 @@ def check_consistent(result, threshold) -> None:
     assert dropped == result.summary["tasks_dropped"]
 
 
-@pytest.mark.parametrize("policy", ["max-upe-ph", "max-upr-pr+ept", "meta-task", "meta-event",
-                                    "easy", "conservative+epr", "fcfs-mq", "random"])
-def test_decisions_agree_with_the_result(policy):
-    result = _explained({}, policy)
+@pytest.mark.parametrize("policy,overrides", [
+    ("max-upe-ph", {}), ("max-upr-pr+ept", {}), ("meta-task", {}), ("meta-event", {}),
+    ("easy", {}), ("conservative+epr", {}), ("fcfs-mq", {}), ("random", {}),
+    ("easy", {"scheduler.easy_reservations": "cluster"}),
+    ("max-util-pr", {"scheduler.reservation_energy": "at-start"}),
+])
+def test_decisions_agree_with_the_result(policy, overrides):
+    result = _explained(overrides, policy)
     check_consistent(result, 0.5)
     kinds = {d["action"] for d in result.decisions}
     assert {"completed", "held"} <= kinds
@@ -273,3 +277,31 @@ def test_decisions_agree_with_the_result_on_random_small_scenarios(policy, rate,
                          "scheduler.dropping_threshold": threshold,
                          "scheduler.drop_comparison": True}, policy, seed)
     check_consistent(result, threshold)
+
+
+def test_a_reservation_cancelled_at_its_start_says_how_much_energy_was_left():
+    # Energy committed when a reservation starts: someone takes the day's energy first.
+    from scheduling.parallel_energy.state import MAPPABLE, State
+
+    cfg = preset_scenario("small", {**SHORT, "workload.tasks_per_day": 900.0,
+                                    "scheduler.reservation_energy": "at-start"}).params
+    st = State(Trial.generate(cfg, 2))
+    st.log = _full_log()
+    st.advance(3600.0 * 4.5, True)
+    t = st.mappable[0]
+    c = int(np.flatnonzero(st.options.eligible[t])[0])
+    s = st.now + 1800.0
+    st.assign(t, c, 0, s, permanent=True)
+    day = st.ledger.day_of(s)
+    energy = float(st.charge_power[t, c, 0] * st.options.duration[t, c, 0])
+    left = 0.5 * energy
+    st.ledger.commit(st.now, st.now + 1000.0, (st.ledger.remaining(day) - left) / 1000.0)
+    st.advance(s, True)
+    assert st.status[t] == MAPPABLE
+    booked, cancelled = story(st.log.export()[0], t)
+    assert booked["action"] == "held" and booked["reason"] == RESERVED[0]
+    assert booked["start"] == s
+    assert cancelled["action"] == "held" and cancelled["t"] == s
+    assert cancelled["reason"].startswith("its reservation was cancelled at its start")
+    assert cancelled["energy_gj"] * 1e9 == pytest.approx(energy)
+    assert cancelled["energy_left_gj"] * 1e9 == pytest.approx(left)
