@@ -155,6 +155,12 @@ class Policy(ABC):
         place-holder removed at the next event) followed by ``ctx.assigned.add(task)``; a
         task left unassigned waits for the next event. Returns nothing.
 
+        When the run explains itself (``st.log`` is a ``simcore.decisions.DecisionLog``), a
+        policy may pass ``why=(action, rule, numbers)`` to ``st.assign`` (its rule as a
+        sentence and the scores behind the choice) and record why it left a task waiting
+        (``st.log.add``, then ``ctx.explained.add(task)``); the simulator explains the other
+        waiting tasks itself.
+
         The engine enforces: a booking needs that many nodes free on the cluster over the
         whole interval (else ``RuntimeError``); the policy must itself keep starts before the
         end of the simulated window (``st.horizon``, which the timelines' earliest starts
