@@ -48,9 +48,11 @@ def explain_waiting(st: State, policy: Policy, ctx: EventContext) -> None:
             starts[sel, c, :] = tl.earliest(n, duration[sel, c, :].ravel()).reshape(sel.size, -1)
     ok &= np.isfinite(starts)
     out = left & ~ok.any(axis=(1, 2))
-    for t in tasks[out].tolist():
-        log.add(now, t, "held", "no nodes free for it before the end of the window",
-                nodes=int(opts.nodes[t][opts.eligible[t]].min()), window_end=st.horizon)
+    if out.any():
+        fewest = np.where(opts.eligible[tasks[out]], opts.nodes[tasks[out]], np.iinfo(np.int64).max)
+        for t, n in zip(tasks[out].tolist(), fewest.min(axis=1).tolist(), strict=True):
+            log.add(now, t, "held", "no nodes free for it before the end of the window",
+                    nodes=n, window_end=st.horizon)
     left &= ~out
     finish = starts + duration
     charge = st.charge_power[tasks][:, :, pstates]
