@@ -39,13 +39,8 @@ def explain_waiting(st: State, policy: Policy, ctx: EventContext) -> None:
         if out.any():
             _filtered(st, policy, ctx, tasks[out], pstates)
         left &= ~out
-    starts = np.full(ok.shape, np.inf)
     duration = opts.duration[tasks][:, :, pstates]
-    for c, tl in enumerate(st.timelines):
-        sel = np.flatnonzero(left & ok[:, c, :].any(axis=1))
-        if sel.size:
-            n = np.repeat(opts.nodes[tasks[sel], c], len(pstates))
-            starts[sel, c, :] = tl.earliest(n, duration[sel, c, :].ravel()).reshape(sel.size, -1)
+    starts = _starts(st, ctx, rows, tasks, left & ok.any(axis=(1, 2)), duration)
     ok &= np.isfinite(starts)
     out = left & ~ok.any(axis=(1, 2))
     if out.any():
@@ -75,6 +70,23 @@ def explain_waiting(st: State, policy: Policy, ctx: EventContext) -> None:
         left &= ~out
     for t in tasks[left].tolist():  # not expected: a feasible option the policy passed over
         log.add(now, t, "held", "left waiting by the policy with a feasible option")
+
+
+def _starts(st: State, ctx: EventContext, rows: np.ndarray, tasks: np.ndarray,
+            wanted: np.ndarray, duration: np.ndarray) -> np.ndarray:
+    """Earliest starts of the waiting rows on the schedule the event left (inf = none)."""
+    cache = ctx.cache
+    if cache is not None:  # the policy's, brought up to date where a cluster changed since
+        for i in rows[wanted].tolist():
+            cache.refresh(i)
+        return cache.starts[rows]
+    starts = np.full(duration.shape, np.inf)
+    for c, tl in enumerate(st.timelines):
+        sel = np.flatnonzero(wanted & st.options.eligible[tasks, c])
+        if sel.size:
+            n = np.repeat(st.options.nodes[tasks[sel], c], duration.shape[2])
+            starts[sel, c, :] = tl.earliest(n, duration[sel, c, :].ravel()).reshape(sel.size, -1)
+    return starts
 
 
 def _filtered(st: State, policy: Policy, ctx: EventContext, tasks: np.ndarray,

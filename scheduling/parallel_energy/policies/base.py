@@ -26,6 +26,9 @@ class EventContext:
     # the tasks a policy left waiting for a reason of its own that it has already recorded.
     filter_threshold: float | None = None
     explained: set[int] = field(default_factory=set)
+    # The policy's earliest starts of ``tasks``, if it kept them: the simulator reads why a
+    # task waits from them instead of querying every cluster again.
+    cache: StartCache | None = None
 
 
 class StartCache:

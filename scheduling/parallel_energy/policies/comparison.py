@@ -78,7 +78,7 @@ class Conservative(Policy):
     pstates = [0]
 
     def map(self, st: State, ctx: EventContext) -> None:
-        cache = StartCache(st, ctx.tasks, self.pstates)
+        cache = ctx.cache = StartCache(st, ctx.tasks, self.pstates)
         for i, t in enumerate(ctx.tasks.tolist()):
             best = _fcfs_choice(st, cache, i, ctx.allowed)
             if best is not None:
@@ -94,7 +94,7 @@ class Easy(Policy):
     pstates = [0]
 
     def map(self, st: State, ctx: EventContext) -> None:
-        cache = StartCache(st, ctx.tasks, self.pstates)
+        cache = ctx.cache = StartCache(st, ctx.tasks, self.pstates)
         per_cluster = self.cfg.scheduler.easy_reservations == "cluster"
         for i, t in enumerate(ctx.tasks.tolist()):
             held = None
@@ -166,7 +166,7 @@ class MultiQueue(Policy):
                   np.flatnonzero((share >= sched.mq_medium) & (share < sched.mq_large)).tolist(),
                   np.flatnonzero(share < sched.mq_medium).tolist()]
         quotas = list(sched.mq_quotas)
-        cache = StartCache(st, ctx.tasks, self.pstates)
+        cache = ctx.cache = StartCache(st, ctx.tasks, self.pstates)
         pos = [0, 0, 0]
         while any(pos[q] < len(queues[q]) for q in range(3)):
             for q in range(3):

@@ -105,7 +105,7 @@ class MinMinRun:
         self.permanent = permanent
         self.exclude_zero = exclude_zero
         self.options = options or OptionLists()
-        self.cache = StartCache(st, ctx.tasks)
+        self.cache = ctx.cache = StartCache(st, ctx.tasks)
         tasks = ctx.tasks
         self._tasks = tasks.tolist()
         self.options.retain(self._tasks)
