@@ -51,12 +51,12 @@ def explain_waiting(st: State, policy: Policy, ctx: EventContext) -> None:
     left &= ~out
     finish = starts + duration
     charge = st.charge_power[tasks][:, :, pstates]
+    need = np.where(ok, charge * duration, np.inf)  # of the options left before the energy
     ok &= st.ledger.fits_many(starts, finish, charge)
     out = left & ~ok.any(axis=(1, 2))
     if out.any():
-        need = np.where(np.isfinite(starts), charge * duration, np.inf)[out]
         energy_left = st.ledger.remaining(st.ledger.day_of(now)) / GJ
-        for t, e in zip(tasks[out].tolist(), need.min(axis=(1, 2)).tolist(), strict=True):
+        for t, e in zip(tasks[out].tolist(), need[out].min(axis=(1, 2)).tolist(), strict=True):
             log.add(now, t, "held", "no option fits the energy left in its day",
                     least_energy_gj=e / GJ, energy_left_gj=energy_left)
     left &= ~out
