@@ -77,7 +77,9 @@ def _starts(st: State, ctx: EventContext, rows: np.ndarray, tasks: np.ndarray,
     """Earliest starts of the waiting rows on the schedule the event left (inf = none)."""
     cache = ctx.cache
     if cache is not None:  # the policy's, brought up to date where a cluster changed since
-        for i in rows[wanted].tolist():
+        current = np.array([tl.version for tl in st.timelines])
+        stale = ((cache.version[rows] != current) & cache.eligible[rows]).any(axis=1)
+        for i in rows[wanted & stale].tolist():
             cache.refresh(i)
         return cache.starts[rows]
     starts = np.full(duration.shape, np.inf)
