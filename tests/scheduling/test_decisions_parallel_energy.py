@@ -263,7 +263,7 @@ def test_hand_worked_energy_left_in_the_day():
 
 # -- random small scenarios ---------------------------------------------------------------------
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(policy=st.sampled_from(["max-util-pr", "max-upt-ph+ept", "meta-event+epr", "easy+ept",
                                "conservative", "fcfs-mq+epr", "random+ept", "meta-task"]),
        rate=st.sampled_from([300.0, 900.0, 1500.0]),
