@@ -17,6 +17,11 @@ the workload and the result), the steadier figure when other work shares the cor
     .venv/bin/python benchmarks/scheduling_ch3.py --repeat 5 --targets
     .venv/bin/python benchmarks/scheduling_ch3.py --quick    # 8 h instead of 28 h, smoke test
     .venv/bin/python benchmarks/scheduling_ch3.py --case ch3-5k:max-upe-ph --seed 3
+    .venv/bin/python benchmarks/scheduling_ch3.py --targets --explain  # decision trace cost
+
+With ``--explain`` every case also runs with the decision trace on (``run --explain``),
+alternating off and on runs, and prints the on row with its overhead over the off row (CPU
+seconds of the whole run, medians) and the decisions it recorded.
 """
 
 from __future__ import annotations
@@ -44,14 +49,14 @@ EXTRAS = [
 ]
 
 
-def run_case(preset: str, policy: str, seed: int, quick: bool) -> dict:
+def run_case(preset: str, policy: str, seed: int, quick: bool, explain: bool = False) -> dict:
     sys.path.insert(0, str(ROOT))
     from scheduling.engine import preset_scenario, simulate
 
     overrides = {"time.sim_h": 8.0} if quick else {}
     scenario = preset_scenario(preset, overrides)
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    result = simulate(scenario, policy, seed=seed)
+    result = simulate(scenario, policy, seed=seed, explain=explain)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     t = result.timing
     return {
@@ -63,7 +68,30 @@ def run_case(preset: str, policy: str, seed: int, quick: bool) -> dict:
         "mappable_mean": result.summary["mappable_mean"],
         "pct_max_utility": result.summary["pct_max_utility"],
         "energy_gj": result.summary["energy_gj"],
+        "decisions": len(result.decisions) if result.decisions is not None else None,
     }
+
+
+def _med(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def _overhead(runs: dict[bool, list]) -> str:
+    off, on = _med(runs[False], "trial_cpu_s"), _med(runs[True], "trial_cpu_s")
+    wall_off, wall_on = _med(runs[False], "trial_wall_s"), _med(runs[True], "trial_wall_s")
+    return (f"explain on: {100.0 * (on / off - 1.0):+.1f}% cpu, "
+            f"{100.0 * (wall_on / wall_off - 1.0):+.1f}% wall, "
+            f"{runs[True][0]['decisions']} decisions kept")
+
+
+def _print_row(preset: str, policy: str, runs: list[dict], note: str) -> None:
+    r = runs[0]
+    cpu_ms = _med(runs, "trial_cpu_s") / r["events"] * 1e3
+    print(f"{preset:<9} {policy:<16} {r['events']:>6} {_med(runs, 'event_ms_mean'):>8.2f} "
+          f"{cpu_ms:>9.2f} {_med(runs, 'event_ms_p95'):>8.1f} {_med(runs, 'event_ms_max'):>8.1f} "
+          f"{_med(runs, 'trial_wall_s'):>7.1f} {_med(runs, 'trial_cpu_s'):>7.1f} "
+          f"{max(x['peak_rss_mb'] for x in runs):>8.0f} {r['mappable_mean']:>6.0f} "
+          f"{r['pct_max_utility']:>5.1f}  {note}", flush=True)
 
 
 def main() -> int:
@@ -73,6 +101,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3, help="runs per case (medians)")
     parser.add_argument("--quick", action="store_true", help="simulate 8 h instead of 28 h")
+    parser.add_argument("--explain", action="store_true",
+                        help="also run each case with the decision trace on (alternating "
+                             "with off runs) and print its overhead")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case:
@@ -81,7 +112,7 @@ def main() -> int:
         cases = TARGETS if args.targets else TARGETS + EXTRAS
     if args.child:
         preset, policy = cases[0][0], cases[0][1]
-        print(json.dumps(run_case(preset, policy, args.seed, args.quick)))
+        print(json.dumps(run_case(preset, policy, args.seed, args.quick, args.explain)))
         return 0
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"ch3 engine benchmark (seed {args.seed}{', quick 8 h' if args.quick else ''}; "
@@ -94,26 +125,24 @@ def main() -> int:
     for preset, policy, note in cases:
         cmd = [sys.executable, __file__, "--child", "--case", f"{preset}:{policy}",
                "--seed", str(args.seed)] + (["--quick"] if args.quick else [])
-        runs = []
+        modes = [False, True] if args.explain else [False]
+        runs: dict[bool, list] = {m: [] for m in modes}
+        failed = False
         for _ in range(args.repeat):
-            out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-            if out.returncode != 0:
-                print(f"{preset:<9} {policy:<16} FAILED: {out.stderr.strip()[-300:]}")
+            for explain in modes:  # alternating, so load changes hit both alike
+                out = subprocess.run(cmd + (["--explain"] if explain else []),
+                                     capture_output=True, text=True, cwd=ROOT)
+                if out.returncode != 0:
+                    print(f"{preset:<9} {policy:<16} FAILED: {out.stderr.strip()[-300:]}")
+                    failed = True
+                    break
+                runs[explain].append(json.loads(out.stdout.strip().splitlines()[-1]))
+            if failed:
                 break
-            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        if not runs:
+        if failed:
             continue
-
-        def med(key, runs=runs):
-            return statistics.median(r[key] for r in runs)
-
-        r = runs[0]
-        cpu_ms = med("trial_cpu_s") / r["events"] * 1e3
-        print(f"{preset:<9} {policy:<16} {r['events']:>6} {med('event_ms_mean'):>8.2f} "
-              f"{cpu_ms:>9.2f} {med('event_ms_p95'):>8.1f} {med('event_ms_max'):>8.1f} "
-              f"{med('trial_wall_s'):>7.1f} {med('trial_cpu_s'):>7.1f} "
-              f"{max(x['peak_rss_mb'] for x in runs):>8.0f} {r['mappable_mean']:>6.0f} "
-              f"{r['pct_max_utility']:>5.1f}  {note}", flush=True)
+        for explain in modes:
+            _print_row(preset, policy, runs[explain], note if not explain else _overhead(runs))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"load average after: {load}")
     return 0

@@ -141,10 +141,18 @@ def resources_remaining(timelines, cores_per_node, now: float, day_end: float) -
 def epr_mask(node_power: np.ndarray, cores_per_node: np.ndarray, leniency: float,
              energy_remaining: float, resources_left: float) -> np.ndarray:
     """Energy-per-resource filter (Eq. 9): APC / cores-per-node <= L E_rem / R_rem."""
-    if not math.isfinite(energy_remaining) or resources_left <= 0:
+    budget = epr_threshold(leniency, energy_remaining, resources_left)
+    if budget is None:
         return np.isfinite(node_power)
-    budget = leniency * max(energy_remaining, 0.0) / resources_left
     return node_power / cores_per_node[None, :, None] <= budget
+
+
+def epr_threshold(leniency: float, energy_remaining: float,
+                  resources_left: float) -> float | None:
+    """The EPR filter's bound on watts per core (None: the filter lets everything through)."""
+    if not math.isfinite(energy_remaining) or resources_left <= 0:
+        return None
+    return leniency * max(energy_remaining, 0.0) / resources_left
 
 
 def mean_option_resources(resources: np.ndarray) -> np.ndarray:
@@ -157,8 +165,16 @@ def ept_mask(energy: np.ndarray, avg_resources: float, leniency: float, energy_r
              resources_left: float) -> np.ndarray:
     """Energy-per-task filter (Eqs. 7-8 as reconstructed in energy-per-task budget
     (ch. 3 spec A20))."""
-    if not math.isfinite(energy_remaining) or resources_left <= 0 or avg_resources <= 0:
+    budget = ept_threshold(avg_resources, leniency, energy_remaining, resources_left)
+    if budget is None:
         return np.isfinite(energy)
-    est_tasks = resources_left / avg_resources
-    budget = leniency * max(energy_remaining, 0.0) / est_tasks
     return energy <= budget
+
+
+def ept_threshold(avg_resources: float, leniency: float, energy_remaining: float,
+                  resources_left: float) -> float | None:
+    """The EPT filter's bound on a task's joules (None: the filter lets everything through)."""
+    if not math.isfinite(energy_remaining) or resources_left <= 0 or avg_resources <= 0:
+        return None
+    est_tasks = resources_left / avg_resources
+    return leniency * max(energy_remaining, 0.0) / est_tasks

@@ -21,42 +21,61 @@ import numpy as np
 
 from scheduling.hpc.traces import TraceLibrary
 from simcore.clock import RunClock
+from simcore.decisions import DecisionLog
 from simcore.result import Result
 from simcore.sampling import rng
 
 from .config import ParallelEnergyConfig
-from .energy import GJ, epr_mask, ept_mask, mean_option_resources, resources_remaining
+from .energy import (
+    GJ,
+    epr_mask,
+    epr_threshold,
+    ept_mask,
+    ept_threshold,
+    mean_option_resources,
+    resources_remaining,
+)
 from .policies.base import EventContext, Policy
 from .policies.meta import MetaHeuristic, committed_energy, goal_energy
 from .policies.minmin import MinMin
 from .result import build_result
 from .state import State, Trial
+from .waiting import explain_waiting
 
 
-def _filter_mask(st: State, policy: Policy, tasks: np.ndarray) -> np.ndarray | None:
-    """Allowed (task, cluster, P-state) options of this event (energy filters (ch. 3 spec §5.10);
-    computed once per event, filter budgets once per event (ch. 3 spec A21))."""
+def _event_context(st: State, policy: Policy, tasks: np.ndarray) -> EventContext:
+    """The event's context: the waiting tasks and their allowed (task, cluster, P-state) options
+    (energy filters (ch. 3 spec §5.10); computed once per event, filter budgets once per event
+    (ch. 3 spec A21)). An explained run also gets the filter's bound in
+    ``ctx.filter_threshold``."""
+    ctx = EventContext(tasks, None)
     if policy.energy_filter is None or len(tasks) == 0 or not st.ledger.constrained:
-        return None
+        return ctx
     sched = st.trial.cfg.scheduler
     ledger = st.ledger
     day = ledger.day_of(st.now)
     e_rem = ledger.remaining(day)
     if not math.isfinite(e_rem):
-        return None
+        return ctx
     day_end = ledger.day_bounds(day)[1]
     r_rem = resources_remaining(st.timelines, st.options.cores_per_node, st.now, day_end)
     opts = st.options
     if policy.energy_filter == "epr":
-        return epr_mask(opts.node_power[tasks], opts.cores_per_node, sched.epr_leniency,
-                        e_rem, r_rem)
+        ctx.allowed = epr_mask(opts.node_power[tasks], opts.cores_per_node, sched.epr_leniency,
+                               e_rem, r_rem)
+        if st.log is not None:
+            ctx.filter_threshold = epr_threshold(sched.epr_leniency, e_rem, r_rem)
+        return ctx
     if sched.ept_average == "history" and st.history_resources[1] > 0:
         avg = st.history_resources[0] / st.history_resources[1]
     elif sched.ept_average == "arrived":
         avg = float(st.option_resource_sums[st.next_arrival - 1]) / st.next_arrival
     else:
         avg = float(mean_option_resources(opts.resources[tasks]).mean())
-    return ept_mask(opts.energy[tasks], avg, sched.ept_leniency, e_rem, r_rem)
+    ctx.allowed = ept_mask(opts.energy[tasks], avg, sched.ept_leniency, e_rem, r_rem)
+    if st.log is not None:
+        ctx.filter_threshold = ept_threshold(avg, sched.ept_leniency, e_rem, r_rem)
+    return ctx
 
 
 def _drop(st: State, threshold: float) -> int:
@@ -64,17 +83,35 @@ def _drop(st: State, threshold: float) -> int:
     if not st.mappable:
         return 0
     tasks = np.asarray(st.mappable, dtype=np.int64)
-    best = st.utility.value(tasks, st.now + st.options.t_min[tasks])
-    doomed = tasks[(best < threshold) | (best <= 0.0)]
+    t_min = st.options.t_min[tasks]
+    best = st.utility.value(tasks, st.now + t_min)
+    doomed = (best < threshold) | (best <= 0.0)
+    if st.log is not None:
+        for t, u, d in zip(tasks[doomed].tolist(), best[doomed].tolist(),
+                           t_min[doomed].tolist(), strict=True):
+            reason = ("even started now on its fastest option, its utility would be below "
+                      "the dropping threshold" if u < threshold else
+                      "even started now on its fastest option, it would earn no utility")
+            st.log.add(st.now, t, "dropped", reason, utility=u, threshold=threshold, t_min=d)
+    doomed = tasks[doomed]
     st.drop(doomed.tolist())
     return len(doomed)
 
 
 def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, seed: int,
-                   clock: RunClock | None = None, traces: TraceLibrary | None = None) -> Result:
-    clock = clock or RunClock()
+                   clock: RunClock | None = None, traces: TraceLibrary | None = None,
+                   decisions: DecisionLog | None = None) -> Result:
     trial = Trial.generate(cfg, seed, traces or TraceLibrary())
+    return run_trial(trial, policy, policy_name, clock, decisions)
+
+
+def run_trial(trial: Trial, policy: Policy, policy_name: str, clock: RunClock | None = None,
+              decisions: DecisionLog | None = None) -> Result:
+    """The mapping events of one trial; ``decisions`` records why each task fared as it did."""
+    clock = clock or RunClock()
+    cfg = trial.cfg
     st = State(trial)
+    st.log = decisions
     interval = cfg.time.mapping_interval_s
     n_events = int(math.ceil(trial.sim_end / interval - 1e-9))
     sched = cfg.scheduler
@@ -101,8 +138,12 @@ def simulate_trial(cfg: ParallelEnergyConfig, policy: Policy, policy_name: str, 
             goal = goal_energy(st, sched.goal_at)
             ev_goal[k] = goal / GJ if math.isfinite(goal) else None
         tasks = np.asarray(st.mappable, dtype=np.int64)
-        ctx = EventContext(tasks, _filter_mask(st, policy, tasks))
+        ctx = _event_context(st, policy, tasks)
+        if decisions is not None and is_meta:
+            policy.why = {"committed_gj": ev_committed[k], "goal_gj": ev_goal[k]}
         policy.map(st, ctx)
+        if decisions is not None:
+            explain_waiting(st, policy, ctx)
         st.finish_mapping(ctx.assigned)
         clock.record(time.perf_counter() - t0)
         ev_t[k] = now / 60.0
@@ -129,7 +170,8 @@ def run(config: ParallelEnergyConfig, policy_info, seed: int, ctx) -> Result:
     traces = TraceLibrary(ctx.inputs)
     config = _resolve_budget(config, seed, traces)
     policy = policy_info.build(config, rng(seed, "policy"))
-    return simulate_trial(config, policy, policy_info.label, seed, ctx.clock, traces)
+    return simulate_trial(config, policy, policy_info.label, seed, ctx.clock, traces,
+                          ctx.decisions)
 
 
 def _resolve_budget(config: ParallelEnergyConfig, seed: int, traces) -> ParallelEnergyConfig:

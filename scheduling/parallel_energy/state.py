@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,7 @@ from scheduling.hpc.traces import TraceLibrary
 from simcore.errors import PolicyViolation
 
 from .config import ParallelEnergyConfig
-from .energy import EnergyLedger, mean_option_resources
+from .energy import GJ, EnergyLedger, mean_option_resources
 from .execution import DecayUtility, Options, TaskUtility, build_options
 from .system import System
 from .timeline import EPS, ClusterTimeline
@@ -117,6 +118,10 @@ class State:
         self.energy_at_start = cfg.scheduler.reservation_energy == "at-start"
         self.uncommitted: set[int] = set()  # reservations whose energy is not committed yet
         self.cancelled = 0  # reservations cancelled at their start for lack of energy
+        # The run's decision log (``simcore.decisions``) when it explains itself, else None;
+        # then the started tasks' (end, id), to record each completion when the clock passes it.
+        self.log = None
+        self._ends: list[tuple[float, int]] = []
 
     @functools.cached_property
     def option_resource_sums(self) -> np.ndarray:
@@ -136,12 +141,15 @@ class State:
         if new:
             self.status[new] = MAPPABLE
             self.mappable.extend(new)
+        log = self.log
         kept, cancelled = [], []
         for t in self.reservations:
             if self.start[t] > now:
                 kept.append(t)
             elif t not in self.uncommitted or self._commit_at_start(t):
                 self._started(t)
+                if log is not None:
+                    self._explain_start(t, "its permanent reservation started")
             else:
                 cancelled.append(t)
         self.reservations = kept
@@ -149,8 +157,12 @@ class State:
         for t in self.placeholders:
             if honor_placeholders and self.start[t] <= now:
                 self._started(t)
+                if log is not None:
+                    self._explain_start(t, "its place-holder started before this mapping event")
             else:
                 removed.append(t)
+        if log is not None:
+            self._explain_completions(now)
         self.placeholders = []
         by_cluster = self._unassign(removed)
         for c, ts in self._unassign(cancelled, committed=False).items():
@@ -169,6 +181,12 @@ class State:
         power = float(self.charge_power[t, c, p])
         if not self.ledger.fits(self.start[t], self.end[t], power):
             self.cancelled += 1
+            if self.log is not None:
+                s = float(self.start[t])
+                self.log.add(s, t, "held", "its reservation was cancelled at its start: the "
+                             "energy left in the day is too little", where=c, pstate=p,
+                             energy_gj=power * (float(self.end[t]) - s) / GJ,
+                             energy_left_gj=self.ledger.remaining(self.ledger.day_of(s)) / GJ)
             return False
         self.ledger.commit(self.start[t], self.end[t], power)
         return True
@@ -195,10 +213,12 @@ class State:
             self.mappable = [t for t in self.mappable if t not in tasks]
 
     # -- assignment ------------------------------------------------------------------------------
-    def assign(self, t: int, c: int, p: int, s: float, permanent: bool) -> None:
+    def assign(self, t: int, c: int, p: int, s: float, permanent: bool,
+               why: tuple[str, str, dict] | None = None) -> None:
         """Start ``t`` now, or book a permanent reservation or a place-holder at ``s``.
 
-        The engine's rules are checked here, before anything changes, whatever the policy."""
+        The engine's rules are checked here, before anything changes, whatever the policy.
+        ``why`` (explained runs): the policy's (action if it starts now, rule, numbers)."""
         opts = self.options
         self._check(t, c, p, s)
         d = float(opts.duration[t, c, p])
@@ -223,6 +243,9 @@ class State:
         else:
             self.status[t] = PLACEHOLDER
             self.placeholders.append(t)
+        if self.log is not None:
+            self._explain_assign(t, c, p, s, permanent, why or ("mapped", "chosen by the policy",
+                                                                 {}))
 
     def _check(self, t: int, c: int, p: int, s: float) -> None:
         status = self.status[t] if 0 <= t < len(self.status) else None
@@ -243,6 +266,36 @@ class State:
         self.history_resources[0] += float(
             self.options.resources[t, self.cluster[t], self.pstate[t]])
         self.history_resources[1] += 1
+
+    # -- decisions (explained runs only) -------------------------------------------------------
+    def _explain_assign(self, t: int, c: int, p: int, s: float, permanent: bool,
+                        why: tuple[str, str, dict]) -> None:
+        # A booking for later is recorded as "held" with its reserved start; the task is
+        # "mapped" when it actually starts (here, or at the event that starts it).
+        action, rule, numbers = why
+        if s <= self.now + EPS:
+            self.log.add(self.now, t, action, rule, where=c, pstate=p, start=s, **numbers)
+            heapq.heappush(self._ends, (float(self.end[t]), t))
+        elif permanent:
+            self.log.add(self.now, t, "held", "booked a permanent reservation at a later start",
+                         rule=rule, where=c, pstate=p, start=s, **numbers)
+        else:
+            self.log.add(self.now, t, "held", "booked a place-holder at a later start (given "
+                         "up at the next mapping event)", rule=rule, where=c, pstate=p, start=s,
+                         **numbers)
+
+    def _explain_start(self, t: int, reason: str) -> None:
+        s = float(self.start[t])
+        self.log.add(s, t, "mapped", reason, where=int(self.cluster[t]),
+                     pstate=int(self.pstate[t]), start=s)
+        heapq.heappush(self._ends, (float(self.end[t]), t))
+
+    def _explain_completions(self, now: float) -> None:
+        ends = self._ends
+        while ends and ends[0][0] <= now + 1e-9:
+            end, t = heapq.heappop(ends)
+            self.log.add(end, t, "completed", "ran to its end", where=int(self.cluster[t]),
+                         pstate=int(self.pstate[t]), utility=self.utility.value1(t, end))
 
     def finish_mapping(self, assigned: set[int]) -> None:
         if assigned:

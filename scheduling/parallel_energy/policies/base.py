@@ -22,6 +22,13 @@ class EventContext:
     allowed: np.ndarray | None  # (Q, C, P) filter mask aligned with ``tasks``; None = all
     assigned: set[int] = field(default_factory=set)
     chosen: str | None = None  # metaheuristics: "upe" / "upr"
+    # Explained runs only: the filter's bound this event (W per core for EPR, J for EPT), and
+    # the tasks a policy left waiting for a reason of its own that it has already recorded.
+    filter_threshold: float | None = None
+    explained: set[int] = field(default_factory=set)
+    # The policy's earliest starts of ``tasks``, if it kept them: the simulator reads why a
+    # task waits from them instead of querying every cluster again.
+    cache: StartCache | None = None
 
 
 class StartCache:
@@ -150,6 +157,12 @@ class Policy(ABC):
         when ``start <= st.now``, else a permanent reservation or, ``permanent=False``, a
         place-holder removed at the next event) followed by ``ctx.assigned.add(task)``; a
         task left unassigned waits for the next event. Returns nothing.
+
+        When the run explains itself (``st.log`` is a ``simcore.decisions.DecisionLog``), a
+        policy may pass ``why=(action, rule, numbers)`` to ``st.assign`` (its rule as a
+        sentence and the scores behind the choice) and record why it left a task waiting
+        (``st.log.add``, then ``ctx.explained.add(task)``); the simulator explains the other
+        waiting tasks itself.
 
         The engine enforces: a booking needs that many nodes free on the cluster over the
         whole interval (else ``RuntimeError``); the policy must itself keep starts before the

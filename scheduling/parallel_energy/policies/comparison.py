@@ -7,24 +7,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..energy import GJ
 from ..state import State
 from .base import INF, EventContext, Policy, StartCache
 
+FCFS_NOW = "FCFS at P-state 0: starts now on the cluster where it finishes first"
+FCFS_LATER = "FCFS at P-state 0: no cluster free now, so the earliest start"
+
 
 def _fcfs_choice(st: State, cache: StartCache, i: int, allowed,
-                 no_reserve: set[int] | None = None) -> tuple | None:
+                 no_reserve: set[int] | None = None, skip: int = -1) -> tuple | None:
     """Best P-state-0 option of row ``i`` as in Conservative Backfilling (comparison heuristics
     (ch. 3 spec §5.7), cluster tie-breaks (ch. 3 spec A24)).
 
     Start now on the cluster with the earliest finish; otherwise the earliest start, then the
     earliest finish, then the lowest cluster index. Options failing the energy check or the
-    filter are skipped, and so are future starts on the clusters in ``no_reserve``.
+    filter are skipped, and so are future starts on the clusters in ``no_reserve`` and the
+    cluster ``skip`` (the runner-up of the decision trace).
     """
     cache.refresh(i)
     t = int(cache.tasks[i])
     now = st.now
     best = None
     for c in cache.clusters(i):
+        if c == skip:
+            continue
         s = float(cache.starts[i, c, 0])
         if s == INF:
             continue
@@ -41,17 +48,42 @@ def _fcfs_choice(st: State, cache: StartCache, i: int, allowed,
     return best
 
 
+def _fcfs_why(st: State, cache: StartCache, i: int, allowed, best: tuple, prefix: str = "",
+              no_reserve: set[int] | None = None) -> tuple[str, str, dict]:
+    """The decision trace's account of an FCFS choice: the chosen cluster's start and finish,
+    the runner-up cluster's, and, for a task that starts now while an earlier task holds a
+    reservation, that reservation (a backfill)."""
+    key, c, s = best
+    t = int(cache.tasks[i])
+    d = float(cache.duration[i, c, 0])
+    numbers = {"finish": s + d}
+    runner = _fcfs_choice(st, cache, i, allowed, no_reserve, skip=c)
+    if runner is not None:
+        r_start = runner[2]
+        numbers.update(runner_up_where=runner[1], runner_up_start=r_start,
+                       runner_up_finish=r_start + float(cache.duration[i, runner[1], 0]))
+    if s > st.now:
+        return "mapped", prefix + FCFS_LATER, numbers
+    ahead = [r for r in st.reservations if r < t]  # ids follow arrival order
+    if not ahead:
+        return "mapped", prefix + FCFS_NOW, numbers
+    passed = min(ahead, key=lambda r: (st.start[r], r))
+    return "backfilled", prefix + FCFS_NOW + ", ahead of an earlier task's reservation", {
+        **numbers, "passed": passed, "shadow": float(st.start[passed])}
+
+
 class Conservative(Policy):
     """FCFS; start now if possible, else a permanent reservation at the earliest start."""
 
     pstates = [0]
 
     def map(self, st: State, ctx: EventContext) -> None:
-        cache = StartCache(st, ctx.tasks, self.pstates)
+        cache = ctx.cache = StartCache(st, ctx.tasks, self.pstates)
         for i, t in enumerate(ctx.tasks.tolist()):
             best = _fcfs_choice(st, cache, i, ctx.allowed)
             if best is not None:
-                st.assign(t, best[1], 0, best[2], permanent=True)
+                why = None if st.log is None else _fcfs_why(st, cache, i, ctx.allowed, best)
+                st.assign(t, best[1], 0, best[2], permanent=True, why=why)
                 ctx.assigned.add(t)
 
 
@@ -62,19 +94,45 @@ class Easy(Policy):
     pstates = [0]
 
     def map(self, st: State, ctx: EventContext) -> None:
-        cache = StartCache(st, ctx.tasks, self.pstates)
+        cache = ctx.cache = StartCache(st, ctx.tasks, self.pstates)
         per_cluster = self.cfg.scheduler.easy_reservations == "cluster"
         for i, t in enumerate(ctx.tasks.tolist()):
+            held = None
             if per_cluster:
                 held = {int(st.cluster[r]) for r in st.reservations}
                 best = _fcfs_choice(st, cache, i, ctx.allowed, held)
             else:
                 best = _fcfs_choice(st, cache, i, ctx.allowed)
             if best is None:
+                if per_cluster and st.log is not None:
+                    self._explain_blocked(st, cache, i, ctx)
                 continue
             if per_cluster or best[2] <= st.now or not st.reservations:
-                st.assign(t, best[1], 0, best[2], permanent=True)
+                why = None if st.log is None else _fcfs_why(st, cache, i, ctx.allowed, best,
+                                                            no_reserve=held)
+                st.assign(t, best[1], 0, best[2], permanent=True, why=why)
                 ctx.assigned.add(t)
+            elif st.log is not None:
+                r = st.reservations[0]
+                st.log.add(st.now, t, "held", "EASY: it cannot start now and the one "
+                           "reservation is taken", earliest_start=best[2], where=best[1],
+                           reservation_task=r, reservation_start=float(st.start[r]))
+                ctx.explained.add(t)
+
+    @staticmethod
+    def _explain_blocked(st: State, cache: StartCache, i: int, ctx: EventContext) -> None:
+        """One reservation per cluster: say so when only reserved clusters could take it."""
+        best = _fcfs_choice(st, cache, i, ctx.allowed)
+        if best is None:
+            return  # no option at all: the simulator finds out why
+        t = int(cache.tasks[i])
+        st.log.add(st.now, t, "held", "EASY: it cannot start now and every cluster where it "
+                   "could start later already holds a reservation", earliest_start=best[2],
+                   where=best[1])
+        ctx.explained.add(t)
+
+
+MQ_QUEUES = ("large queue; ", "medium queue; ", "small queue; ")
 
 
 class MultiQueue(Policy):
@@ -108,7 +166,7 @@ class MultiQueue(Policy):
                   np.flatnonzero((share >= sched.mq_medium) & (share < sched.mq_large)).tolist(),
                   np.flatnonzero(share < sched.mq_medium).tolist()]
         quotas = list(sched.mq_quotas)
-        cache = StartCache(st, ctx.tasks, self.pstates)
+        cache = ctx.cache = StartCache(st, ctx.tasks, self.pstates)
         pos = [0, 0, 0]
         while any(pos[q] < len(queues[q]) for q in range(3)):
             for q in range(3):
@@ -120,7 +178,9 @@ class MultiQueue(Policy):
                     if best is None:
                         continue  # skipped tasks do not count toward the quota
                     t = int(ctx.tasks[i])
-                    st.assign(t, best[1], 0, best[2], permanent=True)
+                    why = None if st.log is None else _fcfs_why(
+                        st, cache, i, ctx.allowed, best, MQ_QUEUES[q])
+                    st.assign(t, best[1], 0, best[2], permanent=True, why=why)
                     ctx.assigned.add(t)
                     placed += 1
 
@@ -133,17 +193,43 @@ class RandomPolicy(Policy):
         opts = st.options
         P = opts.duration.shape[2]
         reserve = self.cfg.scheduler.random_reservations
+        log = st.log
         for i, t in enumerate(ctx.tasks.tolist()):
             clusters = np.flatnonzero(opts.eligible[t])
             c = int(clusters[self.gen.integers(len(clusters))])
             p = int(self.gen.integers(P))
             if ctx.allowed is not None and not ctx.allowed[i, c, p]:
+                if log is not None:
+                    log.add(st.now, t, "filtered", "Random drew an option the energy filter "
+                            "rules out", where=c, pstate=p, filter=self.energy_filter,
+                            threshold=ctx.filter_threshold)
+                    ctx.explained.add(t)
                 continue
             d = float(opts.duration[t, c, p])
             s = float(st.timelines[c].earliest1(int(opts.nodes[t, c]), np.array([d]))[0])
             if s == INF or not st.ledger.fits(s, s + d, float(st.charge_power[t, c, p])):
+                if log is not None:
+                    self._explain_miss(st, t, c, p, s, d)
+                    ctx.explained.add(t)
                 continue
             if s > st.now and not reserve:
+                if log is not None:
+                    log.add(st.now, t, "held", "Random drew an option that cannot start now "
+                            "and reservations are off", where=c, pstate=p, earliest_start=s)
+                    ctx.explained.add(t)
                 continue
-            st.assign(t, c, p, s, permanent=True)
+            why = None if log is None else ("mapped", "Random: a random eligible cluster and "
+                                                      "P-state", {})
+            st.assign(t, c, p, s, permanent=True, why=why)
             ctx.assigned.add(t)
+
+    @staticmethod
+    def _explain_miss(st: State, t: int, c: int, p: int, s: float, d: float) -> None:
+        if s == INF:
+            st.log.add(st.now, t, "held", "Random drew a cluster with no nodes free for it "
+                       "before the end of the window", where=c, pstate=p)
+            return
+        st.log.add(st.now, t, "held", "Random drew an option that does not fit the energy "
+                   "left in its day", where=c, pstate=p, start=s,
+                   energy_gj=float(st.charge_power[t, c, p]) * d / GJ,
+                   energy_left_gj=st.ledger.remaining(st.ledger.day_of(s)) / GJ)

@@ -49,6 +49,8 @@ class MetaHeuristic(Policy):
         # "before" reading
         self.pre_removal_committed: float | None = None
         self.options = OptionLists()
+        # Explained runs: the event's committed and goal energy, set by the simulator.
+        self.why: dict | None = None
 
     def choose(self, st: State) -> str:
         committed = committed_energy(st)
@@ -64,6 +66,8 @@ class MetaHeuristic(Policy):
             return
         run = MinMinRun(st, ctx, chosen, permanent=False,
                         exclude_zero=self.cfg.scheduler.exclude_zero_utility, options=self.options)
+        if st.log is not None:
+            run.meta = {"chosen": chosen, **(self.why or {})}
         if not self.task_based or chosen == "upe":
             run.run()
             return

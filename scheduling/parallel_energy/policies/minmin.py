@@ -22,6 +22,21 @@ from ..state import State
 from .base import INF, EventContext, Policy, StartCache
 
 OBJECTIVES = ("util", "upt", "upr", "upe")
+#: How each objective ranks a task's options, for the decision trace.
+RULES = {
+    "util": "Min-Min: the most utility among its options",
+    "upt": "Min-Min: the most utility per second of execution among its options",
+    "upr": "Min-Min: the most utility per core-second allocated among its options",
+    "upe": "Min-Min: the most utility per joule among its options",
+}
+#: Why a metaheuristic ran the objective it did: (its choice for the event, the objective).
+META_RULES = {
+    ("upe", "upe"): "the metaheuristic chose Max UPE, committed energy being above the goal; ",
+    ("upr", "upr"): "the metaheuristic chose Max UPR, committed energy not being above the "
+                    "goal; ",
+    ("upr", "upe"): "the metaheuristic switched to Max UPE within the event, an assignment "
+                    "having brought committed energy to the goal; ",
+}
 
 
 def cost_array(st: State, objective: str, tasks=slice(None)) -> np.ndarray:
@@ -90,7 +105,7 @@ class MinMinRun:
         self.permanent = permanent
         self.exclude_zero = exclude_zero
         self.options = options or OptionLists()
-        self.cache = StartCache(st, ctx.tasks)
+        self.cache = ctx.cache = StartCache(st, ctx.tasks)
         tasks = ctx.tasks
         self._tasks = tasks.tolist()
         self.options.retain(self._tasks)
@@ -99,6 +114,8 @@ class MinMinRun:
         self.charge = st.charge_power[tasks]
         self._ceiling = [st.utility.ceiling(t) for t in self._tasks]
         self._allowed = None if ctx.allowed is None else ctx.allowed.tolist()
+        # Explained runs: a metaheuristic's choice and the energies it compared.
+        self.meta: dict | None = None
         self.set_objective(objective)
 
     def set_objective(self, objective: str) -> None:
@@ -139,8 +156,9 @@ class MinMinRun:
                 entries.append((-b, self.arrival[r], self._tasks[r], r))
         return entries
 
-    def evaluate(self, r: int):
-        """Scalar best option of row ``r``: (objective, finish, energy, c, p, start) or None.
+    def evaluate(self, r: int, skip: tuple[int, int] = (-1, -1)):
+        """Scalar best option of row ``r``: (objective, finish, energy, c, p, start) or None;
+        ``skip`` leaves one (cluster, P-state) out (the runner-up of the decision trace).
 
         Clusters are re-queried only when an option on them is still worth looking at.
         """
@@ -155,12 +173,15 @@ class MinMinRun:
         exclude_zero = self.exclude_zero
         allowed = None if self._allowed is None else self._allowed[r]
         ceiling = self._ceiling[r]
+        skip_c, skip_p = skip
         best = None
         best_obj = -INF
         for c, p, d, cost, energy, charge in self.options.of(st, self.objective, t):
             if ceiling / cost < best_obj:
                 break  # cheapest first: no later option can reach the best objective either
             if allowed is not None and not allowed[c][p]:
+                continue
+            if c == skip_c and p == skip_p:
                 continue
             if seen[c] != current[c]:
                 cache.requery(r, c)
@@ -199,7 +220,8 @@ class MinMinRun:
                 heapq.heappush(heap, new_key)
                 continue
             t, c, p, s = key[2], best[3], best[4], best[5]
-            st.assign(t, c, p, s, permanent=self.permanent)
+            st.assign(t, c, p, s, permanent=self.permanent,
+                      why=None if st.log is None else self.why(r, t, best))
             self.ctx.assigned.add(t)
             if after_assign is not None:
                 switch = after_assign()
@@ -209,6 +231,22 @@ class MinMinRun:
                     self.cache.refresh_all()
                     heap = self.evaluate_all(left)
                     heapq.heapify(heap)
+
+    def why(self, r: int, t: int, best: tuple) -> tuple[str, str, dict]:
+        """The decision trace's account of assigning row ``r``'s best option: its score and the
+        runner-up option's (evaluated before the assignment changes the schedule)."""
+        score, finish, _, c, p, _ = best
+        numbers = {"objective": self.objective, "score": score, "finish": finish,
+                   "utility": self.st.utility.value1(t, finish)}
+        second = self.evaluate(r, skip=(c, p))
+        if second is not None:
+            numbers.update(runner_up_where=second[3], runner_up_pstate=second[4],
+                           runner_up_score=second[0])
+        rule = RULES[self.objective]
+        if self.meta is not None:
+            rule = META_RULES[self.meta["chosen"], self.objective] + rule
+            numbers.update(heuristic=self.objective, **self.meta)
+        return "mapped", rule, numbers
 
 
 class MinMin(Policy):

@@ -42,8 +42,8 @@ def watch():
             log["placeholders_after_removal"] += int(
                 (~np.isin(self.status[booked], (STARTED, RESERVED))).sum())
 
-    def assign_hook(self, t, c, p, s, permanent):
-        assign(self, t, c, p, s, permanent)
+    def assign_hook(self, t, c, p, s, permanent, why=None):
+        assign(self, t, c, p, s, permanent, why)
         if permanent and s > self.now:
             log["reservations"][t] = (c, p, s, self.node_ids[t].tolist())
         log["max_reservations"] = max(log["max_reservations"], len(self.reservations))

@@ -33,8 +33,7 @@ def test_random_reserves_by_default_and_start_now_is_the_alternative():
 def _mask_after_some_events(overrides, events=40):
     """The EPT mask of the mappable tasks after ``events`` events of Max UPR PH + EPT."""
     from scheduling.engine import ENGINE
-    from scheduling.parallel_energy.policies.base import EventContext
-    from scheduling.parallel_energy.sim import _filter_mask
+    from scheduling.parallel_energy.sim import _event_context
     from scheduling.parallel_energy.state import State, Trial
     from simcore.sampling import rng
 
@@ -44,11 +43,11 @@ def _mask_after_some_events(overrides, events=40):
     for k in range(events):
         st.advance(k * cfg.time.mapping_interval_s, True)
         tasks = np.asarray(st.mappable, dtype=np.int64)
-        ctx = EventContext(tasks, _filter_mask(st, policy, tasks))
+        ctx = _event_context(st, policy, tasks)
         policy.map(st, ctx)
         st.finish_mapping(ctx.assigned)
     tasks = np.asarray(st.mappable, dtype=np.int64)
-    return st, tasks, _filter_mask(st, policy, tasks)
+    return st, tasks, _event_context(st, policy, tasks).allowed
 
 
 def _option_mean(st, ids):
