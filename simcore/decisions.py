@@ -16,8 +16,9 @@ Bounds, stated in ``meta.decisions``:
   held at every mapping event for the same cause) is counted on it (``count``, ``t_last``, and
   ``last``: its numbers the last time, when they changed), not stored again; a move (a start, a
   preemption, a migration) is always a record of its own;
-- each task keeps at most ``per_task`` decisions: the first ``per_task - 1`` and always its
-  latest, so its fate is never lost (``omitted`` counts the ones in between);
+- each task keeps every move and at most ``per_task`` waits and filters: its first
+  ``per_task - 1`` and always its latest (``omitted_before`` on it counts the ones in
+  between), so no start, drop or preemption is ever lost to the cap;
 - the whole log keeps at most ``limit`` decisions: past it, tasks are sampled by a hash of
   their id, one in ``stride`` kept with their whole story, ``stride`` doubling until the log
   fits. Which tasks are kept depends only on their ids, so two runs of one scenario sample the
@@ -85,6 +86,8 @@ class DecisionLog:
         self._records: list[list | None] = []
         self._last: dict[Any, int] = {}  # kept task -> index of its latest record
         self._count: dict[Any, int] = {}  # kept task -> its records kept
+        self._waits: dict[Any, int] = {}  # kept task -> its waits and filters kept
+        self._last_wait: dict[Any, int] = {}  # kept task -> index of its latest wait
         self._omitted: dict[Any, int] = {}
         self._out: set = set()  # tasks the sampling left out
         self._out_counted = 0  # tasks left out before they were recorded (``presample``)
@@ -114,6 +117,7 @@ class DecisionLog:
 
     def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
         i = self._last.get(task)
+        wait = action in _REPEATABLE
         if i is None:
             if task in self._out:
                 return
@@ -121,23 +125,28 @@ class DecisionLog:
                 self._out.add(task)
                 return
             self._count[task] = 0
-        else:
+            self._waits[task] = 0
+        elif wait:
             last = self._records[i]
-            if last[2] == action and last[3] == reason and action in _REPEATABLE:
+            if last[2] == action and last[3] == reason:
                 last[5] += 1
                 last[6] = t
                 if numbers:  # a repeat may be counted without its numbers worked out again
                     last[7] = numbers
                 return
         records = self._records
-        if i is not None and self._count[task] >= self.per_task:
-            # keep the first ones and the latest: the latest says how the story ended
-            records[i] = None
+        if wait and self._waits[task] >= self.per_task:
+            # keep its first waits and its latest: the latest says what it waited for last
+            records[self._last_wait[task]] = None
             self._omitted[task] = self._omitted.get(task, 0) + 1
         else:
+            self._waits[task] += wait
             self._count[task] += 1
             self._size += 1
-        self._last[task] = len(records)
+        n = len(records)
+        self._last[task] = n
+        if wait:
+            self._last_wait[task] = n
         records.append([t, task, action, reason, numbers, 1, t, numbers])
         if self._size > self.limit:
             self._thin()
@@ -148,11 +157,16 @@ class DecisionLog:
             for task in [k for k in self._last if bucket(k) % self.stride]:
                 del self._last[task]
                 self._size -= self._count.pop(task)
+                self._waits.pop(task)
                 self._omitted.pop(task, None)
                 self._out.add(task)
         kept = self._last
         self._records = [r for r in self._records if r is not None and r[1] in kept]
-        self._last = {r[1]: i for i, r in enumerate(self._records)}
+        self._last_wait = {}
+        for i, r in enumerate(self._records):
+            kept[r[1]] = i
+            if r[2] in _REPEATABLE:
+                self._last_wait[r[1]] = i
 
     def __len__(self) -> int:
         return self._size
@@ -163,7 +177,6 @@ class DecisionLog:
     def export(self) -> tuple[list[dict], dict]:
         """The decisions in the order they were made, and what bounded them."""
         out = []
-        last = self._last
         for i, r in enumerate(self._records):
             if r is None:
                 continue
@@ -174,7 +187,7 @@ class DecisionLog:
                 d["t_last"] = t_last
                 if latest != numbers:
                     d["last"] = latest
-            if last[task] == i and task in self._omitted:
+            if task in self._omitted and self._last_wait.get(task) == i:
                 d["omitted_before"] = self._omitted[task]
             out.append(d)
         seen = len(self._last) + len(self._out) + self._out_counted

@@ -77,9 +77,14 @@ def fate(decisions: list[dict]) -> dict[Any, dict]:
     return last
 
 
+#: Numbers that say where a move put a task (beside ``where``): two runs that start a task on
+#: one cluster in different P-states, configurations or sensors have parted ways there.
+PLACEMENT = ("where", "pstate", "config", "sensor", "to_node")
+
+
 def _identity(d: dict) -> tuple:
     # What was decided, not why: two policies give different reasons for the same move.
-    return (repr(d["task"]), d["action"], repr(d.get("where")))
+    return (repr(d["task"]), d["action"], *(repr(d.get(k)) for k in PLACEMENT))
 
 
 def _check_comparable(a: dict, b: dict) -> None:

@@ -12,8 +12,9 @@ from simcore.decisions import ACTIONS, DecisionLog
 
 
 def model(adds, per_task, limit):
-    """What the log must export: per task, repeats counted, the first per_task - 1 and the
-    latest kept; tasks sampled by hash with the smallest power-of-2 stride that fits."""
+    """What the log must export: per task, repeated waits counted, every move and the first
+    per_task - 1 and the latest waits kept; tasks sampled by hash with the smallest
+    power-of-2 stride that fits."""
     stories = {}
     for seq, (t, task, action, reason) in enumerate(adds):
         story = stories.setdefault(task, [])
@@ -24,11 +25,12 @@ def model(adds, per_task, limit):
             continue
         story.append({"t": t, "task": task, "action": action, "reason": reason, "count": 1,
                       "t_last": t, "seq": seq, "omitted": 0, "last": {"x": t}})
-    for task, story in stories.items():
-        if len(story) > per_task:
-            last = story[-1]
-            last["omitted"] = len(story) - per_task
-            stories[task] = story[:per_task - 1] + [last]
+    for task, story in stories.items():  # every move, and the first and latest waits
+        waits = [r for r in story if r["action"] == "held"]
+        if len(waits) > per_task:
+            waits[-1]["omitted"] = len(waits) - per_task
+            gone = {id(r) for r in waits[per_task - 1:-1]}
+            stories[task] = [r for r in story if id(r) not in gone]
     stride = 1
     while sum(len(s) for k, s in stories.items()
               if zlib.crc32(repr(k).encode()) % stride == 0) > limit:
@@ -65,11 +67,13 @@ def test_the_log_keeps_what_its_bounds_promise(adds, per_task, extra):
         assert got.get("omitted_before", 0) == exp["omitted"]
         assert got["x"] == exp["t"]  # the numbers of its first time, and of its last if new
         assert got.get("last", {"x": got["x"]}) == exp["last"]
-    # every kept task's latest decision is its last one added: its fate survives the cap
+    # every kept task's latest decision is its last one added, and every move survives the cap
     for task, last in explain.fate(out).items():
         final = [a for a in adds if a[1] == task][-1]
         assert (last["action"], last["reason"], last.get("t_last", last["t"])) == (
             final[2], final[3], final[0])
+        moves = [a for a in adds if a[1] == task and a[2] == "mapped"]
+        assert len(explain.of_actions(explain.story(out, task), ["mapped"])) == len(moves)
 
 
 def test_bounds_are_refused_when_they_cannot_hold():
@@ -137,3 +141,24 @@ def test_a_run_that_stops_early_parts_where_the_other_goes_on():
     a = [d(0, 1, "mapped"), d(4, 2, "mapped")]
     found = explain.divergence(_result(a), _result(a[:1]))
     assert found["first"]["t"] == 4 and found["first"]["only_a"] == [a[1]]
+
+
+def test_the_same_cluster_in_another_p_state_is_where_two_runs_part():
+    a = [d(0, 1, "mapped", where=0, pstate=0), d(7, 1, "completed")]
+    b = [d(0, 1, "mapped", where=0, pstate=2), d(9, 1, "completed")]
+    found = explain.divergence(_result(a), _result(b))
+    assert found["first"]["t"] == 0 and found["first"]["only_b"] == [b[0]]
+
+
+def test_a_task_that_waits_often_keeps_its_start_beyond_the_cap():
+    log = DecisionLog(per_task=3, limit=100)
+    for k in range(10):  # waits for alternating reasons, then starts, then ends
+        log.add(k, 7, "held", "no nodes" if k % 2 else "the energy left", k=k)
+    log.add(10, 7, "mapped", "fits", where=1)
+    for k in range(11, 15):
+        log.add(k, 7, "held", "suspended" if k % 2 else "queued again")
+    log.add(15, 7, "completed", "done")
+    out, info = log.export()
+    assert [x["action"] for x in out] == ["held", "held", "mapped", "held", "completed"]
+    assert [x["t"] for x in out] == [0, 1, 10, 14, 15]
+    assert out[3]["omitted_before"] == 11 and info["omitted"] == 11
