@@ -486,7 +486,7 @@
         return;
       }
       document.getElementById("decisions-bounds").textContent = "(" + b.recorded + " decisions kept of " +
-        b.tasks_seen + " tasks; at most " + b.per_task + " per task and " + b.limit + " in all; " +
+        b.tasks_seen + " tasks; at most " + b.per_task + " waits per task and " + b.limit + " in all; " +
         b.sampling + (b.omitted ? "; " + b.omitted + " omitted in the middle of long stories" : "") + ")";
       drawFilter(p.counts);
       var body = document.querySelector("#decision-list tbody");
