@@ -151,7 +151,7 @@ def node_gantt(result) -> dict:
     allocations = _allocations(result)
     if len(allocations) > MAX_GANTT_BARS and offsets[-1]:
         return _binned_gantt(allocations, tasks, clusters, offsets)
-    ys, widths, bases, lengths, colors, hover = [], [], [], [], [], []
+    ys, widths, bases, lengths, colors, hover, ids = [], [], [], [], [], [], []
     for cluster, first, count, start, end, i in allocations:
         utility = (tasks.get("utility") or [None] * len(tasks["id"]))[i]
         where = clusters[cluster]["name"] if clusters else cluster
@@ -164,9 +164,11 @@ def node_gantt(result) -> dict:
                      f"priority {tasks['priority'][i]:.2f}, P-state {tasks['pstate'][i]}<br>"
                      f"{tasks['nodes'][i]} nodes on {where}<br>"
                      f"{start / 3600:.2f} h – {end / 3600:.2f} h, utility {utility or 0:.3g}")
+        ids.append([tasks["id"][i]])
     trace = {"type": "bar", "orientation": "h", "y": rounded(ys), "x": rounded(lengths),
              "base": rounded(bases), "width": widths, "hovertext": hover,
              "hoverinfo": "text", "name": "tasks",
+             "customdata": ids, "meta": {"task": 0},  # a click opens the task's story
              "marker": {"color": rounded(colors, 3), "colorscale": "Viridis", "cmin": 1,
                         "cmax": 8, "line": {"width": 0},
                         "colorbar": {"title": {"text": "priority"}, "thickness": 12}}}
