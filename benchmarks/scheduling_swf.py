@@ -18,14 +18,13 @@ nothing; best of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _measure import best  # noqa: E402
+from _measure import best, on_off, overhead  # noqa: E402
 
 from scheduling.hpc import traces  # noqa: E402
 from scheduling.hpc.swf import read_swf_arrays  # noqa: E402
@@ -96,22 +95,16 @@ def main() -> None:
 
 def explain_overhead(trace, repeat: int) -> None:
     cfg = from_dict(ReplayConfig, {})
-    print(f"decision log off vs on, {len(trace.columns['job_id'])} jobs, median CPU s of "
+    print(f"decision log off vs on, {len(trace.columns['job_id'])} jobs, least CPU s of "
           f"{repeat} alternating runs")
     print(f"{'policy':<13} {'off s':>8} {'on s':>8} {'overhead':>9} {'kept':>8} {'stride':>7}")
     for name, cls in POLICIES.items():
-        off, on = [], []
-        for _ in range(repeat):
-            off.append(best(lambda cls=cls: replay(trace, cfg, cls), 1)[1])
-
-            def explained(cls=cls):
-                log = DecisionLog()
-                replay(trace, cfg, cls, decisions=log)
-                return log.export()
-            cpu, (_, info) = best(explained, 1)[1:]
-            on.append(cpu)
-        a, b = statistics.median(off), statistics.median(on)
-        print(f"{name:<13} {a:>8.3f} {b:>8.3f} {100 * (b / a - 1):>8.0f}% "
+        def run(explain, cls=cls):
+            log = DecisionLog() if explain else None
+            replay(trace, cfg, cls, decisions=log)
+            return log.export()[1] if log else None
+        (_, off, _), (_, on, info) = on_off(run, repeat)
+        print(f"{name:<13} {off:>8.3f} {on:>8.3f} {overhead(off, on):>9} "
               f"{info['recorded']:>8} {info['stride']:>7}")
 
 
