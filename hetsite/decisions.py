@@ -91,7 +91,7 @@ def actions_asked(raw: str | None) -> list[str]:
     """``?action=dropped,expired`` as a list (empty: every action); an unknown one is a
     ScenarioError naming ``action``."""
     asked = [a.strip() for a in (raw or "").split(",") if a.strip()]
-    unknown = sorted(set(asked) - set(ACTIONS))
+    unknown = explain.unknown_actions(asked)
     if unknown:
         shown = ", ".join(u[:40] for u in unknown[:5])
         raise ScenarioError("action", f"unknown {shown}; known: {', '.join(ACTIONS)}")

@@ -118,11 +118,8 @@ class DecisionLog:
     def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
         i = self._last.get(task)
         wait = action in _REPEATABLE
-        if i is None:
-            if task in self._out:
-                return
-            if self.stride > 1 and bucket(task) % self.stride:
-                self._out.add(task)
+        if i is None:  # a task's first record: is it sampled in?
+            if not self.keeps(task):
                 return
             self._count[task] = 0
             self._waits[task] = 0

@@ -31,10 +31,15 @@ def story(decisions: list[dict], task: Any) -> list[dict]:
     return [d for d in decisions if same_task(d["task"], task)]
 
 
+def unknown_actions(actions) -> list[str]:
+    """The names in ``actions`` that are not actions (:data:`ACTIONS`), sorted."""
+    return sorted(set(actions) - set(ACTIONS))
+
+
 def of_actions(decisions: list[dict], actions) -> list[dict]:
     """Every decision whose action is one of ``actions`` (an unknown action is an error)."""
     wanted = set(actions)
-    unknown = sorted(wanted - set(ACTIONS))
+    unknown = unknown_actions(wanted)
     if unknown:
         raise ExplainError(f"action: unknown {', '.join(unknown)}; known: {', '.join(ACTIONS)}")
     return [d for d in decisions if d["action"] in wanted]
