@@ -259,7 +259,7 @@ class SerialSim:
         self.c_end[core] = np.inf
         j = int(self.core_cluster[core])
         heapq.heappush(self.idle[j], core)
-        if self.decisions is not None and self.wants(task, "completed"):
+        if self.decisions is not None and self.decisions.keeps(task):
             self.decisions.add(ct, task, "completed", "ran its remaining execution time",
                                where=self.names[j], core=core, utility=float(self.util[task]),
                                preemptions=int(self.npre[task]))
@@ -346,11 +346,6 @@ class SerialSim:
         return np.broadcast_to(np.arange(self.K), (g, self.K))
 
     # -- the decision trace (only with a log: callers check ``self.decisions`` first) -----------
-    def wants(self, task: int, action: str = "") -> bool:
-        """Whether a decision (``action``) about ``task`` is worth working out: a full log
-        keeps one task in ``stride`` by a hash of its id, and does not keep the others again."""
-        return self.decisions.keeps(task)
-
     def _explain_drop(self, a: int, b: int, util: np.ndarray) -> None:
         """Tasks ``a..b-1`` of one group were dropped: no cluster they may use gives them
         more utility than the threshold (``util``: theirs per cluster, if started now)."""
@@ -360,22 +355,22 @@ class SerialSim:
                    "best_where": self.names[j], "waited": self.now - float(self.t_arr[a])}
         if bound >= 0:  # suspended with progress: it may only resume where it ran
             numbers["bound_to"] = self.names[bound]
-        add, wants = self.decisions.add, self.wants
+        add, wants = self.decisions.add, self.decisions.keeps
         for task in range(a, b):
-            if wants(task, "dropped"):
+            if wants(task):
                 add(self.now, task, "dropped", "its utility if started now, on any cluster it "
                     "may use, is no more than the dropping threshold", **numbers)
 
     def explain_start(self, task: int, core: int, reason: str, **numbers) -> None:
         """Record that ``task`` starts on ``core`` now (a task suspended before *resumes*);
-        callers ask :meth:`wants` first."""
+        callers ask ``decisions.keeps(task)`` first."""
         action = "resumed" if self.npre[task] else "mapped"
         self.decisions.add(self.now, task, action, reason,
                            where=self.names[int(self.core_cluster[core])], core=core, **numbers)
 
     def explain_preempt(self, core: int, by: int, reason: str, **numbers) -> None:
         """Record that the task on ``core`` is suspended now to make room for task ``by``;
-        callers ask :meth:`wants` (about the suspended task) first."""
+        callers ask ``decisions.keeps`` (about the suspended task) first."""
         self.decisions.add(self.now, int(self.c_task[core]), "preempted", reason, by=by,
                            where=self.names[int(self.core_cluster[core])], core=core,
                            **numbers)
@@ -406,9 +401,9 @@ class SerialSim:
             self._policy_held.discard(g)
         else:
             self._policy_held.add(g)
-        wants = self.wants
+        wants = self.decisions.keeps
         return [task for task in range(int(self.g_next[g]), int(self.g_end[g]))
-                if wants(task, "held")]
+                if wants(task)]
 
     def _record_hold(self, g: int, reason: str, tasks: list[int], numbers: dict) -> None:
         add, t = self.decisions.add, self.now
