@@ -31,6 +31,8 @@ import zlib
 from numbers import Integral
 from typing import Any
 
+import numpy as np
+
 #: What can happen to a task, in the words the stories use.
 ACTIONS = (
     "mapped",      # started (or assigned) somewhere: where, and why there
@@ -62,9 +64,44 @@ DEFAULT_LIMIT = 20_000
 def bucket(task: Any) -> int:
     """The hash that samples tasks: kept when ``bucket(task) % stride == 0``. An integer id
     hashes as a Python int whatever its type, so a numpy id and the JSON's number agree."""
-    if isinstance(task, Integral) and not isinstance(task, bool):
-        task = int(task)
+    if type(task) is not int and isinstance(task, Integral) and not isinstance(task, bool):
+        task = int(task)  # (the test of an exact int first: an abstract-class test is slow)
     return zlib.crc32(repr(task).encode())
+
+
+def _crc_table() -> np.ndarray:
+    table = np.arange(256, dtype=np.uint32)
+    for _ in range(8):
+        table = np.where(table & 1, (table >> 1) ^ np.uint32(0xEDB88320), table >> 1)
+    return table.astype(np.uint32)
+
+
+_CRC = _crc_table()
+
+
+def buckets(ids: Any) -> np.ndarray:
+    """:func:`bucket` of every id at once (uint32). Non-negative integer ids below 2**63, the
+    ids of every kind that samples up front, are hashed in numpy (the CRC-32 of their decimal
+    digits, ids of one width together); any other id goes one by one."""
+    arr = np.asarray(ids)
+    if arr.dtype.kind not in "iu" or (arr.size and int(arr.min()) < 0):
+        return np.fromiter((bucket(t) for t in ids), dtype=np.uint32, count=len(ids))
+    arr = arr.astype(np.uint64)
+    out = np.empty(arr.size, dtype=np.uint32)
+    width, lo = 1, 0
+    while True:
+        hi = 10 ** width
+        sel = (arr >= lo) & (arr < hi) if width < 20 else arr >= lo
+        if sel.any():
+            v = arr[sel]
+            crc = np.full(v.size, 0xFFFFFFFF, dtype=np.uint32)
+            for p in range(width - 1, -1, -1):  # most significant digit first
+                byte = (v // np.uint64(10 ** p) % np.uint64(10)).astype(np.uint32) + np.uint32(48)
+                crc = _CRC[(crc ^ byte) & np.uint32(0xFF)] ^ (crc >> np.uint32(8))
+            out[sel] = crc ^ np.uint32(0xFFFFFFFF)
+        if width >= 20 or not (arr >= hi).any():
+            return out
+        lo, width = hi, width + 1
 
 
 class DecisionLog:
@@ -84,13 +121,14 @@ class DecisionLog:
         self.time_unit = time_unit
         self.stride = 1
         self._records: list[list | None] = []
-        self._last: dict[Any, int] = {}  # kept task -> index of its latest record
-        self._count: dict[Any, int] = {}  # kept task -> its records kept
-        self._waits: dict[Any, int] = {}  # kept task -> its waits and filters kept
-        self._last_wait: dict[Any, int] = {}  # kept task -> index of its latest wait
-        self._omitted: dict[Any, int] = {}
+        # kept task -> [index of its latest record, its records kept, its waits and filters
+        # kept, index of its latest wait (-1: none), waits omitted]: one look-up per ``add``
+        self._tasks: dict[Any, list[int]] = {}
         self._out: set = set()  # tasks the sampling left out
         self._out_counted = 0  # tasks left out before they were recorded (``presample``)
+        # The tasks ``sample_up_front`` kept, while its stride holds (None: not sampled so):
+        # then whether a task is kept is a look-up, its hash worked out once for all.
+        self._ahead: set | None = None
         self._size = 0
 
     def presample(self, stride: int, left_out: int) -> None:
@@ -103,11 +141,34 @@ class DecisionLog:
         self.stride = stride
         self._out_counted = left_out
 
+    def sample_up_front(self, ids: Any, per_task: Any) -> np.ndarray | None:
+        """For a kind that knows all its tasks before the run: choose the stride the log would
+        end with, expecting about ``per_task`` decisions of each task (a number, or one per
+        task), :meth:`presample` it, and return which of ``ids`` to record (None: all).
+        ``ids`` are every task the run can record. A kind that then records only those pays
+        nothing for the tasks the sampling leaves out; if the run makes more decisions than
+        expected, the log still thins itself."""
+        n = len(ids)
+        kept = np.minimum(np.broadcast_to(np.asarray(per_task, dtype=float), (n,)),
+                          self.per_task)
+        if float(kept.sum()) <= self.limit:
+            return None
+        hashes = buckets(ids)
+        stride = 2
+        while float(kept[hashes % stride == 0].sum()) > self.limit:
+            stride *= 2
+        keep = hashes % stride == 0
+        self.presample(stride, n - int(np.count_nonzero(keep)))
+        self._ahead = set(np.asarray(ids)[keep].tolist())
+        return keep
+
     def keeps(self, task: Any) -> bool:
         """Whether a decision about ``task`` would be kept now, so a kind can skip working out
         the numbers of one the sampling leaves out (a task left out counts as seen)."""
-        if task in self._last:
+        if task in self._tasks:
             return True
+        if self._ahead is not None:
+            return task in self._ahead
         if task in self._out:
             return False
         if self.stride > 1 and bucket(task) % self.stride:
@@ -116,15 +177,14 @@ class DecisionLog:
         return True
 
     def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
-        i = self._last.get(task)
+        mine = self._tasks.get(task)
         wait = action in _REPEATABLE
-        if i is None:  # a task's first record: is it sampled in?
+        if mine is None:  # a task's first record: is it sampled in?
             if not self.keeps(task):
                 return
-            self._count[task] = 0
-            self._waits[task] = 0
+            mine = self._tasks[task] = [0, 0, 0, -1, 0]
         elif wait:
-            last = self._records[i]
+            last = self._records[mine[0]]
             if last[2] == action and last[3] == reason:
                 last[5] += 1
                 last[6] = t
@@ -132,38 +192,41 @@ class DecisionLog:
                     last[7] = numbers
                 return
         records = self._records
-        if wait and self._waits[task] >= self.per_task:
-            # keep its first waits and its latest: the latest says what it waited for last
-            records[self._last_wait[task]] = None
-            self._omitted[task] = self._omitted.get(task, 0) + 1
-        else:
-            self._waits[task] += wait
-            self._count[task] += 1
-            self._size += 1
         n = len(records)
-        self._last[task] = n
-        if wait:
-            self._last_wait[task] = n
+        if not wait:
+            mine[1] += 1
+            self._size += 1
+        elif mine[2] >= self.per_task:
+            # keep its first waits and its latest: the latest says what it waited for last
+            records[mine[3]] = None
+            mine[4] += 1
+            mine[3] = n
+        else:
+            mine[1] += 1
+            mine[2] += 1
+            mine[3] = n
+            self._size += 1
+        mine[0] = n
         records.append([t, task, action, reason, numbers, 1, t, numbers])
         if self._size > self.limit:
             self._thin()
 
     def _thin(self) -> None:
+        tasks = self._tasks
         while self._size > self.limit:
             self.stride *= 2
-            for task in [k for k in self._last if bucket(k) % self.stride]:
-                del self._last[task]
-                self._size -= self._count.pop(task)
-                self._waits.pop(task)
-                self._omitted.pop(task, None)
+            for task in [k for k in tasks if bucket(k) % self.stride]:
+                self._size -= tasks.pop(task)[1]
                 self._out.add(task)
-        kept = self._last
-        self._records = [r for r in self._records if r is not None and r[1] in kept]
-        self._last_wait = {}
+        self._ahead = None
+        self._records = [r for r in self._records if r is not None and r[1] in tasks]
+        for mine in tasks.values():
+            mine[3] = -1
         for i, r in enumerate(self._records):
-            kept[r[1]] = i
+            mine = tasks[r[1]]
+            mine[0] = i
             if r[2] in _REPEATABLE:
-                self._last_wait[r[1]] = i
+                mine[3] = i
 
     def __len__(self) -> int:
         return self._size
@@ -174,6 +237,7 @@ class DecisionLog:
     def export(self) -> tuple[list[dict], dict]:
         """The decisions in the order they were made, and what bounded them."""
         out = []
+        tasks = self._tasks
         for i, r in enumerate(self._records):
             if r is None:
                 continue
@@ -184,14 +248,15 @@ class DecisionLog:
                 d["t_last"] = t_last
                 if latest != numbers:
                     d["last"] = latest
-            if task in self._omitted and self._last_wait.get(task) == i:
-                d["omitted_before"] = self._omitted[task]
+            mine = tasks[task]
+            if mine[4] and mine[3] == i:
+                d["omitted_before"] = mine[4]
             out.append(d)
-        seen = len(self._last) + len(self._out) + self._out_counted
+        seen = len(tasks) + len(self._out) + self._out_counted
         info = {"time_unit": self.time_unit, "per_task": self.per_task, "limit": self.limit,
                 "stride": self.stride, "tasks_seen": seen,
-                "tasks_kept": len(self._last), "recorded": len(out),
-                "omitted": sum(self._omitted.values()),
+                "tasks_kept": len(tasks), "recorded": len(out),
+                "omitted": sum(mine[4] for mine in tasks.values()),
                 "sampling": ("every task" if self.stride == 1 else
                              f"1 task in {self.stride}, chosen by a hash of its id")}
         return out, info

@@ -24,6 +24,10 @@ from simcore.errors import PolicyViolation
 
 from .jobs import Jobs
 
+# What a job's story holds, about: its start, its end, why it waited. Only sizes the sample
+# taken before the run; a run that says more is thinned by the log itself.
+DECISIONS_PER_JOB = 3
+
 
 class InvariantError(AssertionError):
     """A policy broke one of its guarantees (raised only with ``check=True``)."""
@@ -65,6 +69,10 @@ class JobReplay:
         #: job numbers).
         self.decisions = None
         self.ids = jobs.job_id.tolist()
+        #: Which jobs' decisions are recorded (None: the run does not explain itself). A big
+        #: trace is sampled before the run (``DecisionLog.sample_up_front``), so the jobs the
+        #: sampling leaves out cost one look-up per decision point.
+        self.noted: list[bool] | None = None
 
     # -- hooks -----------------------------------------------------------------------------
     def on_complete(self, j: int, t: float) -> None:
@@ -110,7 +118,7 @@ class JobReplay:
                               f"{self.free} free of {self.N}")
 
     def explain(self, t: float, j: int, action: str, reason: str, **numbers) -> None:
-        """Record a decision about job ``j`` (callers check ``self.decisions`` first, so a run
+        """Record a decision about job ``j`` (callers check ``self.noted`` first, so a run
         that does not explain itself pays one test)."""
         self.decisions.add(t, self.ids[j], action, reason, **numbers)
 
@@ -139,6 +147,10 @@ class JobReplay:
         record = self.clock.record
         log_t, log_wait = self.log_t, self.log_wait
         log_run, log_busy = self.log_run, self.log_busy
+        if self.decisions is not None:
+            keep = self.decisions.sample_up_front(self.jobs.job_id, DECISIONS_PER_JOB)
+            self.noted = [True] * J if keep is None else keep.tolist()
+        noted = self.noted
         while True:
             t = sub[i] if i < J else math.inf
             if heap and heap[0][0] < t:
@@ -156,7 +168,7 @@ class JobReplay:
                 self.done += 1
                 self.on_complete(j, t)
                 completed = True
-                if self.decisions is not None:
+                if noted is not None and noted[j]:
                     self.decisions.add(t, self.ids[j], "completed",
                                        "ran its actual run time", nodes=n[j], run_s=self.run_l[j])
             first_new = i
@@ -164,9 +176,9 @@ class JobReplay:
                 i += 1
             self.arrived = i
             self.schedule(t, completed, first_new)
-            if self.decisions is not None:
+            if noted is not None:
                 for j in range(first_new, i):
-                    if self.start_t[j] != self.start_t[j]:
+                    if noted[j] and self.start_t[j] != self.start_t[j]:
                         self.explain_waiting(t, j)
             record(perf() - t0)
             log_t.append(t)

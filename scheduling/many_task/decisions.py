@@ -9,8 +9,9 @@ completion. Task ids are the workload's indices, the ``id`` column of the task t
 A bag can hold close to a million tasks whose whole schedule costs about a second of numpy;
 a Python call per decision would cost several times that, and the log keeps only a hash
 sample of the tasks past its limit anyway. So the sample is chosen first, with the log's own
-rule (one task in ``stride``, a power of two, by the CRC-32 of its id, computed here for all
-tasks at once), and only the sampled tasks' decisions are built and recorded.
+rule (``DecisionLog.sample_up_front``: one task in ``stride``, a power of two, by the CRC-32 of
+its id, computed for all tasks at once), and only the sampled tasks' decisions are built and
+recorded.
 """
 
 from __future__ import annotations
@@ -36,49 +37,14 @@ COMPLETED = "ran to completion"
 _COMPLETE, _START, _KILL = 0, 1, 2
 
 
-def _crc_table() -> np.ndarray:
-    table = np.arange(256, dtype=np.uint32)
-    for _ in range(8):
-        table = np.where(table & 1, (table >> 1) ^ np.uint32(0xEDB88320), table >> 1)
-    return table.astype(np.uint32)
-
-
-_CRC = _crc_table()
-
-
-def id_hashes(n: int) -> np.ndarray:
-    """``zlib.crc32(repr(i).encode())`` for every id ``i`` in ``range(n)``, vectorized: the
-    hash the decision log samples tasks by. Ids of one decimal width form one block."""
-    out = np.empty(n, dtype=np.uint32)
-    lo, width = 0, 1
-    while lo < n:
-        hi = min(n, 10 ** width)
-        ids = np.arange(lo, hi, dtype=np.uint32)  # bags hold at most 20 million tasks
-        crc = np.full(ids.size, 0xFFFFFFFF, dtype=np.uint32)
-        for p in range(width - 1, -1, -1):  # most significant digit first
-            byte = ids // np.uint32(10 ** p) % np.uint32(10) + np.uint32(48)
-            crc = _CRC[(crc ^ byte) & np.uint32(0xFF)] ^ (crc >> np.uint32(8))
-        out[lo:hi] = crc ^ np.uint32(0xFFFFFFFF)
-        lo, width = hi, width + 1
-    return out
-
-
-def sample_stride(log, schedule: Schedule, order: np.ndarray) -> tuple[int, np.ndarray | None]:
-    """The stride the log would end with if given every decision of the run, and the tasks
-    that stride keeps as a mask over task ids (None: every task)."""
-    n = order.size
-    per_task = np.full(n, 2, dtype=np.int64)  # a start and a completion...
+def expected_decisions(schedule: Schedule, order: np.ndarray) -> np.ndarray:
+    """How many decisions each task (by id) makes: a start and a completion, and a kill and a
+    start for each execution tail-chopping cancelled."""
+    per_task = np.full(order.size, 2, dtype=np.int64)
     for st in schedule.stints:
-        if st.cancelled is not None:  # ...and a kill and a start for each cancelled execution
+        if st.cancelled is not None:
             per_task[order[st.part.queue[st.cancelled]]] += 2
-    kept = np.minimum(per_task, log.per_task)
-    stride = max(1, log.stride)
-    if int(kept.sum()) <= log.limit and stride == 1:
-        return 1, None
-    hashes = id_hashes(n)
-    while int(kept[hashes % stride == 0].sum()) > log.limit:
-        stride *= 2
-    return stride, hashes % stride == 0
+    return per_task
 
 
 def workers(start: np.ndarray, runtimes: np.ndarray, m: int) -> np.ndarray:
@@ -107,9 +73,7 @@ def record(log, schedule: Schedule, order: np.ndarray, runtimes: np.ndarray, ord
     log.time_unit = "s"
     first = ORDER_REASONS.get(order_name, "the policy's order: the next queued task goes to "
                                           "the first idle worker")
-    stride, sampled = sample_stride(log, schedule, order)
-    if sampled is not None:
-        log.presample(stride, int(order.size - np.count_nonzero(sampled)))
+    sampled = log.sample_up_front(np.arange(order.size), expected_decisions(schedule, order))
     add = log.add
     stints = schedule.stints
     for i, st in enumerate(stints):

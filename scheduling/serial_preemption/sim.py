@@ -71,6 +71,11 @@ class Context:
             return np.where(self.valid, self.util / self.ret, 0.0)
 
 
+# About what a task's story holds (its start, its end, a wait or two, a preemption); only
+# sizes the sample taken before the run, the log thins itself if a run says more.
+DECISIONS_PER_TASK = 4
+
+
 class SerialSim:
     def __init__(self, wl: Workload, *, warmup: float, duration: float, interval: float = 1.0,
                  min_utility: float = 0.0, tie_break: str = "index",
@@ -153,6 +158,9 @@ class SerialSim:
         #: the policies record their choices through :meth:`explain_start`,
         #: :meth:`explain_preempt` and :meth:`hold`. Tasks are named by their id.
         self.decisions = None
+        #: Per task id, whether its decisions are recorded (None: not explaining). Tasks are
+        #: sampled before the run, so one the sampling leaves out costs a look-up.
+        self.noted: list[bool] | None = None
         self.names = cluster_names(self.K)
         self._causes: dict[str, int] = {}
         self.held_now: set[int] = set()  # the groups the policy explained in this event
@@ -259,7 +267,7 @@ class SerialSim:
         self.c_end[core] = np.inf
         j = int(self.core_cluster[core])
         heapq.heappush(self.idle[j], core)
-        if self.decisions is not None and self.decisions.keeps(task):
+        if self.noted is not None and self.noted[task]:
             self.decisions.add(ct, task, "completed", "ran its remaining execution time",
                                where=self.names[j], core=core, utility=float(self.util[task]),
                                preemptions=int(self.npre[task]))
@@ -355,22 +363,22 @@ class SerialSim:
                    "best_where": self.names[j], "waited": self.now - float(self.t_arr[a])}
         if bound >= 0:  # suspended with progress: it may only resume where it ran
             numbers["bound_to"] = self.names[bound]
-        add, wants = self.decisions.add, self.decisions.keeps
+        add, noted = self.decisions.add, self.noted
         for task in range(a, b):
-            if wants(task):
+            if noted[task]:
                 add(self.now, task, "dropped", "its utility if started now, on any cluster it "
                     "may use, is no more than the dropping threshold", **numbers)
 
     def explain_start(self, task: int, core: int, reason: str, **numbers) -> None:
         """Record that ``task`` starts on ``core`` now (a task suspended before *resumes*);
-        callers ask ``decisions.keeps(task)`` first."""
+        callers ask ``noted[task]`` first."""
         action = "resumed" if self.npre[task] else "mapped"
         self.decisions.add(self.now, task, action, reason,
                            where=self.names[int(self.core_cluster[core])], core=core, **numbers)
 
     def explain_preempt(self, core: int, by: int, reason: str, **numbers) -> None:
         """Record that the task on ``core`` is suspended now to make room for task ``by``;
-        callers ask ``decisions.keeps`` (about the suspended task) first."""
+        callers ask ``noted`` (about the suspended task) first."""
         self.decisions.add(self.now, int(self.c_task[core]), "preempted", reason, by=by,
                            where=self.names[int(self.core_cluster[core])], core=core,
                            **numbers)
@@ -401,9 +409,8 @@ class SerialSim:
             self._policy_held.discard(g)
         else:
             self._policy_held.add(g)
-        wants = self.decisions.keeps
-        return [task for task in range(int(self.g_next[g]), int(self.g_end[g]))
-                if wants(task)]
+        noted = self.noted
+        return [task for task in range(int(self.g_next[g]), int(self.g_end[g])) if noted[task]]
 
     def _record_hold(self, g: int, reason: str, tasks: list[int], numbers: dict) -> None:
         add, t = self.decisions.add, self.now
@@ -523,6 +530,9 @@ def run_simulation(wl: Workload, policy, *, warmup: float, duration: float,
     sim.decisions = decisions
     if decisions is not None:
         decisions.time_unit = "min"
+        # Sampled before the run: a task the sampling leaves out is then one set look-up.
+        keep = decisions.sample_up_front(np.arange(wl.n_tasks), DECISIONS_PER_TASK)
+        sim.noted = [True] * wl.n_tasks if keep is None else keep.tolist()
         mode = getattr(policy, "mode", "util")
         preempts = getattr(policy, "preempts", False)
     rec = RunRecord(sim, policy)

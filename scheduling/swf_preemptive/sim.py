@@ -282,7 +282,7 @@ class Maui(JobReplay):
                 return
             h = order[hp]
             if n[h] <= self.free:
-                if self.decisions is not None:
+                if self.noted is not None and self.noted[h]:
                     self._explain_start(t, h, "mapped", HEAD_FITS, nodes=n[h], free=self.free)
                 self.start(h, t)
                 continue
@@ -290,7 +290,7 @@ class Maui(JobReplay):
                 continue
             break
         self._reserve(h)
-        if self.decisions is not None:
+        if self.noted is not None and self.noted[h]:
             self._explain_reservation(t, h)
         if self.free or self.queue_trigger:
             self._scan(t, h, hp)
@@ -366,12 +366,12 @@ class Maui(JobReplay):
             if free + freed - n[v] >= need:
                 chosen.remove(v)
                 freed -= n[v]
-        if self.decisions is not None:
+        if self.noted is not None:
             self._explain_kills(t, h, chosen, ranked, len(pool), mode)
         for v in chosen:
             self.kill(v, t, h)
         self.triggers += 1
-        if self.decisions is not None:
+        if self.noted is not None and self.noted[h]:
             self._explain_killer(t, h, len(chosen), freed, free, mode)
         self.start(h, t, mode)
 
@@ -424,7 +424,7 @@ class Maui(JobReplay):
             if nj <= self.free:
                 if late:
                     self.extra -= nj
-                if self.decisions is not None:
+                if self.noted is not None and self.noted[j]:
                     self._explain_first_fit(t, j, late)
                 self.start(j, t, FIRST_FIT)
                 if not (self.free or queue):
@@ -445,7 +445,7 @@ class Maui(JobReplay):
             for c in mask.nonzero()[0].tolist():
                 j = order[lo + c]
                 if n[j] <= self.free:
-                    if self.decisions is not None:
+                    if self.noted is not None and self.noted[j]:
                         self._explain_past(t, j)
                     self.start(j, t, PREEMPTIVE)
                     self.dirty = True
@@ -467,7 +467,7 @@ class Maui(JobReplay):
                 if nj > self.extra:
                     continue
                 self.extra -= nj
-            if self.decisions is not None:
+            if self.noted is not None and self.noted[j]:
                 self._explain_first_fit(t, j, late)
             self.start(j, t, FIRST_FIT)
         if not self.preempt:
@@ -477,7 +477,7 @@ class Maui(JobReplay):
         for j in new:
             if (self.wq[pos[j]] and n[j] <= self.free and ok[self.rank[j]]
                     and (not hist or t + est[j] * self.rho_l[self.user[j]] <= self.shadow)):
-                if self.decisions is not None:
+                if self.noted is not None and self.noted[j]:
                     self._explain_past(t, j)
                 self.start(j, t, PREEMPTIVE)
                 self.dirty = True
@@ -532,7 +532,10 @@ class Maui(JobReplay):
         victims it took, before those ``h`` did not need were let go)."""
         why = KILLED_FOR_HEAD if mode == NORMAL else KILLED_FOR_QUEUE
         pos = self.pos
+        noted = self.noted
         for v in chosen:
+            if not noted[v]:
+                continue
             self.explain(t, v, "killed", why, by=self.ids[h], by_priority=self._class(h),
                          priority=self._class(v), by_place=pos[h], place=pos[v],
                          started_as=MODE_NAMES[self.mode[v]],

@@ -3,12 +3,13 @@ readers of ``simcore.explain``: stories, action filters, where two runs part way
 
 import zlib
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simcore import explain
-from simcore.decisions import ACTIONS, DecisionLog
+from simcore.decisions import ACTIONS, DecisionLog, bucket, buckets
 
 
 def model(adds, per_task, limit):
@@ -162,3 +163,28 @@ def test_a_task_that_waits_often_keeps_its_start_beyond_the_cap():
     assert [x["action"] for x in out] == ["held", "held", "mapped", "held", "completed"]
     assert [x["t"] for x in out] == [0, 1, 10, 14, 15]
     assert out[3]["omitted_before"] == 11 and info["omitted"] == 11
+
+
+@given(st.lists(st.integers(0, 2**62), max_size=60))
+def test_ids_hashed_at_once_sample_as_one_by_one(ids):
+    ids += [0, 9, 10, 99, 100, 123_456, 10**18]
+    got = buckets(np.array(ids, dtype=np.int64))
+    assert [int(h) for h in got] == [zlib.crc32(repr(i).encode()) for i in ids]
+    assert [int(h) for h in buckets(["a", 7, "7"])] == [bucket("a"), bucket(7), bucket("7")]
+
+
+@pytest.mark.parametrize("per_task", [1, 3, 5])
+def test_sampling_up_front_keeps_what_the_log_would_keep(per_task):
+    """A kind that knows its tasks and records only the ones ``sample_up_front`` names ends
+    with the tasks, stride and counts of a log handed every decision that thinned itself."""
+    ids = np.arange(3, 5003, 7)
+    whole, ahead = DecisionLog(limit=300), DecisionLog(limit=300)
+    keep = ahead.sample_up_front(ids, per_task)
+    assert keep is not None and ahead.stride > 1
+    for k in range(per_task):
+        for i, task in enumerate(ids.tolist()):
+            whole.add(float(k), task, "held" if k % 2 else "mapped", f"step {k}")
+            if keep[i]:
+                ahead.add(float(k), task, "held" if k % 2 else "mapped", f"step {k}")
+    assert whole.export() == ahead.export()
+    assert DecisionLog(limit=10_000).sample_up_front(ids, per_task) is None

@@ -49,7 +49,7 @@ def walk(sim: SerialSim, ctx: Context, order: np.ndarray, rng, whole_group: bool
                 j = _pick_cluster(rng, feasible, idle_n)
                 core = heapq.heappop(sim.idle[j])
                 task = sim.take(int(gidx[row]))
-                if log is not None and sim.decisions.keeps(task):
+                if log is not None and sim.noted[task]:
                     sim.explain_start(task, core, why, utility=float(util[row, j]),
                                       feasible_clusters=int(feasible.sum()))
                 sim.start(task, core, float(util[row, j]))

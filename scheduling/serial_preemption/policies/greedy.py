@@ -124,7 +124,7 @@ class GreedyPolicy(SerialPolicy):
 
             s, j, g, hv, is_extra, to_idle = best
             if log is not None:  # who starts, and who is suspended, before either happens
-                note = sim.decisions.keeps(extras[s][0][2] if is_extra else nid_l[g])
+                note = sim.noted[extras[s][0][2] if is_extra else nid_l[g]]
                 if note:
                     if is_extra:
                         options = [(k, o) for k, o, _, _ in extras[s][0][6]]
@@ -132,7 +132,7 @@ class GreedyPolicy(SerialPolicy):
                         options = [(k, o) for k, (o, ok) in enumerate(zip(
                             obj[g].tolist(), ctx.valid[g].tolist(), strict=True)) if ok]
                     numbers = _runner_up(options, j, s & 1, idle, vheap, diff, sim.names)
-                note_victim = not to_idle and sim.decisions.keeps(int(sim.c_task[vheap[j][0][1]]))
+                note_victim = not to_idle and sim.noted[int(sim.c_task[vheap[j][0][1]])]
             if is_extra:
                 x = heapq.heappop(extras[s])
                 task = sim.take(x[4])

@@ -520,7 +520,7 @@ class _PairEvent:
         j = int(self.idle_cluster[row])
         core = heapq.heappop(sim.idle[j])
         task = sim.take(int(R.gsim[row]))
-        if sim.decisions is not None and sim.decisions.keeps(task):
+        if sim.noted is not None and sim.noted[task]:
             self._explain_idle(row, task, core, j)
         sim.start(task, core, float(R.util[row, j]))
         self.idle_n[j] -= 1
@@ -544,8 +544,8 @@ class _PairEvent:
         r_util = float(sim.c_util[core])
         task = sim.take(int(R.gsim[row]))
         if sim.decisions is not None:
-            note_victim = sim.decisions.keeps(int(sim.c_task[core]))
-            note = sim.decisions.keeps(task)
+            note_victim = sim.noted[int(sim.c_task[core])]
+            note = sim.noted[task]
             if note_victim or note:
                 net_a, net_b = self._nets(row)
             if note_victim:

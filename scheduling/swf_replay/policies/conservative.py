@@ -99,7 +99,7 @@ class Conservative(Replay):
             self.reservation[j] = s
             self.waiting[j] = True
             heappush(rheap, (s, j))
-            if self.decisions is not None and s > t:
+            if s > t and self.noted is not None and self.noted[j]:
                 self.explain(t, j, "held", "reserved at the earliest time its nodes are free "
                              "for its whole estimate, behind every earlier reservation",
                              reservation_s=s, nodes=nj, estimate_s=ej, free=self.free)
@@ -111,7 +111,7 @@ class Conservative(Replay):
             if self.check and r != t:
                 raise InvariantError(f"conservative: reservation {r} of job index {j} "
                                      f"passed without a start (now {t})")
-            if self.decisions is not None:
+            if self.noted is not None and self.noted[j]:
                 self._explain_start(j, t)
             self.start(j, t)
         if self.check:
@@ -212,7 +212,7 @@ class Conservative(Replay):
             res[j] = s
             heappush(self._rheap, (s, j))
             self.moves += 1
-            if self.decisions is not None:
+            if self.noted is not None and self.noted[j]:
                 self.explain(t, j, "held", "reservation moved earlier: a job ended before "
                              "its estimate", reservation_s=s, was_s=r)
             gain = self._gained(max(r, s + ej), r + ej)

@@ -90,9 +90,9 @@ class Easy(Replay):
         while h < a and not waiting[h]:
             h += 1
         started_head = False
-        log = self.decisions
+        noted = self.noted
         while h < a and n[h] <= self.free:
-            if log is not None:
+            if noted is not None and noted[h]:
                 self.explain(t, h, "mapped", "queue head and its nodes are free", nodes=n[h],
                              free=self.free)
             self.start(h, t)
@@ -109,7 +109,7 @@ class Easy(Replay):
                                  f"{self.reservation[h]}")
         if completed or started_head or self.shadow_for != h:
             self._reserve(h, t)
-            if log is not None:
+            if noted is not None and noted[h]:
                 self.explain(t, h, "held", "queue head: too few free nodes; reserved at the "
                              "shadow time", nodes=n[h], free=self.free, shadow_s=self.shadow,
                              extra=self.extra)
@@ -139,7 +139,7 @@ class Easy(Replay):
                 why = "uses only the extra nodes at the head's shadow time"
             else:
                 continue
-            if log is not None:
+            if noted is not None and noted[j]:
                 self.explain(t, j, "backfilled", why, reservation_of=self.ids[self.shadow_for],
                              shadow_s=shadow, end_estimate_s=t + est[j], nodes=nj,
                              extra=extra)

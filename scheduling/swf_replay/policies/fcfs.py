@@ -23,9 +23,9 @@ class Fcfs(Replay):
         h = self.head
         a = self.arrived
         n = self.n
-        log = self.decisions
+        noted = self.noted
         while h < a and n[h] <= self.free:
-            if log is not None:
+            if noted is not None and noted[h]:
                 self.explain(t, h, "mapped", "first in the queue and its nodes are free",
                              nodes=n[h], free=self.free)
             self.start(h, t)
