@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import explain, plugins
+from .decisions import DEFAULT_LIMIT, DEFAULT_PER_TASK, DecisionLog
 from .errors import PolicyViolation, ScenarioError
 from .explain import ExplainError
 from .params import parse_value
@@ -207,6 +208,28 @@ def run_sweep(engine: Engine, args) -> int:
     return 0
 
 
+def decision_log(args) -> DecisionLog | bool:
+    """The log ``run --explain`` records into, bounded as its flags say (False: not asked)."""
+    bounds = {"limit": args.explain_limit, "per_task": args.explain_per_task}
+    for key, value in bounds.items():
+        flag = "--explain-" + key.replace("_", "-")
+        if value is not None and not args.explain:
+            raise ExplainError(f"{flag}: only with --explain")
+        if value is not None and value < 2:
+            raise ExplainError(f"{flag}: at least 2, got {value}")
+    if args.explain_task and not args.explain:
+        raise ExplainError("--explain-task: only with --explain")
+    if not args.explain:
+        return False
+    limit = bounds["limit"] or DEFAULT_LIMIT
+    per_task = bounds["per_task"] or DEFAULT_PER_TASK
+    if limit < per_task:
+        raise ExplainError(f"--explain-limit: at least --explain-per-task ({per_task}), got "
+                           f"{limit}")
+    always = [int(t) if t.lstrip("-").isdigit() else t for t in args.explain_task]
+    return DecisionLog(per_task=per_task, limit=limit, always=always)
+
+
 def run_explain(args) -> int:
     if len(args.results) > 2:
         raise ExplainError("results: give one result (its decisions) or two (where they part)")
@@ -250,6 +273,16 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
     run.add_argument("--timing", action="store_true", help="include wall-clock timing in --out")
     run.add_argument("--explain", action="store_true",
                      help="record every decision with its reason (result key 'decisions')")
+    run.add_argument("--explain-limit", type=int, metavar="N",
+                     help=f"with --explain: keep at most N decisions, past them one task in "
+                          f"2, 4, ... with its whole story (default {DEFAULT_LIMIT:,}; a "
+                          f"lower limit costs less on runs of many short tasks)")
+    run.add_argument("--explain-task", action="append", default=[], metavar="ID",
+                     help="with --explain: keep this task's whole story whatever the sampling "
+                          "(repeatable; the id of the result's task table)")
+    run.add_argument("--explain-per-task", type=int, metavar="N",
+                     help=f"with --explain: at most N waits kept per task, the first ones and "
+                          f"the latest (default {DEFAULT_PER_TASK})")
     for flag, (help_text, _) in engine.policy_flags.items():
         run.add_argument(flag, action="store_true", help=help_text)
     exp = sub.add_parser("explain", help="read the decisions of a result written with "
@@ -296,7 +329,13 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
             if getattr(args, flag.lstrip("-").replace("-", "_")):
                 policy = transform(policy)
         scenario = engine.preset_scenario(args.preset, overrides(args.set))
-        result = engine.simulate(scenario, policy=policy, seed=args.seed, explain=args.explain)
+        explain = decision_log(args)
+        result = engine.simulate(scenario, policy=policy, seed=args.seed, explain=explain)
+        if explain:
+            told = {d["task"] for d in result.decisions}
+            for task in sorted(explain.always - told, key=str):
+                print(f"warning: --explain-task {task}: no decision about it (no such task?)",
+                      file=sys.stderr)
         if args.out:
             write_json(args.out, result.to_json(timing=args.timing))
         print_summary(result.summary)

@@ -21,13 +21,15 @@ Bounds, stated in ``meta.decisions``:
   between), so no start, drop or preemption is ever lost to the cap;
 - the whole log keeps at most ``limit`` decisions: past it, tasks are sampled by a hash of
   their id, one in ``stride`` kept with their whole story, ``stride`` doubling until the log
-  fits. Which tasks are kept depends only on their ids, so two runs of one scenario sample the
+  fits; the tasks named ``always`` (the ones a user asks about) are kept whatever the stride.
+  Which tasks are kept depends only on their ids, so two runs of one scenario sample the
   same tasks and can be compared decision by decision (``simcore.explain``).
 """
 
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 from numbers import Integral
 from typing import Any
 
@@ -59,6 +61,9 @@ _REPEATABLE = frozenset(ACTIONS) - MOVES
 
 DEFAULT_PER_TASK = 16
 DEFAULT_LIMIT = 20_000
+# A stride past every 32-bit hash: only the tasks named ``always`` (and any hashing to 0) are
+# left, so sampling stops there even if their stories alone pass the limit.
+_ALL = 2**33
 
 
 def bucket(task: Any) -> int:
@@ -113,9 +118,12 @@ class DecisionLog:
     """
 
     def __init__(self, per_task: int = DEFAULT_PER_TASK, limit: int = DEFAULT_LIMIT,
-                 time_unit: str = "s"):
+                 time_unit: str = "s", always: Iterable = ()):
         if per_task < 2 or limit < per_task:
             raise ValueError("per_task must be >= 2 and limit >= per_task")
+        #: Tasks kept with their whole story whatever the sampling (the ones a user asked
+        #: about): they count towards ``limit`` but are never sampled out.
+        self.always = frozenset(always)
         self.per_task = per_task
         self.limit = limit
         self.time_unit = time_unit
@@ -154,10 +162,12 @@ class DecisionLog:
         if float(kept.sum()) <= self.limit:
             return None
         hashes = buckets(ids)
+        named = (np.isin(np.asarray(ids), list(self.always)) if self.always
+                 else np.zeros(n, dtype=bool))
         stride = 2
-        while float(kept[hashes % stride == 0].sum()) > self.limit:
+        while float(kept[(hashes % stride == 0) | named].sum()) > self.limit and stride < _ALL:
             stride *= 2
-        keep = hashes % stride == 0
+        keep = (hashes % stride == 0) | named
         self.presample(stride, n - int(np.count_nonzero(keep)))
         self._ahead = set(np.asarray(ids)[keep].tolist())
         return keep
@@ -165,7 +175,7 @@ class DecisionLog:
     def keeps(self, task: Any) -> bool:
         """Whether a decision about ``task`` would be kept now, so a kind can skip working out
         the numbers of one the sampling leaves out (a task left out counts as seen)."""
-        if task in self._tasks:
+        if task in self._tasks or task in self.always:
             return True
         if self._ahead is not None:
             return task in self._ahead
@@ -212,10 +222,10 @@ class DecisionLog:
             self._thin()
 
     def _thin(self) -> None:
-        tasks = self._tasks
-        while self._size > self.limit:
+        tasks, always = self._tasks, self.always
+        while self._size > self.limit and self.stride < _ALL:
             self.stride *= 2
-            for task in [k for k in tasks if bucket(k) % self.stride]:
+            for task in [k for k in tasks if k not in always and bucket(k) % self.stride]:
                 self._size -= tasks.pop(task)[1]
                 self._out.add(task)
         self._ahead = None
@@ -258,5 +268,8 @@ class DecisionLog:
                 "tasks_kept": len(tasks), "recorded": len(out),
                 "omitted": sum(mine[4] for mine in tasks.values()),
                 "sampling": ("every task" if self.stride == 1 else
-                             f"1 task in {self.stride}, chosen by a hash of its id")}
+                             f"1 task in {self.stride}, chosen by a hash of its id"
+                             + (", and every task asked for" if self.always else ""))}
+        if self.always:
+            info["always"] = sorted(self.always, key=str)
         return out, info

@@ -188,3 +188,19 @@ def test_sampling_up_front_keeps_what_the_log_would_keep(per_task):
                 ahead.add(float(k), task, "held" if k % 2 else "mapped", f"step {k}")
     assert whole.export() == ahead.export()
     assert DecisionLog(limit=10_000).sample_up_front(ids, per_task) is None
+
+
+def test_tasks_asked_for_keep_their_whole_story_past_any_limit():
+    log = DecisionLog(per_task=2, limit=6, always=[5, "target 9"])
+    for k in range(4):
+        for task in [*range(40), "target 9"]:
+            log.add(float(k), task, "mapped" if k % 2 == 0 else "preempted", "step")
+    out, info = log.export()
+    for task in (5, "target 9"):
+        assert [d["t"] for d in out if d["task"] == task] == [0.0, 1.0, 2.0, 3.0]
+    assert info["always"] == [5, "target 9"] and "every task asked for" in info["sampling"]
+    assert info["tasks_seen"] == 41  # sampling stopped with only the asked-for tasks left
+    ahead = DecisionLog(limit=50, always=[3])
+    keep = ahead.sample_up_front(np.arange(200), 2)
+    assert keep[3] and ahead.keeps(3) and ahead.keeps(3) == bool(keep[3])
+    assert all(ahead.keeps(int(i)) == bool(keep[i]) for i in range(200))

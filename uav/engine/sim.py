@@ -519,13 +519,13 @@ class Simulator:
         self._waiting_key = key
         log, t_min = self.decisions, view.now * 60.0
         policy = self.policy
-        codes = waiting_causes(view, waiting, getattr(policy, "filtering", False))
+        codes, numbers = waiting_causes(view, waiting, getattr(policy, "filtering", False))
         preemption = getattr(policy, "preemption", False)
         for t in np.flatnonzero((codes != self._waiting_codes) & (codes >= 0)).tolist():
             code = int(codes[t])
             action, reason = cause(code, preemption)
             log.add(t_min, f"target {t + 1}", action, reason,
-                    priority=int(self.target_priority[t]), **cause_numbers(view, t, code))
+                    priority=int(self.target_priority[t]), **cause_numbers(numbers, t, code))
         self._waiting_codes = codes
 
 

@@ -118,3 +118,41 @@ def test_cli_run_explain_and_read(tmp_path):
     cli("run", "--preset", "swf-small", "--policy", "easy", "--out", str(plain))
     none = cli("explain", str(plain), "--task", "1")
     assert none.returncode == 2 and "run it with --explain" in none.stderr
+
+
+def test_cli_bounds_the_log_as_asked_and_names_a_bad_bound(tmp_path):
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "scheduling.engine", "run", "--preset",
+                               "swf-small", "--policy", "easy", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    out = tmp_path / "r.json"
+    done = cli("--explain", "--explain-limit", "40", "--explain-per-task", "3", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    info = result["meta"]["decisions"]
+    assert (info["limit"], info["per_task"]) == (40, 3)
+    assert info["stride"] > 1 and 0 < info["recorded"] <= 40
+    assert info["tasks_kept"] < info["tasks_seen"] == len(result["tasks"]["job_id"])
+    # the jobs asked about keep their whole story, however thin the sample
+    left_out = sorted(set(result["tasks"]["job_id"]) - {d["task"] for d in result["decisions"]})
+    asked = left_out[:2]
+    done = cli("--explain", "--explain-limit", "40", "--out", str(out),
+               *[a for job in asked for a in ("--explain-task", str(job))],
+               "--explain-task", "99999999")
+    assert done.returncode == 0, done.stderr
+    assert "--explain-task 99999999: no decision about it" in done.stderr
+    focused = json.loads(out.read_text())
+    assert focused["meta"]["decisions"]["always"] == [*asked, 99999999]
+    whole = ENGINE.simulate(ENGINE.preset_scenario("swf-small"), "easy",
+                            explain=DecisionLog(limit=100_000))
+    for job in asked:
+        assert explain.story(focused["decisions"], job) == explain.story(whole.decisions, job)
+        assert explain.story(whole.decisions, job)[-1]["action"] == "completed"
+    for args, says in ((["--explain-limit", "40"], "--explain-limit: only with --explain"),
+                       (["--explain", "--explain-per-task", "1"], "--explain-per-task: at least 2"),
+                       (["--explain", "--explain-limit", "5", "--explain-per-task", "8"],
+                        "--explain-limit: at least --explain-per-task (8), got 5")):
+        bad = cli(*args, "--out", str(tmp_path / "bad.json"))
+        assert bad.returncode == 2 and f"error: {says}" in bad.stderr, bad.stderr
+        assert not (tmp_path / "bad.json").exists()

@@ -111,9 +111,11 @@ BUSY_PREEMPTING = ("held", "every UAV that could surveil it is busy with a surve
                            "outscore")
 
 
-def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> np.ndarray:
-    """Per target slot, the index in :data:`CAUSES` of why it got no surveil at this event, -1
-    for targets not in the mask ``waiting`` (eligible, without a surveil).
+def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> tuple[np.ndarray, dict]:
+    """Per target slot, the index in :data:`CAUSES` of why it got no surveil at this event (-1
+    for targets not in the mask ``waiting``: eligible, without a surveil), and the numbers
+    behind each (per slot: ``capable``, ``idle_capable``; filtering: ``uav``, ``vpe`` and
+    ``filter_threshold`` of the idle UAV that scores it best), for :func:`cause_numbers`.
 
     No UAV with energy left can surveil it; or every UAV that could is busy; or (filtering) no
     idle one that could scores it above its own threshold; else the policy passed it over
@@ -123,17 +125,31 @@ def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> np.ndarray:
     codes = np.full(view.n_targets, -1, np.int8)
     idx = np.flatnonzero(waiting)
     if not idx.size:
-        return codes
+        return codes, {}
     capable = view.valid[:, idx, :].any(axis=2) & view.uav_ok[:, None]  # UAV x target
     free = capable & (view.running_target < 0)[:, None]
-    any_free = free.any(axis=0)
+    n_free = free.sum(axis=0)
+    any_free = n_free > 0
     found = np.where(capable.any(axis=0), np.where(any_free, PASSED, BUSY), NO_UAV)
+    numbers = {"capable": _per_slot(view, idx, capable.sum(axis=0)),
+               "idle_capable": _per_slot(view, idx, n_free)}
     if filtering and any_free.any():
         vpe = np.where(view.valid[:, idx, :], view.VPE[:, idx, :], NEG).max(axis=2)
-        passing = (free & (vpe > event_threshold(view)[:, None])).any(axis=0)
+        threshold = event_threshold(view)
+        passing = (free & (vpe > threshold[:, None])).any(axis=0)
         found[any_free & ~passing] = FILTERED
+        best = np.where(free, vpe, NEG).argmax(axis=0)
+        numbers.update(uav=_per_slot(view, idx, best + 1),
+                       vpe=_per_slot(view, idx, vpe[best, np.arange(idx.size)]),
+                       filter_threshold=_per_slot(view, idx, threshold[best]))
     codes[idx] = found
-    return codes
+    return codes, numbers
+
+
+def _per_slot(view, idx: np.ndarray, values: np.ndarray) -> list:
+    out = np.zeros(view.n_targets, dtype=values.dtype)
+    out[idx] = values
+    return out.tolist()
 
 
 def cause(code: int, preemption: bool) -> tuple[str, str]:
@@ -141,15 +157,12 @@ def cause(code: int, preemption: bool) -> tuple[str, str]:
     return BUSY_PREEMPTING if code == BUSY and preemption else CAUSES[code]
 
 
-def cause_numbers(view, t: int, code: int) -> dict:
-    """The numbers behind target ``t``'s cause: how many UAVs could surveil it (and are idle);
-    filtered: the idle one that scores it best, its value per energy and its threshold."""
-    capable = view.valid[:, t, :].any(axis=1) & view.uav_ok
-    free = capable & (view.running_target < 0)
-    numbers = {"capable": int(capable.sum()), "idle_capable": int(free.sum())}
+def cause_numbers(numbers: dict, t: int, code: int) -> dict:
+    """The numbers behind target ``t``'s cause, from :func:`waiting_causes`: how many UAVs
+    could surveil it (and are idle); filtered: the idle one that scores it best, its value per
+    energy and its threshold."""
+    out = {"capable": numbers["capable"][t], "idle_capable": numbers["idle_capable"][t]}
     if code == FILTERED:
-        vpe = np.where(view.valid[:, t, :], view.VPE[:, t, :], NEG).max(axis=1)
-        u = int(np.where(free, vpe, NEG).argmax())
-        numbers.update(uav=u + 1, vpe=float(vpe[u]),
-                       filter_threshold=float(event_threshold(view)[u]))
-    return numbers
+        out.update(uav=numbers["uav"][t], vpe=numbers["vpe"][t],
+                   filter_threshold=numbers["filter_threshold"][t])
+    return out
