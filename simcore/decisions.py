@@ -85,26 +85,33 @@ _CRC = _crc_table()
 
 
 def buckets(ids: Any) -> np.ndarray:
-    """:func:`bucket` of every id at once (uint32). Non-negative integer ids below 2**63, the
-    ids of every kind that samples up front, are hashed in numpy (the CRC-32 of their decimal
+    """:func:`bucket` of every id at once (uint32). Non-negative integer ids, the ids of every
+    kind that samples up front, are hashed in numpy (the CRC-32 of their decimal
     digits, ids of one width together); any other id goes one by one."""
     arr = np.asarray(ids)
     if arr.dtype.kind not in "iu" or (arr.size and int(arr.min()) < 0):
         return np.fromiter((bucket(t) for t in ids), dtype=np.uint32, count=len(ids))
-    arr = arr.astype(np.uint64)
+    # 32-bit arithmetic where the ids allow it: numpy divides those about twice as fast
+    kind = np.uint32 if not arr.size or int(arr.max()) < 2**32 else np.uint64
+    arr = arr.astype(kind)
+    ten = kind(10)
     out = np.empty(arr.size, dtype=np.uint32)
     width, lo = 1, 0
     while True:
         hi = 10 ** width
-        sel = (arr >= lo) & (arr < hi) if width < 20 else arr >= lo
-        if sel.any():
-            v = arr[sel]
-            crc = np.full(v.size, 0xFFFFFFFF, dtype=np.uint32)
-            for p in range(width - 1, -1, -1):  # most significant digit first
-                byte = (v // np.uint64(10 ** p) % np.uint64(10)).astype(np.uint32) + np.uint32(48)
+        top = hi > np.iinfo(kind).max  # the widest ids this type holds
+        sel = arr >= lo if top else (arr >= lo) & (arr < hi)
+        rest = arr[sel]
+        if rest.size:
+            digits = []  # least significant first
+            for _ in range(width):
+                rest, d = np.divmod(rest, ten)
+                digits.append(d.astype(np.uint32) + np.uint32(48))
+            crc = np.full(digits[0].size, 0xFFFFFFFF, dtype=np.uint32)
+            for byte in reversed(digits):
                 crc = _CRC[(crc ^ byte) & np.uint32(0xFF)] ^ (crc >> np.uint32(8))
             out[sel] = crc ^ np.uint32(0xFFFFFFFF)
-        if width >= 20 or not (arr >= hi).any():
+        if top or not (arr >= hi).any():
             return out
         lo, width = hi, width + 1
 

@@ -179,6 +179,7 @@ class GridSim:
         #: tasks are job ids (the result's ``tasks["id"]``), times in seconds.
         self.decisions = None
         self.matched: dict[int, dict] = {}  # matchmaking's numbers, until the job's next decision
+        self.where = [f"node {n}" for n in range(len(self.cap_c))]  # as the decisions name nodes
 
         # Change tracking: the nodes each phase must visit at its next run.
         self.pend_local: set[int] = set()
@@ -321,7 +322,7 @@ class GridSim:
         (grid spec §4)). ``why``: the mover's reason and numbers, when the run explains itself."""
         if self.decisions is not None:
             why = dict(why or {"reason": "moved"})
-            self.decisions.add(t, j, "migrated", why.pop("reason"), where=f"node {dst}",
+            self.decisions.add(t, j, "migrated", why.pop("reason"), where=self.where[dst],
                                from_node=src, to_node=dst, kind=MOVES[kind], **why)
         self.dequeue(j, src)
         self.arr_node[j] = t
@@ -367,7 +368,7 @@ class GridSim:
         suspended job resumes; its first start carries matchmaking's numbers."""
         if self.progressed[j]:
             action = "resumed"
-        self.decisions.add(t, j, action, reason, where=f"node {n}", cores=self.rc[j],
+        self.decisions.add(t, j, action, reason, where=self.where[n], cores=self.rc[j],
                            free_cores=self.free_c[n], **numbers, **self.matched.pop(j, {}))
 
     def explain_waiting(self, j: int, t: float) -> None:
@@ -384,7 +385,7 @@ class GridSim:
             reason = "queued where matchmaking sent it: too few free resources"
         self.decisions.add(
             t, j, "held", reason,
-            where=f"node {n}", cores=self.rc[j], free_cores=self.free_c[n], mem_mib=self.rm[j],
+            where=self.where[n], cores=self.rc[j], free_cores=self.free_c[n], mem_mib=self.rm[j],
             free_mem_mib=self.free_m[n], disk_mib=self.rd[j], free_disk_mib=self.free_d[n],
             queued=len(self.queue[n]), **self.matched.pop(j, {}))
 
@@ -438,7 +439,7 @@ class GridSim:
         self.end[j] = t
         self.done += 1
         if self.decisions is not None:
-            self.decisions.add(t, j, "completed", "ran its remaining work", where=f"node {n}",
+            self.decisions.add(t, j, "completed", "ran its remaining work", where=self.where[n],
                                wait_s=self.wf[j], preemptions=self.npre[j],
                                migrations=self.nmig[j])
         return n

@@ -70,13 +70,21 @@ def explain_backfill(sim, j: int, n: int, t: float, passed: int) -> None:
     """Record why the scan started ``j``: first in queue order among those that fit, or past
     ``passed``, an earlier queued job that does not fit (backfilling here is aggressive: no
     reservation protects ``passed``)."""
-    order = "priority" if sim.preemptive else "arrival"
+    fits, past = _BACKFILL_REASONS[sim.preemptive]
     if passed < 0:
-        sim.explain_start(j, n, t, f"fits the node's free resources, in {order} order")
+        sim.explain_start(j, n, t, fits)
     else:
-        sim.explain_start(j, n, t, f"backfilled: fits the free resources left by jobs ahead in "
-                          f"{order} order, past an earlier queued job that does not fit",
-                          action="backfilled", passed=passed, passed_cores=sim.rc[passed])
+        sim.explain_start(j, n, t, past, action="backfilled", passed=passed,
+                          passed_cores=sim.rc[passed])
+
+
+# (a start in queue order, a start past a job that does not fit), by whether queues are in
+# priority order (the preemptive scheduler) or in arrival order
+_BACKFILL_REASONS = {
+    preemptive: (f"fits the node's free resources, in {order} order",
+                 f"backfilled: fits the free resources left by jobs ahead in {order} order, "
+                 "past an earlier queued job that does not fit")
+    for preemptive, order in ((True, "priority"), (False, "arrival"))}
 
 
 def fcfs_pass(sim, n: int, t: float) -> tuple[bool, bool]:
@@ -132,7 +140,7 @@ def explain_preemption(sim, h: int, n: int, t: float, victims: list[int], ph: fl
     log = sim.decisions
     for v in victims:
         log.add(t, v, "preempted", "suspended for a queued job of higher priority; keeps its "
-                "progress", where=f"node {n}", by=h, priority=sim.rho[v] + bt, by_priority=ph,
+                "progress", where=sim.where[n], by=h, priority=sim.rho[v] + bt, by_priority=ph,
                 cores=sim.rc[v])
     if not victims:  # an earlier suspension of this pass freed more than its job needed
         sim.explain_start(h, n, t, "fits what a suspension earlier in this scheduler run freed",
