@@ -290,7 +290,7 @@ class Maui(JobReplay):
                 continue
             break
         self._reserve(h)
-        if self.noted is not None and self.noted[h]:
+        if self.noted is not None:
             self._explain_reservation(t, h)
         if self.free or self.queue_trigger:
             self._scan(t, h, hp)
@@ -501,7 +501,9 @@ class Maui(JobReplay):
         """The holder's reservation, when it is new or moved (most iterations leave it)."""
         if self._told == (h, self.shadow):
             return
-        self._told = (h, self.shadow)
+        self._told = (h, self.shadow)  # whether or not h is sampled: the next holder's is new
+        if not self.noted[h]:
+            return
         if self.preempt:
             self.explain(t, h, "held", HEAD_WAITS_POOL, nodes=self.n[h], free=self.free,
                          preemptible=self._pool_size(self.rank[h]), shadow_s=self.shadow,
