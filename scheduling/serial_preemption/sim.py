@@ -71,9 +71,11 @@ class Context:
             return np.where(self.valid, self.util / self.ret, 0.0)
 
 
-# About what a task's story holds (its start, its end, a wait or two, a preemption); only
-# sizes the sample taken before the run, the log thins itself if a run says more.
-DECISIONS_PER_TASK = 4
+# Decisions in a task's story, on the low side of what runs make (a start and an end; with
+# preemption, a suspension too), by whether the policy preempts: only sizes the sample taken
+# before the run. Too low costs a thinning during the run; too high would keep fewer tasks
+# than the limit allows.
+DECISIONS_PER_TASK = (2, 3)
 
 
 class SerialSim:
@@ -530,11 +532,12 @@ def run_simulation(wl: Workload, policy, *, warmup: float, duration: float,
     sim.decisions = decisions
     if decisions is not None:
         decisions.time_unit = "min"
-        # Sampled before the run: a task the sampling leaves out is then one set look-up.
-        keep = decisions.sample_up_front(np.arange(wl.n_tasks), DECISIONS_PER_TASK)
-        sim.noted = [True] * wl.n_tasks if keep is None else keep.tolist()
         mode = getattr(policy, "mode", "util")
         preempts = getattr(policy, "preempts", False)
+        # Sampled before the run: a task the sampling leaves out is then one list look-up.
+        keep = decisions.sample_up_front(np.arange(wl.n_tasks),
+                                         DECISIONS_PER_TASK[bool(preempts)])
+        sim.noted = [True] * wl.n_tasks if keep is None else keep.tolist()
     rec = RunRecord(sim, policy)
     n_events = max(1, math.ceil(duration / interval - 1e-9))
     perf = time.perf_counter

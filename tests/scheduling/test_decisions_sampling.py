@@ -1,0 +1,47 @@
+"""The kinds that sample their tasks before the run (``DecisionLog.sample_up_front``) and then
+record only those keep what a log handed every decision of the run keeps when it thins itself:
+the same stride (their estimate of decisions per task is on the low side, so the log thins
+itself the rest of the way), the same tasks and the same stories. Sampling ahead is a saving,
+never a different answer.
+"""
+
+import pytest
+
+from scheduling.engine import ENGINE
+from simcore.decisions import DecisionLog
+
+LIMIT = 300
+CASES = [("swf-small", p) for p in ("fcfs", "easy", "conservative")] + [
+    ("pbb-small", "random"), ("pbb-small-mix-a", "duration-remaining"),
+    ("pbb-small-mix-b", "wcduration"),
+    ("ch4-small", "max-util"), ("ch4-small", "max-upt-greedy"), ("ch4-small", "max-util-diff"),
+    ("ch4-small", "max-upt-pair"), ("many-task-small", "random+chop"),
+]
+
+
+def thinned(decisions: list[dict], time_unit: str) -> tuple[list[dict], dict]:
+    log = DecisionLog(limit=LIMIT, time_unit=time_unit)
+    for d in decisions:
+        numbers = {k: v for k, v in d.items()
+                   if k not in ("t", "task", "action", "reason", "count", "t_last", "last")}
+        for _ in range(d.get("count", 1) - 1):  # the counted repeats, as they were made
+            log.add(d["t"], d["task"], d["action"], d["reason"], **numbers)
+        log.add(d.get("t_last", d["t"]) if d.get("count", 1) > 1 else d["t"], d["task"],
+                d["action"], d["reason"], **d.get("last", numbers))
+    return log.export()
+
+
+@pytest.mark.parametrize(("preset", "policy"), CASES)
+def test_sampling_before_the_run_keeps_what_thinning_keeps(preset, policy):
+    scenario = ENGINE.preset_scenario(preset)
+    whole = ENGINE.simulate(scenario, policy, seed=3, explain=DecisionLog(limit=10**7))
+    info = whole.meta["decisions"]
+    assert info["stride"] == 1 and info["recorded"] > 2 * LIMIT  # the small log must sample
+    ahead = ENGINE.simulate(scenario, policy, seed=3, explain=DecisionLog(limit=LIMIT))
+    want, want_info = thinned(whole.decisions, info["time_unit"])
+    assert ahead.meta["decisions"]["stride"] == want_info["stride"] > 1
+    kept = {d["task"] for d in want}
+    assert {d["task"] for d in ahead.decisions} == kept
+    for task in kept:
+        assert ([d for d in ahead.decisions if d["task"] == task]
+                == [d for d in want if d["task"] == task]), task
