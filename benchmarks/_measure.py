@@ -58,6 +58,23 @@ def on_off(fn, repeat: int) -> tuple[tuple[float, float, object], tuple[float, f
                  for e in (False, True))
 
 
+def decision_log(on: bool, limit: int | None = None):
+    """A benchmarked run's ``explain``: None (off), or a fresh log with the core's bounds, or
+    keeping at most ``limit`` decisions (the scripts' ``--explain-limit``, the CLI's too)."""
+    if not on:
+        return None
+    from simcore.decisions import DEFAULT_LIMIT, DecisionLog
+
+    return DecisionLog(limit=limit or DEFAULT_LIMIT)
+
+
+def limit_flag(ap) -> None:
+    """``--explain-limit N`` on a benchmark that measures the decision trace."""
+    ap.add_argument("--explain-limit", type=int, metavar="N",
+                    help="with --explain: the log keeps at most N decisions (default: the "
+                         "core's 20,000), as run --explain-limit does")
+
+
 def overhead(off: float, on: float) -> str:
     """How much longer a run takes with the decision trace on, as text."""
     return f"{100.0 * (on - off) / off:+.0f}%" if off > 0 else "n/a"

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/grid.py [--preset grid-main] [--seed 0]
         [--policies internode-can,internode-2nn] [--iats 1.5,2,2.5,4] [--set key=value ...]
-        [--repeat 1] [--naive] [--explain]
+        [--repeat 1] [--naive] [--explain [--explain-limit N]]
 
 Runs each scheduler once per IAT on the preset (default: the paper's setting, 1,000 nodes,
 5,000 jobs, delta 5 s) and prints, per run: the simulated ticks (every delta up to the last
@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _measure import on_off, overhead  # noqa: E402
+from _measure import decision_log, limit_flag, on_off, overhead  # noqa: E402
 
 from scheduling.engine import list_policies, preset_scenario, simulate  # noqa: E402
 from scheduling.grid import neighbours, options  # noqa: E402
@@ -81,6 +81,7 @@ def main() -> None:
     ap.add_argument("--explain", action="store_true",
                     help="also run with the decision trace on, alternating, and print its "
                          "overhead")
+    limit_flag(ap)
     args = ap.parse_args()
     names = ([p.name for p in list_policies(KIND)] if args.policies == "all"
              else args.policies.split(","))
@@ -99,7 +100,8 @@ def main() -> None:
             point = {**overrides, "jobs.iat_s": iat}
             if args.explain:  # off and on in turn, under the same changing load
                 (w0, c0, off), (w1, c1, on) = on_off(
-                    lambda e, n=name, p=point: run(args.preset, n, args.seed, p, e),
+                    lambda e, n=name, p=point: run(args.preset, n, args.seed, p,
+                                                   decision_log(e, args.explain_limit)),
                     max(1, args.repeat))
                 off.update(wall=w0, cpu=c0)
                 on.update(wall=w1, cpu=c1)

@@ -1,7 +1,7 @@
 """many-task speed: whole runs of real935k (934,710 tasks) and the 15k workloads, the paper's
 trade-off grids, and greedy dispatch alone.
 
-    .venv/bin/python benchmarks/manytask.py [--repeat 3] [--quick] [--explain]
+    .venv/bin/python benchmarks/manytask.py [--repeat 3] [--quick] [--explain [--explain-limit N]]
 
 Prints, best of ``--repeat`` (wall clock and CPU time of this process; the machine is shared,
 CPU time is the steadier figure):
@@ -43,7 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
-from _measure import best, on_off, overhead  # noqa: E402
+from _measure import best, decision_log, limit_flag, on_off, overhead  # noqa: E402
 
 from scheduling.engine import preset_scenario, scenario, simulate  # noqa: E402
 from scheduling.many_task.sim import greedy_starts  # noqa: E402
@@ -71,11 +71,12 @@ def heap_starts(d: np.ndarray, m: int) -> np.ndarray:
 
 
 def runs(label: str, make, policies, repeat: int, unit: str = "s",
-         explain: bool = False) -> None:
+         explain: bool = False, limit: int | None = None) -> None:
     scale = 1000.0 if unit == "ms" else 1.0
     for policy in policies:
         if explain:
-            measured = on_off(lambda e, p=policy: simulate(make(), p, seed=1, explain=e),
+            measured = on_off(lambda e, p=policy: simulate(make(), p, seed=1,
+                                                           explain=decision_log(e, limit)),
                               repeat)
         else:
             measured = [best(lambda p=policy: simulate(make(), p, seed=1), repeat)]
@@ -103,6 +104,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--explain", action="store_true",
                     help="single runs only, each with the decision trace off and on")
+    limit_flag(ap)
     args = ap.parse_args()
     print(f"many-task benchmark: Python {platform.python_version()}, numpy {np.__version__}, "
           f"{os.cpu_count()} CPUs, {load_text()}")
@@ -114,17 +116,17 @@ def main() -> None:
     real = {"workload": {"source": "real935k"}}
     ex = args.explain
     runs("r = 5, f = 0.8", lambda: scenario("many-task", {**real, "chop": {"r": 5, "f": 0.8}}),
-         POLICIES, args.repeat, explain=ex)
+         POLICIES, args.repeat, explain=ex, limit=args.explain_limit)
     runs("r = 1, f = 0.5", lambda: scenario("many-task", {**real, "chop": {"r": 1, "f": 0.5}}),
-         ("random+chop", "sorted+chop"), args.repeat, explain=ex)
+         ("random+chop", "sorted+chop"), args.repeat, explain=ex, limit=args.explain_limit)
     runs("Fig. 1: 163,840 workers", lambda: preset_scenario("fig1-real935k"), ("random",),
-         args.repeat, explain=ex)
+         args.repeat, explain=ex, limit=args.explain_limit)
 
     print("\none 15k run (DOCK6 setting, r = 5, f = 0.5), target < 20 ms")
     for name in ("real15k", "synth15k"):
         runs(name, lambda n=name: scenario("many-task", {"workload": {"source": n},
                                                          "chop": {"r": 5, "f": 0.5}}),
-             POLICIES, max(args.repeat, 5), unit="ms", explain=ex)
+             POLICIES, max(args.repeat, 5), unit="ms", explain=ex, limit=args.explain_limit)
     if ex:
         print(f"\n{load_text()}")
         return

@@ -1,7 +1,8 @@
 """Preemption-based backfill speed on the paper's surrogate workload (lublin_256 cut to jobs of
 at most 32 processors, 64 processors, load 0.8: 8,794 jobs).
 
-    .venv/bin/python benchmarks/pbb.py [--repeat 3] [--seed 0] [--policies a,b] [--explain]
+    .venv/bin/python benchmarks/pbb.py [--repeat 3] [--seed 0] [--policies a,b] [--explain
+        [--explain-limit N]]
 
 Prints, per preset (non-prioritized, Mix A, Mix B) and victim policy: jobs/s of a whole run
 (workload build with the accuracy model, scheduling, metrics; the parsed trace reused as the web
@@ -27,20 +28,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _measure import best  # noqa: E402
+from _measure import best, decision_log, limit_flag  # noqa: E402
 
 from scheduling.engine import ENGINE, preset_scenario  # noqa: E402
 from scheduling.hpc.traces import TraceLibrary  # noqa: E402
 from scheduling.swf_preemptive import simulate_trace  # noqa: E402
 from scheduling.swf_preemptive.policies import POLICIES  # noqa: E402
 from simcore.clock import RunClock  # noqa: E402
-from simcore.decisions import DecisionLog  # noqa: E402
 
 TARGET = 10_000
 
 
 def table(title: str, preset: str, overrides: dict, policies, seed: int, repeat: int,
-          explain: bool = False) -> None:
+          explain: bool = False, limit: int | None = None) -> None:
     config = preset_scenario(preset, overrides).params
     trace = TraceLibrary().load(config.trace)
     print(f"\n{title}  [{preset} {overrides or ''}]")
@@ -50,7 +50,7 @@ def table(title: str, preset: str, overrides: dict, policies, seed: int, repeat:
         factory = ENGINE.get_policy("swf-preemptive", name).factory
 
         def once(f=factory, log=False):
-            decisions = DecisionLog() if log else None
+            decisions = decision_log(log, limit)
             result = simulate_trace(trace, config, f, seed, RunClock(), decisions=decisions)
             result.decisions = decisions.export()[0] if log else None
             return result
@@ -86,6 +86,7 @@ def main() -> None:
     ap.add_argument("--policies", default=",".join(name for name, *_ in POLICIES))
     ap.add_argument("--explain", action="store_true",
                     help="also run each with the decision trace and print its cost")
+    limit_flag(ap)
     args = ap.parse_args()
     policies = [p for p in args.policies.split(",") if p]
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
@@ -95,14 +96,15 @@ def main() -> None:
     TraceLibrary().load("lublin_256")
     print(f"parse lublin_256.swf.gz once: {time.perf_counter() - t0:.3f} s")
     table("non-prioritized (Figs. 6-7)", "pbb-surrogate", {}, policies, args.seed, args.repeat,
-          args.explain)
+          args.explain, args.explain_limit)
     table("Mix A: 20% High, 80% Medium (Figs. 8-9)", "pbb-mix-a", {}, policies, args.seed,
-          args.repeat, args.explain)
+          args.repeat, args.explain, args.explain_limit)
     table("Mix B: 20% High, 80% Low (Figs. 10-11)", "pbb-mix-b", {}, policies, args.seed,
-          args.repeat, args.explain)
+          args.repeat, args.explain, args.explain_limit)
     table("stress: all 10,000 jobs on 256 processors, trace arrivals (load 1.06)",
           "pbb-surrogate", {"nodes": 256, "max_procs": 0, "target_load": 0.0}, policies,
-          args.seed, args.repeat, args.explain)
+          args.seed, args.repeat, args.explain,
+          args.explain_limit)
     print(f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -1,6 +1,7 @@
 """SWF replay speed on lublin_256 (10,000 jobs, 256 nodes): jobs per second for each policy.
 
     .venv/bin/python benchmarks/scheduling_swf.py [--repeat 3] [--trace PATH]
+        [--explain [--explain-limit N]]
 
 Prints, per policy: jobs/s of the replay (job preparation + event loop + metrics, the parsed
 trace reused as the web worker's cache does) by wall clock and by CPU time of this process
@@ -24,13 +25,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _measure import best, on_off, overhead  # noqa: E402
+from _measure import best, decision_log, limit_flag, on_off, overhead  # noqa: E402
 
 from scheduling.hpc import traces  # noqa: E402
 from scheduling.hpc.swf import read_swf_arrays  # noqa: E402
 from scheduling.swf_replay import ReplayConfig, replay  # noqa: E402
 from scheduling.swf_replay.policies import Conservative, Easy, Fcfs  # noqa: E402
-from simcore.decisions import DecisionLog  # noqa: E402
 from simcore.params import from_dict  # noqa: E402
 
 POLICIES = {"fcfs": Fcfs, "easy": Easy, "conservative": Conservative}
@@ -48,9 +48,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--explain", action="store_true",
                     help="measure the decision log's overhead (on vs off) instead")
+    limit_flag(ap)
     args = ap.parse_args()
     if args.explain:
-        explain_overhead(traces.load_path(args.trace), args.repeat)
+        explain_overhead(traces.load_path(args.trace), args.repeat, args.explain_limit)
         return
 
     parse_s, _, _ = best(lambda: read_swf_arrays(args.trace), args.repeat)
@@ -93,14 +94,14 @@ def main() -> None:
         print(f"{name:<13}" + "".join(f"{v:>10,.0f}" for v in row) + f"{q:>16.1f}")
 
 
-def explain_overhead(trace, repeat: int) -> None:
+def explain_overhead(trace, repeat: int, limit: int | None = None) -> None:
     cfg = from_dict(ReplayConfig, {})
     print(f"decision log off vs on, {len(trace.columns['job_id'])} jobs, least CPU s of "
           f"{repeat} alternating runs")
     print(f"{'policy':<13} {'off s':>8} {'on s':>8} {'overhead':>9} {'kept':>8} {'stride':>7}")
     for name, cls in POLICIES.items():
         def run(explain, cls=cls):
-            log = DecisionLog() if explain else None
+            log = decision_log(explain, limit)
             replay(trace, cfg, cls, decisions=log)
             return log.export()[1] if log else None
         (_, off, _), (_, on, info) = on_off(run, repeat)

@@ -171,10 +171,18 @@ class DecisionLog:
         hashes = buckets(ids)
         named = (np.isin(np.asarray(ids), list(self.always)) if self.always
                  else np.zeros(n, dtype=bool))
-        stride = 2
-        while float(kept[(hashes % stride == 0) | named].sum()) > self.limit and stride < _ALL:
-            stride *= 2
-        keep = (hashes % stride == 0) | named
+        # A task is kept at stride 2**m when its hash has at least m trailing zero bits: the
+        # decisions kept at every stride, from one pass over the tasks.
+        low = hashes & (~hashes + np.uint32(1))  # the lowest set bit (0 for a zero hash)
+        # (a zero hash divides by every stride: as many zeros as any stride can ask)
+        zeros = np.where(low == 0, 64, np.log2(np.maximum(low, 1)).astype(np.int64))
+        by_zeros = np.bincount(zeros[~named], weights=kept[~named], minlength=65)
+        at_least = by_zeros[::-1].cumsum()[::-1] + float(kept[named].sum())
+        m = 1
+        while at_least[m] > self.limit and m < 33:
+            m += 1
+        stride = 2**m
+        keep = (zeros >= m) | named
         self.presample(stride, n - int(np.count_nonzero(keep)))
         self._ahead = set(np.asarray(ids)[keep].tolist())
         return keep
@@ -254,7 +262,10 @@ class DecisionLog:
     def export(self) -> tuple[list[dict], dict]:
         """The decisions in the order they were made, and what bounded them."""
         out = []
+        append = out.append
         tasks = self._tasks
+        # a task's latest wait carries how many of its waits the cap left out before it
+        omitted_at = {mine[3]: mine[4] for mine in tasks.values() if mine[4]}
         for i, r in enumerate(self._records):
             if r is None:
                 continue
@@ -265,10 +276,9 @@ class DecisionLog:
                 d["t_last"] = t_last
                 if latest != numbers:
                     d["last"] = latest
-            mine = tasks[task]
-            if mine[4] and mine[3] == i:
-                d["omitted_before"] = mine[4]
-            out.append(d)
+            if omitted_at and i in omitted_at:
+                d["omitted_before"] = omitted_at[i]
+            append(d)
         seen = len(tasks) + len(self._out) + self._out_counted
         info = {"time_unit": self.time_unit, "per_task": self.per_task, "limit": self.limit,
                 "stride": self.stride, "tasks_seen": seen,
