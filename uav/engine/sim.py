@@ -25,7 +25,7 @@ from simcore.errors import PolicyViolation
 
 from .config import UavConfig
 from .model import N_SENSORS, SENSORS, Mission
-from .policies.why import cause, cause_numbers, option, waiting_causes
+from .policies.why import cause, cause_numbers, option, sensors_folded, waiting_causes
 
 TOL = 1e-12
 INF = math.inf
@@ -178,6 +178,8 @@ class Simulator:
         self.seq = 0
         self.scores_dirty = True
         self.scores_version = 0  # counts recomputations of the score matrices
+        self._folded_version = -1  # the scores ``_folded`` (decision trace only) was made of
+        self._folded: tuple[np.ndarray, np.ndarray] | None = None
         self.V = self.VPT = self.VPE = self.valid = None
         # pieces for the per-minute series: (uav, start, end, value, energy)
         self.pieces: list[tuple[int, float, float, float, float]] = []
@@ -519,7 +521,11 @@ class Simulator:
         self._waiting_key = key
         log, t_min = self.decisions, view.now * 60.0
         policy = self.policy
-        codes, numbers = waiting_causes(view, waiting, getattr(policy, "filtering", False))
+        if self._folded_version != self.scores_version or self.geometry is not None:
+            self._folded = sensors_folded(view)
+            self._folded_version = self.scores_version
+        codes, numbers = waiting_causes(view, waiting, getattr(policy, "filtering", False),
+                                        self._folded)
         preemption = getattr(policy, "preemption", False)
         for t in np.flatnonzero((codes != self._waiting_codes) & (codes >= 0)).tolist():
             code = int(codes[t])

@@ -111,7 +111,8 @@ BUSY_PREEMPTING = ("held", "every UAV that could surveil it is busy with a surve
                            "outscore")
 
 
-def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> tuple[np.ndarray, dict]:
+def waiting_causes(view, waiting: np.ndarray, filtering: bool,
+                   by_target: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, dict]:
     """Per target slot, the index in :data:`CAUSES` of why it got no surveil at this event (-1
     for targets not in the mask ``waiting``: eligible, without a surveil), and the numbers
     behind each (per slot: ``capable``, ``idle_capable``; filtering: ``uav``, ``vpe`` and
@@ -121,12 +122,14 @@ def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> tuple[np.ndarr
     idle one that could scores it above its own threshold; else the policy passed it over
     (the policies leave none so: they start something for every target an idle UAV can take).
     Computed for all targets at once: this runs at every mapping event that changed something.
+    ``by_target`` is :func:`sensors_folded` of this event's scores.
     """
     codes = np.full(view.n_targets, -1, np.int8)
     idx = np.flatnonzero(waiting)
     if not idx.size:
         return codes, {}
-    capable = view.valid[:, idx, :].any(axis=2) & view.uav_ok[:, None]  # UAV x target
+    valid_any, best_vpe = by_target
+    capable = valid_any[:, idx] & view.uav_ok[:, None]  # UAV x target
     free = capable & (view.running_target < 0)[:, None]
     n_free = free.sum(axis=0)
     any_free = n_free > 0
@@ -134,7 +137,7 @@ def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> tuple[np.ndarr
     numbers = {"capable": _per_slot(view, idx, capable.sum(axis=0)),
                "idle_capable": _per_slot(view, idx, n_free)}
     if filtering and any_free.any():
-        vpe = np.where(view.valid[:, idx, :], view.VPE[:, idx, :], NEG).max(axis=2)
+        vpe = best_vpe[:, idx]
         threshold = event_threshold(view)
         passing = (free & (vpe > threshold[:, None])).any(axis=0)
         found[any_free & ~passing] = FILTERED
@@ -144,6 +147,12 @@ def waiting_causes(view, waiting: np.ndarray, filtering: bool) -> tuple[np.ndarr
                        filter_threshold=_per_slot(view, idx, threshold[best]))
     codes[idx] = found
     return codes, numbers
+
+
+def sensors_folded(view) -> tuple[np.ndarray, np.ndarray]:
+    """Per (UAV, target): whether some sensor makes a valid combination, and the best value
+    per energy over those (NEG for none). They change only with the scores."""
+    return view.valid.any(axis=2), np.where(view.valid, view.VPE, NEG).max(axis=2)
 
 
 def _per_slot(view, idx: np.ndarray, values: np.ndarray) -> list:
