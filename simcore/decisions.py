@@ -141,8 +141,8 @@ class DecisionLog:
         self._tasks: dict[Any, list[int]] = {}
         self._out: set = set()  # tasks the sampling left out
         self._out_counted = 0  # tasks left out before they were recorded (``presample``)
-        # The tasks ``sample_up_front`` kept, while its stride holds (None: not sampled so):
-        # then whether a task is kept is a look-up, its hash worked out once for all.
+        # The tasks ``sample_up_front`` kept (None: not sampled so), narrowed when the log
+        # thins itself: whether a task is kept is then a look-up, its hash worked out once.
         self._ahead: set | None = None
         self._size = 0
 
@@ -243,7 +243,9 @@ class DecisionLog:
             for task in [k for k in tasks if k not in always and bucket(k) % self.stride]:
                 self._size -= tasks.pop(task)[1]
                 self._out.add(task)
-        self._ahead = None
+        if self._ahead is not None:  # still every task the new stride keeps, and no other
+            stride = self.stride
+            self._ahead = {k for k in self._ahead if k in always or bucket(k) % stride == 0}
         self._records = [r for r in self._records if r is not None and r[1] in tasks]
         for mine in tasks.values():
             mine[3] = -1

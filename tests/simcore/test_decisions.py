@@ -204,3 +204,17 @@ def test_tasks_asked_for_keep_their_whole_story_past_any_limit():
     keep = ahead.sample_up_front(np.arange(200), 2)
     assert keep[3] and ahead.keeps(3) and ahead.keeps(3) == bool(keep[3])
     assert all(ahead.keeps(int(i)) == bool(keep[i]) for i in range(200))
+
+
+def test_a_log_sampled_ahead_that_thins_itself_counts_every_task_once():
+    ids = np.arange(2000)
+    log = DecisionLog(limit=200)
+    keep = log.sample_up_front(ids, 1)  # expects one decision a task; each makes three
+    for k in range(3):
+        for i in np.flatnonzero(keep).tolist():
+            log.add(float(k), i, "mapped", "step")
+    assert log.stride > 16  # it thinned itself past the stride chosen ahead
+    for i in range(2000):  # asking about any task, sampled ahead or not, counts it once
+        assert log.keeps(i) == (bucket(i) % log.stride == 0)
+    _, info = log.export()
+    assert info["tasks_seen"] == 2000 and info["recorded"] <= 200
