@@ -329,11 +329,11 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
             if getattr(args, flag.lstrip("-").replace("-", "_")):
                 policy = transform(policy)
         scenario = engine.preset_scenario(args.preset, overrides(args.set))
-        explain = decision_log(args)
-        result = engine.simulate(scenario, policy=policy, seed=args.seed, explain=explain)
-        if explain:
+        log = decision_log(args)
+        result = engine.simulate(scenario, policy=policy, seed=args.seed, explain=log)
+        if log:
             told = {d["task"] for d in result.decisions}
-            for task in sorted(explain.always - told, key=str):
+            for task in sorted(log.always - told, key=str):
                 print(f"warning: --explain-task {task}: no decision about it (no such task?)",
                       file=sys.stderr)
         if args.out:
