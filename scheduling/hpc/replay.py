@@ -24,8 +24,9 @@ from simcore.errors import PolicyViolation
 
 from .jobs import Jobs
 
-# What a job's story holds, about: its start, its end, why it waited. Only sizes the sample
-# taken before the run; a run that says more is thinned by the log itself.
+# Decisions a job makes in a loaded trace (its start, its end, a wait): only sizes the sample
+# taken before the run. A run that says more is thinned by the log itself; one whose jobs
+# mostly start at once ends sampled one doubling sparser than thinning would (docs/explain.md).
 DECISIONS_PER_JOB = 3
 
 
