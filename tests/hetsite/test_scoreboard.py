@@ -42,8 +42,10 @@ def test_each_figure_affords_the_papers_trials_or_says_why_not():
                 figure.scale, figure.name
             # "The largest count that fits", to within the record's own noise: a trial's cost
             # moves with the machine's load and with how many trials share the fixed costs
-            # (ch. 5 Fig. 50: 3.2 CPU-s a trial over 30 trials, 2.7 over 480).
-            assert per_trial * (figure.trials + 1) > 1200, figure.name
+            # (ch. 5 Fig. 50: 3.2 CPU-s a trial over 30 trials, 2.7 over 480; Fig. 46: 0.42
+            # over 270, 0.28 over 4,300), so a preset sized on a short record may use 60% of
+            # the budget by its full record's measure.
+            assert per_trial * (figure.trials + 1) > 0.6 * 1800, figure.name
 
 
 def test_a_short_record_says_why_and_the_docs_name_it():
