@@ -140,29 +140,21 @@ class DecisionLog:
         # kept, index of its latest wait (-1: none), waits omitted]: one look-up per ``add``
         self._tasks: dict[Any, list[int]] = {}
         self._out: set = set()  # tasks the sampling left out
-        self._out_counted = 0  # tasks left out before they were recorded (``presample``)
+        self._out_counted = 0  # tasks left out before they were recorded (``sample_up_front``)
         # The tasks ``sample_up_front`` kept (None: not sampled so), narrowed when the log
         # thins itself: whether a task is kept is then a look-up, its hash worked out once.
         self._ahead: set | None = None
         self._size = 0
 
-    def presample(self, stride: int, left_out: int) -> None:
-        """Start with one task in ``stride`` (a power of two) kept, for a kind that knows all
-        its tasks up front and applies ``bucket(task) % stride == 0`` itself, recording only
-        those: ``left_out`` is how many tasks that left out (they count as seen). Saves the
-        cost of recording a large run's every task only to sample it afterwards."""
-        if stride < 1 or stride & (stride - 1) or self._records:
-            raise ValueError("presample: a power-of-two stride, before the first record")
-        self.stride = stride
-        self._out_counted = left_out
-
     def sample_up_front(self, ids: Any, per_task: Any) -> np.ndarray | None:
         """For a kind that knows all its tasks before the run: choose the stride the log would
         end with, expecting about ``per_task`` decisions of each task (a number, or one per
-        task), :meth:`presample` it, and return which of ``ids`` to record (None: all).
-        ``ids`` are every task the run can record. A kind that then records only those pays
-        nothing for the tasks the sampling leaves out; if the run makes more decisions than
-        expected, the log still thins itself."""
+        task), start from it, and return which of ``ids`` to record (None: all), before the
+        first record. ``ids`` are every task the run can record. A kind that then records
+        only those pays nothing for the tasks the sampling leaves out; if the run makes more
+        decisions than expected, the log still thins itself."""
+        if self._records:
+            raise ValueError("sample_up_front: before the first record")
         n = len(ids)
         kept = np.minimum(np.broadcast_to(np.asarray(per_task, dtype=float), (n,)),
                           self.per_task)
@@ -181,9 +173,9 @@ class DecisionLog:
         m = 1
         while at_least[m] > self.limit and m < 33:
             m += 1
-        stride = 2**m
         keep = (zeros >= m) | named
-        self.presample(stride, n - int(np.count_nonzero(keep)))
+        self.stride = 2**m
+        self._out_counted = n - int(np.count_nonzero(keep))  # they count as seen
         self._ahead = set(np.asarray(ids)[keep].tolist())
         return keep
 

@@ -188,6 +188,8 @@ def test_sampling_up_front_keeps_what_the_log_would_keep(per_task):
                 ahead.add(float(k), task, "held" if k % 2 else "mapped", f"step {k}")
     assert whole.export() == ahead.export()
     assert DecisionLog(limit=10_000).sample_up_front(ids, per_task) is None
+    with pytest.raises(ValueError, match="before the first record"):
+        ahead.sample_up_front(ids, per_task)
 
 
 def test_tasks_asked_for_keep_their_whole_story_past_any_limit():

@@ -178,8 +178,9 @@ class Simulator:
         self.seq = 0
         self.scores_dirty = True
         self.scores_version = 0  # counts recomputations of the score matrices
-        self._folded_version = -1  # the scores ``_folded`` (decision trace only) was made of
-        self._folded: tuple[np.ndarray, np.ndarray] | None = None
+        # (scores version, sensors_folded of those scores): the decision trace's, kept while
+        # the scores hold
+        self._folded: tuple[int, tuple[np.ndarray, np.ndarray]] | None = None
         self.V = self.VPT = self.VPE = self.valid = None
         # pieces for the per-minute series: (uav, start, end, value, energy)
         self.pieces: list[tuple[int, float, float, float, float]] = []
@@ -521,11 +522,11 @@ class Simulator:
         self._waiting_key = key
         log, t_min = self.decisions, view.now * 60.0
         policy = self.policy
-        if self._folded_version != self.scores_version or self.geometry is not None:
-            self._folded = sensors_folded(view)
-            self._folded_version = self.scores_version
+        if (self._folded is None or self._folded[0] != self.scores_version
+                or self.geometry is not None):
+            self._folded = (self.scores_version, sensors_folded(view))
         codes, numbers = waiting_causes(view, waiting, getattr(policy, "filtering", False),
-                                        self._folded)
+                                        self._folded[1])
         preemption = getattr(policy, "preemption", False)
         for t in np.flatnonzero((codes != self._waiting_codes) & (codes >= 0)).tolist():
             code = int(codes[t])
