@@ -283,7 +283,8 @@ class Maui(JobReplay):
             h = order[hp]
             if n[h] <= self.free:
                 if self.noted is not None and self.noted[h]:
-                    self._explain_start(t, h, "mapped", HEAD_FITS, nodes=n[h], free=self.free)
+                    self._explain_start(t, h, "mapped", HEAD_FITS, {"nodes": n[h],
+                                                                    "free": self.free})
                 self.start(h, t)
                 continue
             if self.preempt and self._trigger(h, t):
@@ -486,9 +487,10 @@ class Maui(JobReplay):
     def _class(self, j: int) -> str:
         return CLASS_NAMES[self.rank[j]] if self.prioritized else "normal"
 
-    def _explain_start(self, t: float, j: int, action: str, reason: str, **numbers) -> None:
+    def _explain_start(self, t: float, j: int, action: str, reason: str, numbers: dict) -> None:
         """A start of ``j`` (with its priority class when there are classes); a job killed
-        before restarts from zero (``resumed``)."""
+        before restarts from zero (``resumed``). ``numbers`` is a dict the callers build (and
+        this completes): passing keywords down would build it again at every call."""
         if self.kills[j]:
             numbers["restart"] = self.kills[j]
             numbers["starts_as"] = action
@@ -505,18 +507,18 @@ class Maui(JobReplay):
         if not self.noted[h]:
             return
         if self.preempt:
-            self.explain(t, h, "held", HEAD_WAITS_POOL, nodes=self.n[h], free=self.free,
-                         preemptible=self._pool_size(self.rank[h]), shadow_s=self.shadow,
-                         extra=self.extra)
+            self.decisions.add(t, self.ids[h], "held", HEAD_WAITS_POOL, nodes=self.n[h],
+                               free=self.free, preemptible=self._pool_size(self.rank[h]),
+                               shadow_s=self.shadow, extra=self.extra)
         else:
-            self.explain(t, h, "held", HEAD_WAITS, nodes=self.n[h], free=self.free,
-                         shadow_s=self.shadow, extra=self.extra)
+            self.decisions.add(t, self.ids[h], "held", HEAD_WAITS, nodes=self.n[h], free=self.free,
+                               shadow_s=self.shadow, extra=self.extra)
 
     def _explain_first_fit(self, t: float, j: int, late: bool) -> None:
         self._explain_start(t, j, "backfilled", USES_EXTRA if late else ENDS_BY_SHADOW,
-                            reservation_of=self.ids[self.holder], shadow_s=self.shadow,
-                            limit_end_s=t + self.est[j], nodes=self.n[j], free=self.free,
-                            extra=self.extra)
+                            {"reservation_of": self.ids[self.holder], "shadow_s": self.shadow,
+                             "limit_end_s": t + self.est[j], "nodes": self.n[j],
+                             "free": self.free, "extra": self.extra})
 
     def _explain_past(self, t: float, j: int) -> None:
         numbers = {"reservation_of": self.ids[self.holder], "shadow_s": self.shadow,
@@ -525,7 +527,7 @@ class Maui(JobReplay):
             numbers["scaled_end_s"] = t + self.est[j] * self.rho_l[self.user[j]]
         self._explain_start(t, j, "backfilled",
                             PAST_RESERVATION_HISTORY if self.history else PAST_RESERVATION,
-                            **numbers)
+                            numbers)
 
     def _explain_kills(self, t: float, h: int, chosen: list[int], ranked: list[int], pool: int,
                        mode: int) -> None:
@@ -538,23 +540,23 @@ class Maui(JobReplay):
         for v in chosen:
             if not noted[v]:
                 continue
-            self.explain(t, v, "killed", why, by=self.ids[h], by_priority=self._class(h),
-                         priority=self._class(v), by_place=pos[h], place=pos[v],
-                         started_as=MODE_NAMES[self.mode[v]],
-                         victim_order=ranked.index(v) + 1, taken=len(ranked),
-                         pool=pool, ran_s=t - self.start_t[v],
-                         nodes=self.n[v])
+            self.decisions.add(t, self.ids[v], "killed", why, by=self.ids[h],
+                               by_priority=self._class(h), priority=self._class(v),
+                               by_place=pos[h], place=pos[v],
+                               started_as=MODE_NAMES[self.mode[v]],
+                               victim_order=ranked.index(v) + 1, taken=len(ranked),
+                               pool=pool, ran_s=t - self.start_t[v], nodes=self.n[v])
 
     def _explain_killer(self, t: float, h: int, victims: int, freed: int, free: int,
                         mode: int) -> None:
         if mode == NORMAL:
-            self._explain_start(t, h, "mapped", HEAD_KILLS, nodes=self.n[h], free=free,
-                                victims=victims, freed=freed)
+            self._explain_start(t, h, "mapped", HEAD_KILLS, {"nodes": self.n[h], "free": free,
+                                                             "victims": victims, "freed": freed})
         else:
             self._explain_start(t, h, "backfilled", QUEUE_KILLS,
-                                reservation_of=self.ids[self.holder], shadow_s=self.shadow,
-                                limit_end_s=t + self.est[h], nodes=self.n[h], free=free,
-                                victims=victims, freed=freed)
+                                {"reservation_of": self.ids[self.holder], "shadow_s": self.shadow,
+                                 "limit_end_s": t + self.est[h], "nodes": self.n[h],
+                                 "free": free, "victims": victims, "freed": freed})
 
     def explain_waiting(self, t: float, j: int) -> None:
         """Why job ``j``, arrived at ``t``, did not start then (the reservation holder's
@@ -589,7 +591,7 @@ class Maui(JobReplay):
                 why = "behind the reservation in priority order"
         if self.prioritized:
             numbers["priority"] = CLASS_NAMES[self.rank[j]]
-        self.explain(t, j, "held", why, **numbers)
+        self.decisions.add(t, self.ids[j], "held", why, **numbers)
 
     # -- checks (tests only) -----------------------------------------------------------------
     def _tick(self, t: float) -> None:

@@ -100,9 +100,10 @@ class Conservative(Replay):
             self.waiting[j] = True
             heappush(rheap, (s, j))
             if s > t and self.noted is not None and self.noted[j]:
-                self.explain(t, j, "held", "reserved at the earliest time its nodes are free "
-                             "for its whole estimate, behind every earlier reservation",
-                             reservation_s=s, nodes=nj, estimate_s=ej, free=self.free)
+                self.decisions.add(t, self.ids[j], "held", "reserved at the earliest time its "
+                                   "nodes are free for its whole estimate, behind every "
+                                   "earlier reservation",
+                                   reservation_s=s, nodes=nj, estimate_s=ej, free=self.free)
         self._placed = a
         while rheap and rheap[0][0] <= t:
             r, j = heappop(rheap)
@@ -129,13 +130,13 @@ class Conservative(Replay):
             h += 1
         self._oldest = h
         if h < j:  # an earlier job still waits: this one passed it without delaying it
-            self.explain(t, j, "backfilled", "its reservation came before that of an earlier "
-                         "job, whose reservation it does not delay",
-                         reservation_of=self.ids[h], reservation_s=float(self.res[h]),
-                         nodes=self.n[j], estimate_s=self.est[j])
+            self.decisions.add(t, self.ids[j], "backfilled", "its reservation came before that "
+                               "of an earlier job, whose reservation it does not delay",
+                               reservation_of=self.ids[h], reservation_s=float(self.res[h]),
+                               nodes=self.n[j], estimate_s=self.est[j])
         else:
-            self.explain(t, j, "mapped", "its reservation time came", nodes=self.n[j],
-                         free=self.free)
+            self.decisions.add(t, self.ids[j], "mapped", "its reservation time came",
+                               nodes=self.n[j], free=self.free)
 
     def _gained(self, a: float, b: float) -> tuple:
         """Record that free nodes grew on ``[a, b)``: (compression, a, b, mx, span).
@@ -213,8 +214,8 @@ class Conservative(Replay):
             heappush(self._rheap, (s, j))
             self.moves += 1
             if self.noted is not None and self.noted[j]:
-                self.explain(t, j, "held", "reservation moved earlier: a job ended before "
-                             "its estimate", reservation_s=s, was_s=r)
+                self.decisions.add(t, self.ids[j], "held", "reservation moved earlier: a job "
+                                   "ended before its estimate", reservation_s=s, was_s=r)
             gain = self._gained(max(r, s + ej), r + ej)
             gains.append(gain)
             pos = c + 1

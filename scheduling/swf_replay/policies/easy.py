@@ -75,10 +75,10 @@ class Easy(Replay):
     def explain_waiting(self, t, j):
         if j == self.head:  # its reservation was recorded when it was made
             return
-        self.explain(t, j, "held", "behind the queue head; would backfill only if it ended by "
-                     "the head's shadow time or fitted the extra nodes",
-                     head=self.ids[self.head], shadow_s=self.shadow, nodes=self.n[j],
-                     estimate_s=self.est[j], free=self.free, extra=self.extra)
+        self.decisions.add(t, self.ids[j], "held", "behind the queue head; would backfill only "
+                           "if it ended by the head's shadow time or fitted the extra nodes",
+                           head=self.ids[self.head], shadow_s=self.shadow, nodes=self.n[j],
+                           estimate_s=self.est[j], free=self.free, extra=self.extra)
 
     def schedule(self, t, completed, first_new):
         a = self.arrived
@@ -93,8 +93,8 @@ class Easy(Replay):
         noted = self.noted
         while h < a and n[h] <= self.free:
             if noted is not None and noted[h]:
-                self.explain(t, h, "mapped", "queue head and its nodes are free", nodes=n[h],
-                             free=self.free)
+                self.decisions.add(t, self.ids[h], "mapped", "queue head and its nodes are free",
+                                   nodes=n[h], free=self.free)
             self.start(h, t)
             started_head = True
             h += 1
@@ -110,9 +110,9 @@ class Easy(Replay):
         if completed or started_head or self.shadow_for != h:
             self._reserve(h, t)
             if noted is not None and noted[h]:
-                self.explain(t, h, "held", "queue head: too few free nodes; reserved at the "
-                             "shadow time", nodes=n[h], free=self.free, shadow_s=self.shadow,
-                             extra=self.extra)
+                self.decisions.add(t, self.ids[h], "held", "queue head: too few free nodes; "
+                                   "reserved at the shadow time", nodes=n[h], free=self.free,
+                                   shadow_s=self.shadow, extra=self.extra)
             lo = h + 1
         else:
             lo = max(h + 1, self.scanned)
@@ -140,9 +140,9 @@ class Easy(Replay):
             else:
                 continue
             if noted is not None and noted[j]:
-                self.explain(t, j, "backfilled", why, reservation_of=self.ids[self.shadow_for],
-                             shadow_s=shadow, end_estimate_s=t + est[j], nodes=nj,
-                             extra=extra)
+                self.decisions.add(t, self.ids[j], "backfilled", why,
+                                   reservation_of=self.ids[self.shadow_for], shadow_s=shadow,
+                                   end_estimate_s=t + est[j], nodes=nj, extra=extra)
             self.start(j, t)
             free -= nj
             if free == 0:

@@ -26,14 +26,15 @@ class Fcfs(Replay):
         noted = self.noted
         while h < a and n[h] <= self.free:
             if noted is not None and noted[h]:
-                self.explain(t, h, "mapped", "first in the queue and its nodes are free",
-                             nodes=n[h], free=self.free)
+                self.decisions.add(t, self.ids[h], "mapped",
+                                   "first in the queue and its nodes are free",
+                                   nodes=n[h], free=self.free)
             self.start(h, t)
             h += 1
         self.head = h
 
     def explain_waiting(self, t, j):
         h = self.head
-        self.explain(t, j, "held", "waits in queue order behind the head, which does not fit "
-                     "(FCFS: no backfilling)", head=self.ids[h], head_nodes=self.n[h],
-                     nodes=self.n[j], free=self.free)
+        self.decisions.add(t, self.ids[j], "held", "waits in queue order behind the head, which "
+                           "does not fit (FCFS: no backfilling)", head=self.ids[h],
+                           head_nodes=self.n[h], nodes=self.n[j], free=self.free)

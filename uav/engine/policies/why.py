@@ -151,8 +151,17 @@ def waiting_causes(view, waiting: np.ndarray, filtering: bool,
 
 def sensors_folded(view) -> tuple[np.ndarray, np.ndarray]:
     """Per (UAV, target): whether some sensor makes a valid combination, and the best value
-    per energy over those (NEG for none). They change only with the scores."""
-    return view.valid.any(axis=2), np.where(view.valid, view.VPE, NEG).max(axis=2)
+    per energy over those (NEG for none). They change only with the scores.
+
+    Folded one sensor slice at a time: numpy reduces a short last axis (a few sensors) about
+    ten times slower than it combines whole slices."""
+    valid = view.valid
+    masked = np.where(valid, view.VPE, NEG)
+    any_valid, best = valid[..., 0].copy(), masked[..., 0].copy()
+    for s in range(1, valid.shape[2]):
+        any_valid |= valid[..., s]
+        np.maximum(best, masked[..., s], out=best)
+    return any_valid, best
 
 
 def _per_slot(view, idx: np.ndarray, values: np.ndarray) -> list:
