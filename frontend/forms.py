@@ -106,6 +106,10 @@ class ExperimentForm(forms.Form):
         help_text="every run records each decision with its reason (why a task was held, "
                   "backfilled, dropped, ...), to read task by task on the result page; not "
                   "for sweeps, and it adds to each run's estimated time")
+    explain_tasks = forms.CharField(
+        required=False, max_length=2000, label="Keep these tasks' stories",
+        help_text="with Explain decisions: ids of tasks (comma-separated) whose whole story "
+                  "every run keeps, though a large run keeps only a sample of the others")
 
     def __init__(self, kind_lab: LabKind, *args, who=None, refused=None, **kwargs):
         """``who`` (a ``permissions.Viewer``) submits it: the uploads it names must be theirs
@@ -152,6 +156,8 @@ class ExperimentForm(forms.Form):
                 help_text="comma-separated (8, 10, 12), a range start:stop:step (8:16:2) or "
                           "start:stop:*factor (1:1000:*10)")
         self.fields["explain"].json_type = "bool"  # drawn as a checkbox inside its label
+        self.fields["explain_tasks"].widget.attrs.update({"data-show-when": "explain",
+                                                          "data-show-values": "true"})
         self.extra_names: list[str] = []
         self.hook = inputs.form_hook(kind_lab)
         if self.hook is not None:
@@ -191,13 +197,14 @@ class ExperimentForm(forms.Form):
     @classmethod
     def initial_for(cls, kind_lab: LabKind, params: dict, preset: str = "", policies=None,
                     trials=None, base_seed=None, name="", visibility=None,
-                    axes=None, explain=False) -> dict:
+                    axes=None, explain=False, explain_tasks=()) -> dict:
         """The form's initial values; ``axes`` (a sweep's) fill the sweep fields, so a clone
         submitted unchanged runs the same sweep on the same base scenario."""
         initial = {"preset": preset, "name": name,
                    "policies": policies or kind_lab.default_policies,
                    "trials": trials or cls.default_trials(kind_lab), "base_seed": base_seed or 0,
-                   "visibility": visibility or Visibility.UNLISTED, "explain": explain}
+                   "visibility": visibility or Visibility.UNLISTED, "explain": explain,
+                   "explain_tasks": ", ".join(str(t) for t in explain_tasks)}
         for dotted, value in _flatten(params).items():
             initial[PREFIX + dotted] = value
         for k, axis in enumerate((axes or [])[:2], start=1):
@@ -267,7 +274,9 @@ class ExperimentForm(forms.Form):
                 policies=list(data.get("policies") or []), trials=data.get("trials"),
                 base_seed=data.get("base_seed") or 0, name=data.get("name") or "",
                 visibility=data.get("visibility") or Visibility.UNLISTED, axes=axes,
-                who=self.who, staged=tuple(self.staged), explain=bool(data.get("explain")))
+                who=self.who, staged=tuple(self.staged), explain=bool(data.get("explain")),
+                # (hidden while Explain decisions is off: what is typed there then is not sent)
+                explain_tasks=(data.get("explain_tasks") or "") if data.get("explain") else "")
         except ScenarioError as err:
             self._attach(err)
         return data
@@ -308,7 +317,7 @@ class ExperimentForm(forms.Form):
     def _attach(self, err: ScenarioError) -> None:
         field = err.field
         if field in ("policies", "trials", "base_seed", "name", "visibility", "explain",
-                     *self.extra_names):
+                     "explain_tasks", *self.extra_names):
             self.add_error(field, err.message)
             return
         if field == "axes":  # "axis 2: ..." belongs to the second sweep field

@@ -125,7 +125,8 @@ def new_experiment(request, kind: str):
         initial = ExperimentForm.initial_for(
             kind_lab, source.scenario.params, preset=source.scenario.preset,
             policies=source.policies, trials=source.trials, base_seed=source.base_seed,
-            visibility=source.visibility, axes=source.axes, explain=source.explain)
+            visibility=source.visibility, axes=source.axes, explain=source.explain,
+            explain_tasks=source.explain_tasks)
         notice = f"Cloned from “{source.name}”: change what you like and run."
     else:
         preset_name = request.GET.get("preset") or kind_lab.default_preset

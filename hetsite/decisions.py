@@ -31,10 +31,11 @@ TASK_CHARS = 100  # a task id asked for is at most this long
 META_KEYS = ("kind", "policy", "seed", "scenario", "decisions")
 
 
-def decision_log() -> DecisionLog:
-    """The log a lab run records into, with this site's bounds."""
+def decision_log(always=()) -> DecisionLog:
+    """The log a lab run records into, with this site's bounds, keeping the whole story of
+    the tasks ``always`` names (the experiment's ``explain_tasks``)."""
     return DecisionLog(per_task=settings.HETSITE_EXPLAIN_PER_TASK,
-                       limit=settings.HETSITE_EXPLAIN_LIMIT)
+                       limit=settings.HETSITE_EXPLAIN_LIMIT, always=always)
 
 
 def packed(data: dict) -> tuple[bytes | None, dict | None]:

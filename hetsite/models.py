@@ -98,6 +98,10 @@ class Experiment(models.Model):
     explain = models.BooleanField(
         default=False, help_text="its runs record every decision with its reason "
                                  "(hetsite.decisions); experiments without a sweep only")
+    explain_tasks = models.JSONField(
+        default=list, blank=True,
+        help_text="ids of the tasks whose whole story its explained runs keep, whatever the "
+                  "sampling of a large run (the CLI's run --explain-task)")
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     finished = models.DateTimeField(null=True, blank=True)
 

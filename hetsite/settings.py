@@ -257,6 +257,8 @@ HETSITE_MAX_POINTS = env.int("HETSITE_MAX_POINTS", default=100)  # sweep points 
 HETSITE_EXPLAIN_MAX_RUNS = env.int("HETSITE_EXPLAIN_MAX_RUNS", default=20)
 HETSITE_EXPLAIN_LIMIT = env.int("HETSITE_EXPLAIN_LIMIT", default=10_000)
 HETSITE_EXPLAIN_PER_TASK = env.int("HETSITE_EXPLAIN_PER_TASK", default=16)
+# An explained experiment may name up to this many tasks whose whole story its runs keep.
+HETSITE_EXPLAIN_MAX_TASKS = env.int("HETSITE_EXPLAIN_MAX_TASKS", default=20)
 HETSITE_EXPLAIN_OVERHEAD = env.float("HETSITE_EXPLAIN_OVERHEAD", default=2.0)
 if HETSITE_EXPLAIN_PER_TASK < 2 or HETSITE_EXPLAIN_LIMIT < HETSITE_EXPLAIN_PER_TASK:
     raise ImproperlyConfigured("HETSITE_EXPLAIN_PER_TASK must be >= 2 and "

@@ -226,7 +226,7 @@ def decision_log(args) -> DecisionLog | bool:
     if limit < per_task:
         raise ExplainError(f"--explain-limit: at least --explain-per-task ({per_task}), got "
                            f"{limit}")
-    always = [int(t) if t.lstrip("-").isdigit() else t for t in args.explain_task]
+    always = [explain.task_id(t) for t in args.explain_task]
     return DecisionLog(per_task=per_task, limit=limit, always=always)
 
 

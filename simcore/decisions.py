@@ -161,8 +161,11 @@ class DecisionLog:
         if float(kept.sum()) <= self.limit:
             return None
         hashes = buckets(ids)
-        named = (np.isin(np.asarray(ids), list(self.always)) if self.always
-                 else np.zeros(n, dtype=bool))
+        arr = np.asarray(ids)
+        asked = list(self.always)
+        if arr.dtype.kind in "iu":  # (numpy would compare numbers as text beside a text id)
+            asked = [a for a in asked if isinstance(a, Integral) and not isinstance(a, bool)]
+        named = np.isin(arr, asked) if asked else np.zeros(n, dtype=bool)
         # A task is kept at stride 2**m when its hash has at least m trailing zero bits: the
         # decisions kept at every stride, from one pass over the tasks.
         low = hashes & (~hashes + np.uint32(1))  # the lowest set bit (0 for a zero hash)
@@ -176,7 +179,7 @@ class DecisionLog:
         keep = (zeros >= m) | named
         self.stride = 2**m
         self._out_counted = n - int(np.count_nonzero(keep))  # they count as seen
-        self._ahead = set(np.asarray(ids)[keep].tolist())
+        self._ahead = set(arr[keep].tolist())
         return keep
 
     def keeps(self, task: Any) -> bool:

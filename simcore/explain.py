@@ -26,6 +26,13 @@ def same_task(a: Any, b: Any) -> bool:
     return a == b or str(a) == str(b)
 
 
+def task_id(text: str) -> Any:
+    """A task id as typed (``--explain-task``, the lab's "Keep these tasks' stories") as the
+    log names it: a number for digits (the ids of most kinds), else the text ("target 3")."""
+    text = text.strip()
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
 def story(decisions: list[dict], task: Any) -> list[dict]:
     """Every kept decision about ``task``, in the order they were made."""
     return [d for d in decisions if same_task(d["task"], task)]

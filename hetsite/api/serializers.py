@@ -11,7 +11,7 @@ from ..services import submission
 
 TOP_LEVEL = {"kind", "preset", "params", "policies", "trials", "base_seed", "name", "policy",
              "seed", "axes", "visibility", "notes", "tags", "dry_run", "add",
-             "with_policies", "explain"}
+             "with_policies", "explain", "explain_tasks"}
 
 
 RUNS_INLINE = 100  # runs listed in an experiment's detail; all of them at runs_url, paged
@@ -104,7 +104,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "kind", "status", "progress", "policies", "trials", "base_seed",
                   "axes", "figure", "visibility", "notes", "tags", "owner", "code_version",
                   "created", "finished", "scenario", "summary", "points", "runs", "runs_total",
-                  "runs_url", "estimate_s", "share_url", "explain"]
+                  "runs_url", "estimate_s", "share_url", "explain", "explain_tasks"]
         read_only_fields = fields
 
     tags = serializers.ListField(source="tag_list", child=serializers.CharField(),
@@ -186,6 +186,11 @@ class ExperimentCreateSerializer(StrictSerializer):
         help_text="true: every run records its decisions with their reasons (read them at "
                   "/api/runs/<id>/decisions/); experiments without axes only, priced with the "
                   "recording's overhead")
+    explain_tasks = serializers.JSONField(
+        required=False,
+        help_text="with explain: ids of tasks whose whole story every run keeps, whatever the "
+                  "sampling of a large run (a list, or one comma-separated text; at most "
+                  "HETSITE_EXPLAIN_MAX_TASKS), as run --explain-task")
 
     def validate(self, data):
         self.dry_run = data.get("dry_run", False)
@@ -196,7 +201,8 @@ class ExperimentCreateSerializer(StrictSerializer):
                 base_seed=data.get("base_seed", 0), name=data.get("name", ""),
                 axes=data.get("axes"), visibility=data.get("visibility", Visibility.UNLISTED),
                 notes=data.get("notes", ""), tags=data.get("tags", ""),
-                who=self.context["who"], explain=data.get("explain", False))
+                who=self.context["who"], explain=data.get("explain", False),
+                explain_tasks=data.get("explain_tasks"))
         except ScenarioError as err:
             raise scenario_error(err) from None
 

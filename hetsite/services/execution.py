@@ -165,7 +165,8 @@ def execute_run(run_id: int) -> str:
         if run.overrides:
             params = with_overrides(params, run.overrides)
         # Asked only of explained runs: an engine a plugin brings may predate ``explain``.
-        told = {"explain": decisions.decision_log()} if experiment.explain else {}
+        told = ({"explain": decisions.decision_log(experiment.explain_tasks)}
+                if experiment.explain else {})
         with Heartbeat(run):
             result = kind_lab.engine.simulate({"kind": experiment.kind, "params": params},
                                          policy=run.policy, seed=run.seed,

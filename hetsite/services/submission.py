@@ -23,11 +23,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from simcore.errors import ScenarioError
+from simcore.explain import task_id
 from simcore.params import describe, merge, parse_value, to_dict, with_overrides
 from simcore.result import code_version
 from simcore.sweep import points as sweep_points
 
 from .. import kinds, uploads
+from ..decisions import TASK_CHARS
 from ..models import FINAL_STATUSES, Experiment, Run, Scenario, Status, SummaryRow, Visibility
 from ..permissions import SITE, Account
 from . import admission
@@ -68,8 +70,10 @@ class Submission:
     costs: list[list[float]] = field(default_factory=list)
     # How a figure preset's size exceeds the site's ordinary limits ("" within them).
     beyond_site_limits: str = ""
-    # Its runs record their decisions with the reasons (experiments without a sweep only).
+    # Its runs record their decisions with the reasons (experiments without a sweep only),
+    # keeping these tasks' whole stories whatever the sampling.
     explain: bool = False
+    explain_tasks: list = field(default_factory=list)
 
     @property
     def run_count(self) -> int:
@@ -142,12 +146,13 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
                         visibility: str = Visibility.UNLISTED, notes: str = "",
                         tags="", lim: dict | None = None, who=None,
                         staged: tuple[uploads.StagedUpload, ...] = (),
-                        explain: bool = False) -> Submission:
+                        explain: bool = False, explain_tasks=None) -> Submission:
     """Check an experiment request against the engine; raises ScenarioError naming the field.
     ``lim`` replaces the site's limits (a figure preset brings its own sizes). ``who`` (a
     ``permissions.Viewer``; None for the site's own commands) must be allowed every upload
     the scenario or its axes name, unless ``staged`` brings it with this submission.
-    ``explain``: every run records its decisions with their reasons (:func:`check_explain`)."""
+    ``explain``: every run records its decisions with their reasons (:func:`check_explain`),
+    keeping the whole story of the tasks ``explain_tasks`` names (:func:`clean_explain_tasks`)."""
     kind_lab = lab_kind(kind)
     labels = clean_labels(visibility=visibility, notes=notes, tags=tags)
     normalized, preset_params = _normalize(kind_lab, params, preset)
@@ -184,6 +189,7 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
         raise ScenarioError(field_name, f"points x policies x trials must be <= "
                                         f"{lim['max_runs']} runs; this asks for {n_runs:,}")
     check_explain(explain, axes, n_runs)
+    explain_tasks = clean_explain_tasks(explain_tasks, explain)
     points = sweep_points([(a["param"], a["values"]) for a in axes])
     costs = []
     factor = 1.0 + settings.HETSITE_EXPLAIN_OVERHEAD if explain else 1.0
@@ -201,7 +207,8 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(kind_lab, normalized, list(policies), trials, base_seed, name, preset,
                       preset_params, axes, points, **labels, uploads=tuple(sorted(refs)),
-                      staged=tuple(brought.values()), costs=costs, explain=explain)
+                      staged=tuple(brought.values()), costs=costs, explain=explain,
+                      explain_tasks=explain_tasks)
 
 
 def check_explain(explain, axes: list, runs: int) -> None:
@@ -219,6 +226,37 @@ def check_explain(explain, axes: list, runs: int) -> None:
         raise ScenarioError("explain", f"{runs:,} runs would explain themselves; at most "
                                        f"{most} (HETSITE_EXPLAIN_MAX_RUNS): fewer policies or "
                                        "trials")
+
+
+def clean_explain_tasks(tasks, explain: bool) -> list:
+    """The ids of the tasks whose whole story the runs keep (``--explain-task``'s): a list, or
+    one comma-separated text, of at most ``HETSITE_EXPLAIN_MAX_TASKS`` ids of at most
+    ``TASK_CHARS`` characters each, as the log names them (numbers for digits), once
+    each; only with ``explain``. A ScenarioError names ``explain_tasks``."""
+    if tasks in (None, "", []):
+        return []
+    if isinstance(tasks, str):
+        tasks = [t for t in tasks.split(",") if t.strip()]
+    if not isinstance(tasks, list) or not all(isinstance(t, (str, int)) and not
+                                              isinstance(t, bool) for t in tasks):
+        raise ScenarioError("explain_tasks", "must be a list of task ids or one comma-separated "
+                                             "text of them")
+    most = settings.HETSITE_EXPLAIN_MAX_TASKS
+    if len(tasks) > most:
+        raise ScenarioError("explain_tasks", f"{len(tasks):,} tasks; at most {most} "
+                                             "(HETSITE_EXPLAIN_MAX_TASKS)")
+    if tasks and not explain:
+        raise ScenarioError("explain_tasks", "only with \"Explain decisions\" (explain: true)")
+    cleaned = []
+    for raw in tasks:
+        text = str(raw).strip()
+        if not text or len(text) > TASK_CHARS:
+            raise ScenarioError("explain_tasks", f"each id is 1 to {TASK_CHARS} "
+                                                 f"characters; got {text[:40]!r}")
+        task = task_id(text)
+        if task not in cleaned:
+            cleaned.append(task)
+    return cleaned
 
 
 def normalize_tags(tags) -> str:
@@ -527,7 +565,7 @@ def create_experiment(sub: Submission, owner=None, dispatch: bool = True,
                 trials=sub.trials, base_seed=sub.base_seed, axes=sub.axes, figure=sub.figure,
                 visibility=sub.visibility, notes=sub.notes, tags=sub.tags,
                 code_version=code_version(), account=account.key, estimate_s=sub.estimate_s,
-                explain=sub.explain, **ownership)
+                explain=sub.explain, explain_tasks=sub.explain_tasks, **ownership)
             Run.objects.bulk_create([
                 Run(experiment=experiment, point=point, overrides=overrides, policy=policy,
                     trial=trial, seed=sub.base_seed + trial, cost=sub.costs[point][i])
@@ -597,7 +635,7 @@ def rerun_experiment(experiment: Experiment, owner=None, account: Account = SITE
                               name=f"{experiment.name} (re-run)"[:200],
                               preset=experiment.scenario.preset,
                               visibility=experiment.visibility, tags=experiment.tags,
-                              explain=experiment.explain)
+                              explain=experiment.explain, explain_tasks=experiment.explain_tasks)
     return create_experiment(sub, owner=owner, account=account)
 
 
@@ -619,7 +657,7 @@ def added_trials(experiment: Experiment, add: int) -> tuple[Submission, str]:
             kind=experiment.kind, params=experiment.scenario.params, trials=total,
             preset=experiment.scenario.preset, policies=list(experiment.policies),
             base_seed=experiment.base_seed, name=experiment.name, axes=experiment.axes, lim=lim,
-            explain=experiment.explain)
+            explain=experiment.explain, explain_tasks=experiment.explain_tasks)
     except ScenarioError as err:
         field_name = "add" if err.field in ("trials", "axes", "explain") else err.field
         raise ScenarioError(field_name, err.message) from None

@@ -46,6 +46,32 @@ def read_story(page) -> tuple[str, list[str]]:
             page.locator("#task-story-list li").all_inner_texts())
 
 
+def show_gantt(page, run: Run) -> None:
+    """Draw ``run``'s job Gantt in "One run in detail" (its decisions panel opens beside)."""
+    page.select_option("#run-chart-run", str(run.public_id))
+    page.select_option("#run-chart-id", "gantt")
+    page.click("#run-chart-form button[type=submit]")
+    page.wait_for_function("() => document.getElementById('run-chart').dataset.drawn === '1'")
+    page.wait_for_selector("#decision-filter button")
+
+
+def click_job(page, job: int) -> None:
+    """Click job ``job``'s rectangle where the chart drew it (its hover mark at the centre)."""
+    page.locator("#run-chart").scroll_into_view_if_needed()
+    where = page.evaluate("""(job) => {
+        const gd = document.getElementById('run-chart'), L = gd._fullLayout;
+        const box = gd.querySelector('.nsewdrag').getBoundingClientRect();
+        for (const t of gd.data) {
+          const i = (t.customdata || []).findIndex(c => c[0] === job);
+          if (i >= 0) return {x: box.left + L.xaxis.l2p(t.x[i]), y: box.top + L.yaxis.l2p(t.y[i])};
+        }
+        return null;
+    }""", job)
+    assert where is not None
+    page.mouse.move(where["x"], where["y"])
+    page.mouse.click(where["x"], where["y"])
+
+
 def test_click_a_job_read_its_story_filter_by_action_and_compare(live_server, page, fill_form):
     problems = []
     page.on("pageerror", lambda e: problems.append(str(e)))
@@ -60,31 +86,14 @@ def test_click_a_job_read_its_story_filter_by_action_and_compare(live_server, pa
     every, unit = result["decisions"], result["meta"]["decisions"]["time_unit"]
 
     # The EASY run with its Gantt: the decisions panel opens beside it.
-    page.select_option("#run-chart-run", str(run.public_id))
-    page.select_option("#run-chart-id", "gantt")
-    page.click("#run-chart-form button[type=submit]")
-    page.wait_for_function("() => document.getElementById('run-chart').dataset.drawn === '1'")
-    page.wait_for_selector("#decision-filter button")
+    show_gantt(page, run)
     chips = page.locator("#decision-filter button").all_inner_texts()
     assert chips == [f"{a} ({n})" for a, n in explain.counts(every).items()]
     bounds = page.inner_text("#decisions-bounds")
     assert f"{len(every)} decisions kept of {result['meta']['decisions']['tasks_seen']} tasks" \
         in bounds
 
-    # Click job 29's rectangle where the chart drew it (its hover mark at the centre).
-    page.locator("#run-chart").scroll_into_view_if_needed()
-    where = page.evaluate("""(job) => {
-        const gd = document.getElementById('run-chart'), L = gd._fullLayout;
-        const box = gd.querySelector('.nsewdrag').getBoundingClientRect();
-        for (const t of gd.data) {
-          const i = (t.customdata || []).findIndex(c => c[0] === job);
-          if (i >= 0) return {x: box.left + L.xaxis.l2p(t.x[i]), y: box.top + L.yaxis.l2p(t.y[i])};
-        }
-        return null;
-    }""", 29)
-    assert where is not None
-    page.mouse.move(where["x"], where["y"])
-    page.mouse.click(where["x"], where["y"])
+    click_job(page, 29)
     task, lines = read_story(page)
     assert task == "29"
     assert lines == [story_line(d, unit) for d in explain.story(every, 29)]
@@ -158,3 +167,46 @@ def test_click_a_job_read_its_story_filter_by_action_and_compare(live_server, pa
     tasks = page.locator("#divergence-tasks tbody tr td:first-child").all_inner_texts()
     assert tasks == [js(r["task"]) for r in found["tasks"]]
     assert not problems, problems
+
+
+def test_a_job_named_on_the_form_keeps_its_story_in_a_sampled_run(live_server, page, fill_form,
+                                                                  settings):
+    """"Keep these tasks' stories": in a run that keeps 1 job in ``stride``, the job named on
+    the form tells the whole story an unsampled run tells, and a job left out says why its
+    story is empty and how to get it."""
+    from scheduling.engine import ENGINE
+    from simcore.decisions import DecisionLog, bucket
+
+    settings.HETSITE_EXPLAIN_LIMIT = 100
+    fill_form(page, KIND, PRESET, ["easy"], 1)
+    assert not page.is_visible("#id_explain_tasks")  # only with Explain decisions
+    page.check("#id_explain")
+    page.fill("#id_explain_tasks", "29")
+    page.click("#submit")
+    page.wait_for_selector("#exp-status:text('done')", timeout=120_000)
+    experiment = Experiment.objects.get()
+    assert experiment.explain_tasks == [29]
+    assert page.inner_text("#explain-tasks") == "whole stories kept: 29"
+    run, result = result_of(experiment, "easy")
+    stride, unit = result["meta"]["decisions"]["stride"], result["meta"]["decisions"]["time_unit"]
+    assert stride > 1 and result["meta"]["decisions"]["always"] == [29]
+    whole = ENGINE.simulate(ENGINE.preset_scenario(PRESET), "easy", seed=run.seed,
+                            explain=DecisionLog(limit=10**6)).decisions
+    whole = json.loads(json.dumps(whole, sort_keys=True))  # as the lab stores decisions
+
+    show_gantt(page, run)
+    click_job(page, 29)
+    task, lines = read_story(page)
+    assert task == "29" and lines
+    assert lines == [story_line(d, unit) for d in explain.story(whole, 29)]
+
+    left_out = next(j for j in range(1, 501) if bucket(j) % stride and j != 29)
+    click_job(page, left_out)
+    page.wait_for_function(f"() => document.getElementById('task-story').dataset.task === "
+                           f"'{left_out}'")
+    task, lines = read_story(page)
+    assert lines == []
+    assert page.inner_text("#task-story-title") == (
+        f"task {left_out}: 0 decisions kept (the log kept 1 task in {stride}; to read this "
+        "one's story, clone the experiment and name it under \u201cKeep these tasks' "
+        "stories\u201d)")

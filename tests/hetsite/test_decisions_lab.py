@@ -359,3 +359,84 @@ def test_two_runs_that_recorded_nothing_are_not_said_to_agree():
         answer = decisions.compare(a, b)
         assert answer["found"] is None
         assert "recorded no decision: its kind does not record" in answer["problem"]
+
+
+def story_of(decisions_list, task) -> list:
+    return explain.story(decisions_list, task)
+
+
+def test_named_tasks_keep_their_whole_story_in_a_sampled_run(settings):
+    """``explain_tasks`` is the lab's ``run --explain-task``: a sampled run keeps the whole
+    story of each task it names, the one an unsampled run of the same seed tells."""
+    from scheduling.engine import ENGINE
+    from simcore.decisions import DecisionLog, bucket
+
+    settings.HETSITE_EXPLAIN_LIMIT = 100
+    settings.HETSITE_EXPLAIN_PER_TASK = 16
+    scenario = ENGINE.preset_scenario(PRESET)
+    whole = ENGINE.simulate(scenario, "easy", seed=0, explain=DecisionLog(limit=10**6))
+    sampled = ENGINE.simulate(scenario, "easy", seed=0, explain=DecisionLog(limit=100))
+    stride = sampled.meta["decisions"]["stride"]
+    left_out = sorted({d["task"] for d in whole.decisions if bucket(d["task"]) % stride})[:3]
+    assert len(left_out) == 3 and not any(story_of(sampled.decisions, t) for t in left_out)
+    # one typed as text, as a form or a URL gives it: the log names it by its number
+    body = create(policies=["easy"], explain_tasks=[left_out[0], str(left_out[1]), left_out[2]])
+    assert body["explain_tasks"] == left_out
+    run = body["runs"][0]
+    assert run["seed"] == 0
+    result = result_of(run["id"])
+    assert result["meta"]["decisions"]["always"] == sorted(left_out, key=str)
+    assert result["meta"]["decisions"]["stride"] > 1  # still a sample of the others
+    client = APIClient()
+    for task in left_out:
+        story = get(client, run["id"], task=str(task)).json()["decisions"]
+        assert story and story == story_of(whole.decisions, task)
+    # the experiment page says which tasks keep their whole story
+    page = Client().get(f"/e/{body['id']}/").content.decode()
+    assert re.search(r'id="explain-tasks">whole stories kept: ' +
+                     ", ".join(str(t) for t in left_out) + "<", page)
+    again = submission.rerun_experiment(Experiment.objects.get(public_id=body["id"]))
+    assert again.explain_tasks == left_out
+
+
+@pytest.mark.parametrize("extra, says", [
+    ({"explain": False, "explain_tasks": [12]}, "only with"),
+    ({"explain_tasks": list(range(21))}, "at most 20"),
+    ({"explain_tasks": ["x" * 101]}, "1 to 100 characters"),
+    ({"explain_tasks": {"task": 12}}, "list of task ids"),
+    ({"explain_tasks": [True]}, "list of task ids"),
+])
+def test_explain_tasks_are_refused_naming_the_field(extra, says):
+    body = {"kind": KIND, "preset": PRESET, "policies": ["easy"], "trials": 1,
+            "explain": True, **extra}
+    response = APIClient().post("/api/experiments/", body, format="json")
+    assert response.status_code == 400
+    assert list(response.json()) == ["explain_tasks"], response.json()
+    assert says in response.json()["explain_tasks"][0]
+    assert not Experiment.objects.exists()
+
+
+def test_the_form_names_tasks_to_keep_and_a_clone_keeps_them():
+    client = Client()
+    page = client.get(f"/new/{KIND}/?preset={PRESET}").content.decode()
+    assert re.search(r'name="explain_tasks"[^>]*data-show-when="explain"', page)
+    # typed while Explain decisions is off (the field hidden): not sent
+    response = client.post(f"/new/{KIND}/", preset_form(policies=["easy"], trials=1,
+                                                       explain_tasks="12, 40"))
+    assert response.status_code == 302
+    assert Experiment.objects.get().explain_tasks == []
+    Experiment.objects.all().delete()
+    response = client.post(f"/new/{KIND}/", preset_form(policies=["easy"], trials=1,
+                                                       explain="on",
+                                                       explain_tasks="12, 40, 12, target 3"))
+    assert response.status_code == 302
+    experiment = Experiment.objects.get()
+    assert experiment.explain_tasks == [12, 40, "target 3"]
+    always = result_of(experiment.runs.get().public_id)["meta"]["decisions"]["always"]
+    assert always == [12, 40, "target 3"]
+    clone = client.get(f"/new/{KIND}/?clone={experiment.public_id}").content.decode()
+    assert re.search(r'name="explain_tasks"[^>]*value="12, 40, target 3"', clone)
+    bad = client.post(f"/new/{KIND}/", preset_form(policies=["easy"], trials=1, explain="on",
+                                                  explain_tasks="x" * 101))
+    assert bad.status_code == 400
+    assert "1 to 100 characters" in bad.content.decode()

@@ -206,6 +206,9 @@ def test_tasks_asked_for_keep_their_whole_story_past_any_limit():
     keep = ahead.sample_up_front(np.arange(200), 2)
     assert keep[3] and ahead.keeps(3) and ahead.keeps(3) == bool(keep[3])
     assert all(ahead.keeps(int(i)) == bool(keep[i]) for i in range(200))
+    # a number asked for beside a text id (the lab's "12, target 3") is still found
+    mixed = DecisionLog(limit=50, always=[3, "target 9"]).sample_up_front(np.arange(200), 2)
+    assert mixed[3] and mixed.sum() == keep.sum()
 
 
 def test_a_log_sampled_ahead_that_thins_itself_counts_every_task_once():

@@ -552,7 +552,10 @@
     // A story is at most HETSITE_EXPLAIN_PER_TASK decisions (16 by default): one page of 50.
     getJson("/api/runs/" + explained.run + "/decisions/?task=" + encodeURIComponent(task)).then(function (p) {
       title.textContent = "task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
-        (p.total ? "" : " kept (the log may have been sampled; see the bounds above)") +
+        (p.total ? "" : " kept" + (p.bounds.stride > 1 ?
+          " (the log kept 1 task in " + p.bounds.stride + "; to read this one's story, clone " +
+          "the experiment and name it under \u201cKeep these tasks' stories\u201d)" :
+          " (no decision was made about it)")) +
         (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "");
       p.decisions.forEach(function (d) {
         var li = document.createElement("li");
