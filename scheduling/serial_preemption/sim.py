@@ -369,7 +369,7 @@ class SerialSim:
         for task in range(a, b):
             if noted[task]:
                 add(self.now, task, "dropped", "its utility if started now, on any cluster it "
-                    "may use, is no more than the dropping threshold", **numbers)
+                    "may use, is no more than the dropping threshold", numbers)
 
     def explain_start(self, task: int, core: int, reason: str, **numbers) -> None:
         """Record that ``task`` starts on ``core`` now (a task suspended before *resumes*);
@@ -416,8 +416,8 @@ class SerialSim:
 
     def _record_hold(self, g: int, reason: str, tasks: list[int], numbers: dict) -> None:
         add, t = self.decisions.add, self.now
-        for task in tasks:
-            add(t, task, "held", reason, **numbers)
+        for task in tasks:  # one dict for all: the log never changes the numbers it keeps
+            add(t, task, "held", reason, numbers)
 
     def explain_waiting(self, mode: str, preempts: bool) -> None:
         """After the policy's turn: why the tasks it left waiting (and did not explain itself)

@@ -497,7 +497,7 @@ class Maui(JobReplay):
             action = "resumed"
         if self.prioritized:
             numbers["priority"] = CLASS_NAMES[self.rank[j]]
-        self.decisions.add(t, self.ids[j], action, reason, **numbers)
+        self.decisions.add(t, self.ids[j], action, reason, numbers)
 
     def _explain_reservation(self, t: float, h: int) -> None:
         """The holder's reservation, when it is new or moved (most iterations leave it)."""
@@ -591,7 +591,7 @@ class Maui(JobReplay):
                 why = "behind the reservation in priority order"
         if self.prioritized:
             numbers["priority"] = CLASS_NAMES[self.rank[j]]
-        self.decisions.add(t, self.ids[j], "held", why, **numbers)
+        self.decisions.add(t, self.ids[j], "held", why, numbers)
 
     # -- checks (tests only) -----------------------------------------------------------------
     def _tick(self, t: float) -> None:

@@ -223,3 +223,16 @@ def test_a_log_sampled_ahead_that_thins_itself_counts_every_task_once():
         assert log.keeps(i) == (bucket(i) % log.stride == 0)
     _, info = log.export()
     assert info["tasks_seen"] == 2000 and info["recorded"] <= 200
+
+
+def test_numbers_as_one_dict_record_what_keywords_record():
+    by_keywords, by_dict = DecisionLog(), DecisionLog()
+    shared = {"free": 3, "nodes": 8}  # one dict for many tasks, as a group's hold passes it
+    for k in range(3):
+        for task in range(4):
+            by_keywords.add(float(k), task, "held", "waits", free=3, nodes=8)
+            by_dict.add(float(k), task, "held", "waits", shared)
+        by_keywords.add(float(k), 9, "mapped", "go", where="n1", free=k)
+        by_dict.add(float(k), 9, "mapped", "go", {"where": "n1"}, free=k)  # merged, dict first
+    assert by_dict.export() == by_keywords.export()
+    assert shared == {"free": 3, "nodes": 8}  # the log never changes the numbers it keeps
