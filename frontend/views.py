@@ -31,6 +31,7 @@ from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
 from hetsite.services import admission, pricing, submission
 from hetsite.throttles import refused
 from simcore.errors import ScenarioError
+from simcore.explain import task_id
 
 from .forms import ExperimentForm
 
@@ -128,6 +129,14 @@ def new_experiment(request, kind: str):
             visibility=source.visibility, axes=source.axes, explain=source.explain,
             explain_tasks=source.explain_tasks)
         notice = f"Cloned from “{source.name}”: change what you like and run."
+        keep = (request.GET.get("explain_task") or "").strip()
+        if keep and len(keep) <= decisions.TASK_CHARS:  # from a story the sampling left out
+            tasks = list(source.explain_tasks)
+            if task_id(keep) not in tasks:
+                tasks.append(task_id(keep))
+            initial.update(explain=True, explain_tasks=", ".join(str(t) for t in tasks))
+            notice = (f"Cloned from “{source.name}”, keeping task {keep}'s whole story: "
+                      "run it as it is, or change what you like.")
     else:
         preset_name = request.GET.get("preset") or kind_lab.default_preset
         if preset_name not in presets:

@@ -209,4 +209,17 @@ def test_a_job_named_on_the_form_keeps_its_story_in_a_sampled_run(live_server, p
     assert page.inner_text("#task-story-title") == (
         f"task {left_out}: 0 decisions kept (the log kept 1 task in {stride}; to read this "
         "one's story, clone the experiment and name it under \u201cKeep these tasks' "
-        "stories\u201d)")
+        "stories\u201d) Clone it keeping this task's story")
+
+    # One click to that clone: the form comes back explained, with both jobs named.
+    page.click("#keep-story")
+    page.wait_for_selector("#id_explain_tasks")
+    assert page.is_checked("#id_explain") and page.is_visible("#id_explain_tasks")
+    assert page.input_value("#id_explain_tasks") == f"29, {left_out}"
+    assert f"keeping task {left_out}'s whole story" in page.inner_text("body")
+    page.click("#submit")
+    page.wait_for_selector("#exp-status:text('done')", timeout=120_000)
+    clone = Experiment.objects.exclude(pk=experiment.pk).get()
+    assert clone.explain_tasks == [29, left_out]
+    _, again = result_of(clone, "easy")
+    assert explain.story(again["decisions"], left_out) == explain.story(whole, left_out) != []

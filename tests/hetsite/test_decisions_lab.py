@@ -428,3 +428,17 @@ def test_the_form_names_tasks_to_keep_and_a_clone_keeps_them():
                                                   explain_tasks="x" * 101))
     assert bad.status_code == 400
     assert "1 to 100 characters" in bad.content.decode()
+
+
+def test_a_clone_from_a_sampled_out_story_names_the_task():
+    """The story of a task the sampling left out links to a clone that keeps it."""
+    source = Experiment.objects.get(public_id=create(policies=["easy"], explain=False)["id"])
+    client = Client()
+    page = client.get(f"/new/{KIND}/?clone={source.public_id}&explain_task=7").content.decode()
+    assert re.search(r'<input type="checkbox" name="explain"[^>]* checked', page)
+    assert re.search(r'name="explain_tasks"[^>]*value="7"', page)
+    assert "keeping task 7&#x27;s whole story" in page
+    ignored = client.get(f"/new/{KIND}/?clone={source.public_id}&explain_task={'x' * 101}")
+    assert 'name="explain_tasks"' in ignored.content.decode()
+    assert not re.search(r'name="explain_tasks"[^>]*value="x', ignored.content.decode())
+    assert "keeping task" not in ignored.content.decode()

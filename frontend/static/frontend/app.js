@@ -551,12 +551,21 @@
     title.textContent = "task " + task + ": loading…";
     // A story is at most HETSITE_EXPLAIN_PER_TASK decisions (16 by default): one page of 50.
     getJson("/api/runs/" + explained.run + "/decisions/?task=" + encodeURIComponent(task)).then(function (p) {
+      var sampledOut = !p.total && p.bounds.stride > 1;
       title.textContent = "task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
-        (p.total ? "" : " kept" + (p.bounds.stride > 1 ?
+        (p.total ? "" : " kept" + (sampledOut ?
           " (the log kept 1 task in " + p.bounds.stride + "; to read this one's story, clone " +
-          "the experiment and name it under \u201cKeep these tasks' stories\u201d)" :
+          "the experiment and name it under \u201cKeep these tasks' stories\u201d) " :
           " (no decision was made about it)")) +
         (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "");
+      var clone = document.getElementById("decisions").dataset.clone;
+      if (sampledOut && clone) {  // one click to that clone, the task already named
+        var link = document.createElement("a");
+        link.id = "keep-story";
+        link.href = clone + "&explain_task=" + encodeURIComponent(task);
+        link.textContent = "Clone it keeping this task's story";
+        title.appendChild(link);
+      }
       p.decisions.forEach(function (d) {
         var li = document.createElement("li");
         li.dataset.action = d.action;
