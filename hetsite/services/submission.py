@@ -237,14 +237,16 @@ def clean_explain_tasks(tasks, explain: bool) -> list:
         return []
     if isinstance(tasks, str):
         tasks = [t for t in tasks.split(",") if t.strip()]
-    if not isinstance(tasks, list) or not all(isinstance(t, (str, int)) and not
-                                              isinstance(t, bool) for t in tasks):
-        raise ScenarioError("explain_tasks", "must be a list of task ids or one comma-separated "
-                                             "text of them")
+    not_ids = ScenarioError("explain_tasks", "must be a list of task ids or one "
+                                             "comma-separated text of them")
+    if not isinstance(tasks, list):
+        raise not_ids
     most = settings.HETSITE_EXPLAIN_MAX_TASKS
-    if len(tasks) > most:
+    if len(tasks) > most:  # before looking at each
         raise ScenarioError("explain_tasks", f"{len(tasks):,} tasks; at most {most} "
                                              "(HETSITE_EXPLAIN_MAX_TASKS)")
+    if not all(isinstance(t, (str, int)) and not isinstance(t, bool) for t in tasks):
+        raise not_ids
     if tasks and not explain:
         raise ScenarioError("explain_tasks", "only with \"Explain decisions\" (explain: true)")
     cleaned = []
