@@ -191,8 +191,13 @@ def story_text(result: dict, task: Any, actions=None) -> str:
     if actions:
         chosen = of_actions(chosen, actions)
     if task is not None and not chosen:
-        known = "; the log was sampled, see meta.decisions" if result.get(
-            "meta", {}).get("decisions", {}).get("stride", 1) > 1 else ""
+        stride = result.get("meta", {}).get("decisions", {}).get("stride", 1)
+        known = ""
+        if stride > 1 and bucket(task_id(str(task))) % stride:
+            known = (f"; the log kept 1 task in {stride} and left this one out: the same run "
+                     f"with --explain-task {task} keeps its whole story")
+        elif stride > 1:
+            known = f"; the log kept 1 task in {stride}, this one among them"
         raise ExplainError(f"task: no decision about {task!r} in this result{known}")
     head = f"task {task}" if task is not None else "all tasks"
     lines = [f"{head}: {len(chosen)} decisions"]

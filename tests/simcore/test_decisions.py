@@ -105,8 +105,17 @@ def test_story_filter_and_counts():
         explain.of_actions(ds, ["sleep"])
     text = explain.story_text(_result(ds), "2")
     assert "task 2: 2 decisions" in text and "where=c0" in text
-    with pytest.raises(explain.ExplainError, match="task: no decision about '7'"):
+    with pytest.raises(explain.ExplainError, match="task: no decision about '7' in this result$"):
         explain.story_text(_result(ds), "7")
+    # In a sampled log: whether the sampling left the task out, and how to get its story.
+    sampled = {**_result(ds), "meta": {"decisions": {"stride": 4}}}
+    out = next(k for k in range(3, 100) if bucket(k) % 4)  # (tasks 1 and 2 have stories)
+    kept = next(k for k in range(3, 100) if bucket(k) % 4 == 0)
+    with pytest.raises(explain.ExplainError, match=f"left this one out: the same run with "
+                                                   f"--explain-task {out} keeps its whole story"):
+        explain.story_text(sampled, str(out))
+    with pytest.raises(explain.ExplainError, match="kept 1 task in 4, this one among them"):
+        explain.story_text(sampled, str(kept))
 
 
 def test_divergence_finds_the_first_move_that_differs_and_ignores_order_and_reasons():
