@@ -243,3 +243,18 @@ def test_random_missions_explain_consistently(uavs, targets, policy, per_window)
                  for p, ts, a, ir, w0, w in targets])
     sim, decisions = explained(m, policy, one_surveil_per_window=per_window)
     check_consistent(surveil_records(sim), decisions, policy)
+
+
+@given(st.integers(1, 140).flatmap(
+    lambda u: st.lists(st.lists(st.booleans(), min_size=u, max_size=u), min_size=1, max_size=6)))
+def test_the_causes_bits_are_the_masks(columns):
+    """The waiting targets' causes work on masks as ints (``policies.why.bits``): bit i of a
+    UAV mask is UAV i, for any number of UAVs (past one 64-bit word too)."""
+    from uav.engine.policies.why import bits, column_bits
+
+    mask = np.array(columns, dtype=bool).T  # UAV x target
+    got = column_bits(mask)
+    assert got == [bits(mask[:, t]) for t in range(mask.shape[1])]
+    for t, value in enumerate(got):
+        assert [bool(value >> u & 1) for u in range(mask.shape[0])] == mask[:, t].tolist()
+        assert value.bit_count() == int(mask[:, t].sum())

@@ -25,7 +25,14 @@ from simcore.errors import PolicyViolation
 
 from .config import UavConfig
 from .model import N_SENSORS, SENSORS, Mission
-from .policies.why import cause, cause_numbers, option, sensors_folded, waiting_causes
+from .policies.why import (
+    Folded,
+    cause,
+    cause_numbers,
+    option,
+    sensors_folded,
+    waiting_causes,
+)
 
 TOL = 1e-12
 INF = math.inf
@@ -180,7 +187,7 @@ class Simulator:
         self.scores_version = 0  # counts recomputations of the score matrices
         # (scores version, sensors_folded of those scores): the decision trace's, kept while
         # the scores hold
-        self._folded: tuple[int, tuple[np.ndarray, np.ndarray]] | None = None
+        self._folded: tuple[int, Folded] | None = None
         self.V = self.VPT = self.VPE = self.valid = None
         # pieces for the per-minute series: (uav, start, end, value, energy)
         self.pieces: list[tuple[int, float, float, float, float]] = []
@@ -193,7 +200,7 @@ class Simulator:
         #: minutes, like the result's tables.
         self.decisions = None
         self._waiting_key = None  # what the waiting targets' causes were last worked out from
-        self._waiting_codes = np.full(T, -1, np.int8)  # and those causes (policies.why)
+        self._waiting_codes: dict[int, int] = {}  # and those causes (policies.why), by target
 
     # -- scores --------------------------------------------------------------------------------
     def travel_hours(self, pos: np.ndarray) -> np.ndarray:
@@ -513,7 +520,7 @@ class Simulator:
         waiting = view.target_ok & (view.running_uav < 0)
         if not waiting.any():
             self._waiting_key = None
-            self._waiting_codes.fill(-1)
+            self._waiting_codes = {}
             return
         key = (waiting.tobytes(), view.uav_ok.tobytes(), (view.running_target < 0).tobytes(),
                self.scores_version)
@@ -525,14 +532,19 @@ class Simulator:
         if (self._folded is None or self._folded[0] != self.scores_version
                 or self.geometry is not None):
             self._folded = (self.scores_version, sensors_folded(view))
-        codes, numbers = waiting_causes(view, waiting, getattr(policy, "filtering", False),
-                                        self._folded[1])
+        folded = self._folded[1]
+        targets = np.flatnonzero(waiting).tolist()
+        codes = dict(zip(targets, waiting_causes(view, targets, getattr(policy, "filtering",
+                                                                            False), folded),
+                         strict=True))
         preemption = getattr(policy, "preemption", False)
-        for t in np.flatnonzero((codes != self._waiting_codes) & (codes >= 0)).tolist():
-            code = int(codes[t])
-            action, reason = cause(code, preemption)
-            log.add(t_min, f"target {t + 1}", action, reason,
-                    priority=int(self.target_priority[t]), **cause_numbers(numbers, t, code))
+        before = self._waiting_codes
+        for t, code in codes.items():
+            if before.get(t) != code:
+                action, reason = cause(code, preemption)
+                log.add(t_min, f"target {t + 1}", action, reason,
+                        priority=int(self.target_priority[t]),
+                        **cause_numbers(view, t, code, folded))
         self._waiting_codes = codes
 
 

@@ -8,6 +8,8 @@ does: the helpers read the score arrays and put back anything they touch.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..model import SENSORS
@@ -111,47 +113,64 @@ BUSY_PREEMPTING = ("held", "every UAV that could surveil it is busy with a surve
                            "outscore")
 
 
-def waiting_causes(view, waiting: np.ndarray, filtering: bool,
-                   by_target: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, dict]:
-    """Per target slot, the index in :data:`CAUSES` of why it got no surveil at this event (-1
-    for targets not in the mask ``waiting``: eligible, without a surveil), and the numbers
-    behind each (per slot: ``capable``, ``idle_capable``; filtering: ``uav``, ``vpe`` and
-    ``filter_threshold`` of the idle UAV that scores it best), for :func:`cause_numbers`.
+class Folded(NamedTuple):
+    """What the waiting targets' causes read from one version of the scores
+    (:func:`sensors_folded`)."""
+
+    valid_any: np.ndarray  # UAV x target: some sensor makes a valid combination
+    best_vpe: np.ndarray  # UAV x target: the best value per energy over those (NEG: none)
+    capable: list[int]  # per target, the UAVs of ``valid_any`` as bits (:func:`bits`)
+
+
+def bits(mask: np.ndarray) -> int:
+    """A 1-D bool mask as an int whose bit ``i`` is ``mask[i]``. The causes are worked out on
+    these: at each event a few targets against a few UAVs, where Python's int operations cost
+    a fraction of a numpy call on a small array."""
+    return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
+
+
+def column_bits(mask: np.ndarray) -> list[int]:
+    """:func:`bits` of every column of a 2-D bool mask (UAV x target), in one pass."""
+    packed = np.ascontiguousarray(np.packbits(mask, axis=0, bitorder="little").T)
+    raw, width = packed.tobytes(), packed.shape[1]
+    return [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
+
+
+def waiting_causes(view, waiting: list[int], filtering: bool, folded: Folded) -> list[int]:
+    """Why each target of ``waiting`` (eligible, without a surveil; slots in increasing order)
+    got no surveil at this event: its index in :data:`CAUSES`, in the same order.
 
     No UAV with energy left can surveil it; or every UAV that could is busy; or (filtering) no
     idle one that could scores it above its own threshold; else the policy passed it over
     (the policies leave none so: they start something for every target an idle UAV can take).
-    Computed for all targets at once: this runs at every mapping event that changed something.
-    ``by_target`` is :func:`sensors_folded` of this event's scores.
+    This runs at every mapping event that changed something; ``folded`` is
+    :func:`sensors_folded` of this event's scores.
     """
-    codes = np.full(view.n_targets, -1, np.int8)
-    idx = np.flatnonzero(waiting)
-    if not idx.size:
-        return codes, {}
-    valid_any, best_vpe = by_target
-    capable = valid_any[:, idx] & view.uav_ok[:, None]  # UAV x target
-    free = capable & (view.running_target < 0)[:, None]
-    n_free = free.sum(axis=0)
-    any_free = n_free > 0
-    found = np.where(capable.any(axis=0), np.where(any_free, PASSED, BUSY), NO_UAV)
-    numbers = {"capable": _per_slot(view, idx, capable.sum(axis=0)),
-               "idle_capable": _per_slot(view, idx, n_free)}
-    if filtering and any_free.any():
-        vpe = best_vpe[:, idx]
+    ok, idle = bits(view.uav_ok), bits(view.running_target < 0)
+    capable = folded.capable
+    codes, free = [], []  # free: the positions with an idle UAV that could take the target
+    for i, t in enumerate(waiting):
+        can = capable[t] & ok
+        if not can:
+            codes.append(NO_UAV)
+        elif not can & idle:
+            codes.append(BUSY)
+        else:
+            codes.append(PASSED)
+            free.append(i)
+    if filtering and free:
         threshold = event_threshold(view)
-        passing = (free & (vpe > threshold[:, None])).any(axis=0)
-        found[any_free & ~passing] = FILTERED
-        best = np.where(free, vpe, NEG).argmax(axis=0)
-        numbers.update(uav=_per_slot(view, idx, best + 1),
-                       vpe=_per_slot(view, idx, vpe[best, np.arange(idx.size)]),
-                       filter_threshold=_per_slot(view, idx, threshold[best]))
-    codes[idx] = found
-    return codes, numbers
+        cols = [waiting[i] for i in free]
+        passing = column_bits(folded.best_vpe[:, cols] > threshold[:, None])
+        for i, t, above in zip(free, cols, passing, strict=True):
+            if not capable[t] & ok & idle & above:
+                codes[i] = FILTERED
+    return codes
 
 
-def sensors_folded(view) -> tuple[np.ndarray, np.ndarray]:
+def sensors_folded(view) -> Folded:
     """Per (UAV, target): whether some sensor makes a valid combination, and the best value
-    per energy over those (NEG for none). They change only with the scores.
+    per energy over those (NEG for none); they change only with the scores.
 
     Folded one sensor slice at a time: numpy reduces a short last axis (a few sensors) about
     ten times slower than it combines whole slices."""
@@ -161,13 +180,7 @@ def sensors_folded(view) -> tuple[np.ndarray, np.ndarray]:
     for s in range(1, valid.shape[2]):
         any_valid |= valid[..., s]
         np.maximum(best, masked[..., s], out=best)
-    return any_valid, best
-
-
-def _per_slot(view, idx: np.ndarray, values: np.ndarray) -> list:
-    out = np.zeros(view.n_targets, dtype=values.dtype)
-    out[idx] = values
-    return out.tolist()
+    return Folded(any_valid, best, column_bits(any_valid))
 
 
 def cause(code: int, preemption: bool) -> tuple[str, str]:
@@ -175,12 +188,17 @@ def cause(code: int, preemption: bool) -> tuple[str, str]:
     return BUSY_PREEMPTING if code == BUSY and preemption else CAUSES[code]
 
 
-def cause_numbers(numbers: dict, t: int, code: int) -> dict:
-    """The numbers behind target ``t``'s cause, from :func:`waiting_causes`: how many UAVs
-    could surveil it (and are idle); filtered: the idle one that scores it best, its value per
-    energy and its threshold."""
-    out = {"capable": numbers["capable"][t], "idle_capable": numbers["idle_capable"][t]}
+def cause_numbers(view, t: int, code: int, folded: Folded) -> dict:
+    """The numbers behind target ``t``'s cause (a code of :func:`waiting_causes`): how many
+    UAVs could surveil it (and are idle); filtered: the idle one that scores it best, its value
+    per energy and its threshold. Worked out only for a target whose cause changed."""
+    can = folded.capable[t] & bits(view.uav_ok)
+    free = can & bits(view.running_target < 0)
+    out = {"capable": can.bit_count(), "idle_capable": free.bit_count()}
     if code == FILTERED:
-        out.update(uav=numbers["uav"][t], vpe=numbers["vpe"][t],
-                   filter_threshold=numbers["filter_threshold"][t])
+        threshold = event_threshold(view)
+        idle = view.uav_ok & folded.valid_any[:, t] & (view.running_target < 0)
+        best = int(np.where(idle, folded.best_vpe[:, t], NEG).argmax())
+        out.update(uav=best + 1, vpe=float(folded.best_vpe[best, t]),
+                   filter_threshold=float(threshold[best]))
     return out
