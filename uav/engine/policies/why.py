@@ -119,7 +119,6 @@ class Folded(NamedTuple):
 
     valid_any: np.ndarray  # UAV x target: some sensor makes a valid combination
     best_vpe: np.ndarray  # UAV x target: the best value per energy over those (NEG: none)
-    capable: list[int]  # per target, the UAVs of ``valid_any`` as bits (:func:`bits`)
 
 
 def bits(mask: np.ndarray) -> int:
@@ -146,24 +145,23 @@ def waiting_causes(view, waiting: list[int], filtering: bool, folded: Folded) ->
     This runs at every mapping event that changed something; ``folded`` is
     :func:`sensors_folded` of this event's scores.
     """
-    ok, idle = bits(view.uav_ok), bits(view.running_target < 0)
-    capable = folded.capable
+    idle = bits(view.running_target < 0)
+    # per waiting target, the UAVs with energy left that carry a sensor it allows
+    capable = column_bits(folded.valid_any[:, waiting] & view.uav_ok[:, None])
     codes, free = [], []  # free: the positions with an idle UAV that could take the target
-    for i, t in enumerate(waiting):
-        can = capable[t] & ok
+    for can in capable:
         if not can:
             codes.append(NO_UAV)
         elif not can & idle:
             codes.append(BUSY)
         else:
+            free.append(len(codes))
             codes.append(PASSED)
-            free.append(i)
     if filtering and free:
         threshold = event_threshold(view)
-        cols = [waiting[i] for i in free]
-        passing = column_bits(folded.best_vpe[:, cols] > threshold[:, None])
-        for i, t, above in zip(free, cols, passing, strict=True):
-            if not capable[t] & ok & idle & above:
+        above = column_bits(folded.best_vpe[:, [waiting[i] for i in free]] > threshold[:, None])
+        for i, passing in zip(free, above, strict=True):
+            if not capable[i] & idle & passing:
                 codes[i] = FILTERED
     return codes
 
@@ -180,7 +178,7 @@ def sensors_folded(view) -> Folded:
     for s in range(1, valid.shape[2]):
         any_valid |= valid[..., s]
         np.maximum(best, masked[..., s], out=best)
-    return Folded(any_valid, best, column_bits(any_valid))
+    return Folded(any_valid, best)
 
 
 def cause(code: int, preemption: bool) -> tuple[str, str]:
@@ -192,13 +190,12 @@ def cause_numbers(view, t: int, code: int, folded: Folded) -> dict:
     """The numbers behind target ``t``'s cause (a code of :func:`waiting_causes`): how many
     UAVs could surveil it (and are idle); filtered: the idle one that scores it best, its value
     per energy and its threshold. Worked out only for a target whose cause changed."""
-    can = folded.capable[t] & bits(view.uav_ok)
-    free = can & bits(view.running_target < 0)
-    out = {"capable": can.bit_count(), "idle_capable": free.bit_count()}
+    can = view.uav_ok & folded.valid_any[:, t]
+    free = can & (view.running_target < 0)
+    out = {"capable": int(can.sum()), "idle_capable": int(free.sum())}
     if code == FILTERED:
         threshold = event_threshold(view)
-        idle = view.uav_ok & folded.valid_any[:, t] & (view.running_target < 0)
-        best = int(np.where(idle, folded.best_vpe[:, t], NEG).argmax())
+        best = int(np.where(free, folded.best_vpe[:, t], NEG).argmax())
         out.update(uav=best + 1, vpe=float(folded.best_vpe[best, t]),
                    filter_threshold=float(threshold[best]))
     return out
