@@ -74,46 +74,64 @@ def bucket(task: Any) -> int:
     return zlib.crc32(repr(task).encode())
 
 
-def _crc_table() -> np.ndarray:
-    table = np.arange(256, dtype=np.uint32)
+def _crc_tables() -> tuple[np.ndarray, np.ndarray]:
+    """CRC-32's table for one byte, and for two bytes at once (the low 16 bits of the state
+    XOR the two bytes, the first in the low byte): the one-byte table is linear in the byte,
+    so the two-byte one is its table for the first byte combined with its own for the second
+    ("slicing by 2"), 256 KB that save a lookup and four operations per pair of digits."""
+    one = np.arange(256, dtype=np.uint32)
     for _ in range(8):
-        table = np.where(table & 1, (table >> 1) ^ np.uint32(0xEDB88320), table >> 1)
-    return table.astype(np.uint32)
+        one = np.where(one & 1, (one >> 1) ^ np.uint32(0xEDB88320), one >> 1)
+    one = one.astype(np.uint32)
+    first = (one >> np.uint32(8)) ^ one[one & np.uint32(0xFF)]
+    both = np.arange(65536, dtype=np.uint32)
+    return one, first[both & np.uint32(0xFF)] ^ one[both >> np.uint32(8)]
 
 
-_CRC = _crc_table()
+_CRC, _CRC_TWO = _crc_tables()
+# 0..99 as the two bytes of its decimal digits, the first one in the low byte
+_PAIRS = np.array([(48 + k // 10) | (48 + k % 10) << 8 for k in range(100)], dtype=np.uint32)
+
+
+def _crc_of_digits(ids: np.ndarray, width: int) -> np.ndarray:
+    """CRC-32 of the decimal digits of ``ids``, every one ``width`` digits wide."""
+    pairs = []  # least significant first
+    for _ in range(width // 2):
+        ids, pair = np.divmod(ids, ids.dtype.type(100))
+        pairs.append(pair)
+    crc = np.full(ids.size, 0xFFFFFFFF, dtype=np.uint32)
+    if width % 2:  # the leading digit, alone
+        crc = (_CRC[(crc ^ (ids.astype(np.uint32) + np.uint32(48))) & np.uint32(0xFF)]
+               ^ (crc >> np.uint32(8)))
+    for pair in reversed(pairs):
+        crc = _CRC_TWO[(crc ^ _PAIRS[pair]) & np.uint32(0xFFFF)] ^ (crc >> np.uint32(16))
+    return crc ^ np.uint32(0xFFFFFFFF)
 
 
 def buckets(ids: Any) -> np.ndarray:
     """:func:`bucket` of every id at once (uint32). Non-negative integer ids, the ids of every
-    kind that samples up front, are hashed in numpy (the CRC-32 of their decimal
-    digits, ids of one width together); any other id goes one by one."""
+    kind that samples up front, are hashed in numpy (the CRC-32 of their decimal digits, two
+    at a time, ids of one width together: slices of them when the ids ascend, as a kind's
+    usually do); any other id goes one by one."""
     arr = np.asarray(ids)
     if arr.dtype.kind not in "iu" or (arr.size and int(arr.min()) < 0):
         return np.fromiter((bucket(t) for t in ids), dtype=np.uint32, count=len(ids))
     # 32-bit arithmetic where the ids allow it: numpy divides those about twice as fast
     kind = np.uint32 if not arr.size or int(arr.max()) < 2**32 else np.uint64
     arr = arr.astype(kind)
-    ten = kind(10)
     out = np.empty(arr.size, dtype=np.uint32)
-    width, lo = 1, 0
-    while True:
-        hi = 10 ** width
-        top = hi > np.iinfo(kind).max  # the widest ids this type holds
-        sel = arr >= lo if top else (arr >= lo) & (arr < hi)
-        rest = arr[sel]
-        if rest.size:
-            digits = []  # least significant first
-            for _ in range(width):
-                rest, d = np.divmod(rest, ten)
-                digits.append(d.astype(np.uint32) + np.uint32(48))
-            crc = np.full(digits[0].size, 0xFFFFFFFF, dtype=np.uint32)
-            for byte in reversed(digits):
-                crc = _CRC[(crc ^ byte) & np.uint32(0xFF)] ^ (crc >> np.uint32(8))
-            out[sel] = crc ^ np.uint32(0xFFFFFFFF)
-        if top or not (arr >= hi).any():
-            return out
-        lo, width = hi, width + 1
+    tens = [10 ** w for w in range(1, 20) if 10 ** w <= np.iinfo(kind).max]
+    if arr.size < 2 or bool((arr[1:] >= arr[:-1]).all()):
+        cuts = [0, *np.searchsorted(arr, np.array(tens, dtype=kind)).tolist(), arr.size]
+        for width, (a, b) in enumerate(zip(cuts, cuts[1:], strict=False), start=1):
+            if b > a:
+                out[a:b] = _crc_of_digits(arr[a:b], width)
+        return out
+    widths = np.searchsorted(np.array(tens, dtype=kind), arr, side="right") + 1
+    for width in np.flatnonzero(np.bincount(widths)).tolist():
+        sel = widths == width
+        out[sel] = _crc_of_digits(arr[sel], width)
+    return out
 
 
 class DecisionLog:
@@ -169,8 +187,9 @@ class DecisionLog:
         # A task is kept at stride 2**m when its hash has at least m trailing zero bits: the
         # decisions kept at every stride, from one pass over the tasks.
         low = hashes & (~hashes + np.uint32(1))  # the lowest set bit (0 for a zero hash)
-        # (a zero hash divides by every stride: as many zeros as any stride can ask)
-        zeros = np.where(low == 0, 64, np.log2(np.maximum(low, 1)).astype(np.int64))
+        # its trailing zeros, the bits below it; a zero hash divides by every stride: as many
+        # zeros as any stride can ask
+        zeros = np.where(low == 0, 64, np.bitwise_count(low - np.uint32(1))).astype(np.int64)
         by_zeros = np.bincount(zeros[~named], weights=kept[~named], minlength=65)
         at_least = by_zeros[::-1].cumsum()[::-1] + float(kept[named].sum())
         m = 1

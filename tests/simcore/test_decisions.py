@@ -179,6 +179,11 @@ def test_ids_hashed_at_once_sample_as_one_by_one(ids):
     ids += [0, 9, 10, 99, 100, 123_456, 10**18]
     got = buckets(np.array(ids, dtype=np.int64))
     assert [int(h) for h in got] == [zlib.crc32(repr(i).encode()) for i in ids]
+    ascending = sorted(ids)  # hashed by slices of one width, not by masks
+    assert [int(h) for h in buckets(np.array(ascending, dtype=np.int64))] == [
+        zlib.crc32(repr(i).encode()) for i in ascending]
+    wide = np.array(sorted(ids + [2**64 - 1, 10**19]), dtype=np.uint64)  # 64-bit arithmetic
+    assert [int(h) for h in buckets(wide)] == [zlib.crc32(repr(int(i)).encode()) for i in wide]
     assert [int(h) for h in buckets(["a", 7, "7"])] == [bucket("a"), bucket(7), bucket("7")]
 
 
