@@ -28,6 +28,7 @@ Bounds, stated in ``meta.decisions``:
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Iterable
 from numbers import Integral
@@ -74,38 +75,44 @@ def bucket(task: Any) -> int:
     return zlib.crc32(repr(task).encode())
 
 
-def _crc_tables() -> tuple[np.ndarray, np.ndarray]:
-    """CRC-32's table for one byte, and for two bytes at once (the low 16 bits of the state
-    XOR the two bytes, the first in the low byte): the one-byte table is linear in the byte,
-    so the two-byte one is its table for the first byte combined with its own for the second
-    ("slicing by 2"), 256 KB that save a lookup and four operations per pair of digits."""
-    one = np.arange(256, dtype=np.uint32)
-    for _ in range(8):
-        one = np.where(one & 1, (one >> 1) ^ np.uint32(0xEDB88320), one >> 1)
-    one = one.astype(np.uint32)
-    first = (one >> np.uint32(8)) ^ one[one & np.uint32(0xFF)]
-    both = np.arange(65536, dtype=np.uint32)
-    return one, first[both & np.uint32(0xFF)] ^ one[both >> np.uint32(8)]
+@functools.cache
+def _digit_tables(width: int) -> tuple[int, list[np.ndarray]]:
+    """CRC-32 of ``width``-digit decimal texts, as a constant and one table per pair of digits.
 
-
-_CRC, _CRC_TWO = _crc_tables()
-# 0..99 as the two bytes of its decimal digits, the first one in the low byte
-_PAIRS = np.array([(48 + k // 10) | (48 + k % 10) << 8 for k in range(100)], dtype=np.uint32)
+    For messages of one length CRC-32 is affine in their bits: the CRC of a text is the CRC
+    of as many zero bytes XOR, for each pair of its digits, what that pair alone changes in it.
+    So ids of one width hash with one lookup per pair of digits and no chain from one to the
+    next. Returns (the zero bytes' CRC, [per pair, least significant first, a table of its 100
+    values (the leading digit alone: 10) as uint32])."""
+    zero = bytes(width)
+    base = zlib.crc32(zero)
+    tables = []
+    for right in range(0, width, 2):  # the pair's last digit, counted from the right
+        first = width - right - 2  # where its first digit is (-1: a leading digit alone)
+        table = []
+        for value in range(100 if first >= 0 else 10):
+            text = bytearray(zero)
+            if first >= 0:
+                text[first], text[first + 1] = 48 + value // 10, 48 + value % 10
+            else:
+                text[0] = 48 + value
+            table.append(zlib.crc32(text) ^ base)
+        tables.append(np.array(table, dtype=np.uint32))
+    return base, tables
 
 
 def _crc_of_digits(ids: np.ndarray, width: int) -> np.ndarray:
     """CRC-32 of the decimal digits of ``ids``, every one ``width`` digits wide."""
-    pairs = []  # least significant first
-    for _ in range(width // 2):
-        ids, pair = np.divmod(ids, ids.dtype.type(100))
-        pairs.append(pair)
-    crc = np.full(ids.size, 0xFFFFFFFF, dtype=np.uint32)
-    if width % 2:  # the leading digit, alone
-        crc = (_CRC[(crc ^ (ids.astype(np.uint32) + np.uint32(48))) & np.uint32(0xFF)]
-               ^ (crc >> np.uint32(8)))
-    for pair in reversed(pairs):
-        crc = _CRC_TWO[(crc ^ _PAIRS[pair]) & np.uint32(0xFFFF)] ^ (crc >> np.uint32(16))
-    return crc ^ np.uint32(0xFFFFFFFF)
+    base, tables = _digit_tables(width)
+    crc = np.full(ids.size, base, dtype=np.uint32)
+    hundred = ids.dtype.type(100)
+    for table in tables:
+        if table.size == 100:
+            ids, pair = np.divmod(ids, hundred)
+            crc ^= table[pair]
+        else:  # the leading digit
+            crc ^= table[ids]
+    return crc
 
 
 def buckets(ids: Any) -> np.ndarray:
@@ -189,8 +196,10 @@ class DecisionLog:
         low = hashes & (~hashes + np.uint32(1))  # the lowest set bit (0 for a zero hash)
         # its trailing zeros, the bits below it; a zero hash divides by every stride: as many
         # zeros as any stride can ask
-        zeros = np.where(low == 0, 64, np.bitwise_count(low - np.uint32(1))).astype(np.int64)
-        by_zeros = np.bincount(zeros[~named], weights=kept[~named], minlength=65)
+        zeros = np.where(low == 0, np.uint8(64), np.bitwise_count(low - np.uint32(1)))
+        # (the tasks asked for are counted apart; weighing them 0 here spares two copies)
+        by_zeros = np.bincount(zeros, weights=np.where(named, 0.0, kept) if asked else kept,
+                               minlength=65)
         at_least = by_zeros[::-1].cumsum()[::-1] + float(kept[named].sum())
         m = 1
         while at_least[m] > self.limit and m < 33:
