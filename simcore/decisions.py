@@ -275,7 +275,11 @@ class DecisionLog:
                 self._out.add(task)
         if self._ahead is not None:  # still every task the new stride keeps, and no other
             stride = self.stride
-            self._ahead = {k for k in self._ahead if k in always or bucket(k) % stride == 0}
+            narrowed = {k for k in self._ahead if k in always or bucket(k) % stride == 0}
+            # the ones it leaves out before their first record count as seen, as the tasks
+            # left out ahead do (those recorded already went to ``_out`` above)
+            self._out_counted += len(self._ahead - narrowed - self._out)
+            self._ahead = narrowed
         self._records = [r for r in self._records if r is not None and r[1] in tasks]
         for mine in tasks.values():
             mine[3] = -1

@@ -225,13 +225,16 @@ def test_tasks_asked_for_keep_their_whole_story_past_any_limit():
     assert mixed[3] and mixed.sum() == keep.sum()
 
 
-def test_a_log_sampled_ahead_that_thins_itself_counts_every_task_once():
+@pytest.mark.parametrize("task_by_task", [False, True])
+def test_a_log_sampled_ahead_that_thins_itself_counts_every_task_once(task_by_task):
+    """Thinning may leave out tasks sampled ahead before their first record (task by task:
+    the later tasks); they count as seen once, like the tasks left out ahead."""
     ids = np.arange(2000)
     log = DecisionLog(limit=200)
     keep = log.sample_up_front(ids, 1)  # expects one decision a task; each makes three
-    for k in range(3):
-        for i in np.flatnonzero(keep).tolist():
-            log.add(float(k), i, "mapped", "step")
+    steps = [(k, i) for k in range(3) for i in np.flatnonzero(keep).tolist()]
+    for k, i in sorted(steps, key=lambda s: s[::-1]) if task_by_task else steps:
+        log.add(float(k), i, "mapped", "step")
     assert log.stride > 16  # it thinned itself past the stride chosen ahead
     for i in range(2000):  # asking about any task, sampled ahead or not, counts it once
         assert log.keeps(i) == (bucket(i) % log.stride == 0)
