@@ -117,9 +117,9 @@ def _crc_of_digits(ids: np.ndarray, width: int) -> np.ndarray:
 
 def buckets(ids: Any) -> np.ndarray:
     """:func:`bucket` of every id at once (uint32). Non-negative integer ids, the ids of every
-    kind that samples up front, are hashed in numpy (the CRC-32 of their decimal digits, two
-    at a time, ids of one width together: slices of them when the ids ascend, as a kind's
-    usually do); any other id goes one by one."""
+    kind that samples up front, are hashed in numpy (the CRC-32 of their decimal digits, ids
+    of one width together with one lookup per pair of digits, :func:`_digit_tables`: slices of
+    them when the ids ascend, as a kind's usually do); any other id goes one by one."""
     arr = np.asarray(ids)
     if arr.dtype.kind not in "iu" or (arr.size and int(arr.min()) < 0):
         return np.fromiter((bucket(t) for t in ids), dtype=np.uint32, count=len(ids))
