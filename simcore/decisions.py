@@ -144,9 +144,12 @@ def buckets(ids: Any) -> np.ndarray:
 class DecisionLog:
     """The decisions of one run, bounded as the module says.
 
-    ``add`` is on the hot path of every explained run, so records are kept as small lists in
-    one list in the order they were made (a replaced or sampled-out record becomes None) and
-    turned into dicts only by ``export``.
+    ``add`` is on the hot path of every explained run, so records are kept as tuples in one
+    list in the order they were made (a replaced or sampled-out record becomes None) and
+    turned into dicts only by ``export``. Tuples, not lists, and a task's bookkeeping a tuple
+    too: the garbage collector stops tracking a tuple of plain values, where tens of thousands
+    of lists made it walk the whole process again and again (grid: 5-8 points of the trace's
+    overhead).
     """
 
     def __init__(self, per_task: int = DEFAULT_PER_TASK, limit: int = DEFAULT_LIMIT,
@@ -161,9 +164,9 @@ class DecisionLog:
         self.time_unit = time_unit
         self.stride = 1
         self._records: list[list | None] = []
-        # kept task -> [index of its latest record, its records kept, its waits and filters
-        # kept, index of its latest wait (-1: none), waits omitted]: one look-up per ``add``
-        self._tasks: dict[Any, list[int]] = {}
+        # kept task -> (index of its latest record, its records kept, its waits and filters
+        # kept, index of its latest wait (-1: none), waits omitted): one look-up per ``add``
+        self._tasks: dict[Any, tuple[int, int, int, int, int]] = {}
         self._out: set = set()  # tasks the sampling left out
         self._out_counted = 0  # tasks left out before they were recorded (``sample_up_front``)
         # The tasks ``sample_up_front`` kept (None: not sampled so), narrowed when the log
@@ -232,37 +235,34 @@ class DecisionLog:
             numbers = more
         elif more:
             numbers = {**numbers, **more}
-        mine = self._tasks.get(task)
+        tasks = self._tasks
+        mine = tasks.get(task)
         wait = action in _REPEATABLE
+        records = self._records
         if mine is None:  # a task's first record: is it sampled in?
             if not self.keeps(task):
                 return
-            mine = self._tasks[task] = [0, 0, 0, -1, 0]
+            n = len(records)
+            tasks[task] = (n, 1, 1, n, 0) if wait else (n, 1, 0, -1, 0)
+            self._size += 1
         elif wait:
-            last = self._records[mine[0]]
+            last = records[mine[0]]
             if last[2] == action and last[3] == reason:
-                last[5] += 1
-                last[6] = t
-                if numbers:  # a repeat may be counted without its numbers worked out again
-                    last[7] = numbers
+                # (a repeat may be counted without its numbers worked out again)
+                records[mine[0]] = (*last[:5], last[5] + 1, t, numbers or last[7])
                 return
-        records = self._records
-        n = len(records)
-        if not wait:
-            mine[1] += 1
-            self._size += 1
-        elif mine[2] >= self.per_task:
-            # keep its first waits and its latest: the latest says what it waited for last
-            records[mine[3]] = None
-            mine[4] += 1
-            mine[3] = n
+            n = len(records)
+            if mine[2] >= self.per_task:
+                # keep its first waits and its latest: the latest says what it waited for last
+                records[mine[3]] = None
+                tasks[task] = (n, mine[1], mine[2], n, mine[4] + 1)
+            else:
+                tasks[task] = (n, mine[1] + 1, mine[2] + 1, n, mine[4])
+                self._size += 1
         else:
-            mine[1] += 1
-            mine[2] += 1
-            mine[3] = n
+            tasks[task] = (len(records), mine[1] + 1, mine[2], mine[3], mine[4])
             self._size += 1
-        mine[0] = n
-        records.append([t, task, action, reason, numbers, 1, t, numbers])
+        records.append((t, task, action, reason, numbers, 1, t, numbers))
         if self._size > self.limit:
             self._thin()
 
@@ -281,13 +281,13 @@ class DecisionLog:
             self._out_counted += len(self._ahead - narrowed - self._out)
             self._ahead = narrowed
         self._records = [r for r in self._records if r is not None and r[1] in tasks]
-        for mine in tasks.values():
-            mine[3] = -1
+        latest, waits = {}, {}
         for i, r in enumerate(self._records):
-            mine = tasks[r[1]]
-            mine[0] = i
+            latest[r[1]] = i
             if r[2] in _REPEATABLE:
-                mine[3] = i
+                waits[r[1]] = i
+        for task, mine in tasks.items():
+            tasks[task] = (latest[task], mine[1], mine[2], waits.get(task, -1), mine[4])
 
     def __len__(self) -> int:
         return self._size
