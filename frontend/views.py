@@ -31,7 +31,6 @@ from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
 from hetsite.services import admission, pricing, submission
 from hetsite.throttles import refused
 from simcore.errors import ScenarioError
-from simcore.explain import task_id
 
 from .forms import ExperimentForm
 
@@ -130,13 +129,15 @@ def new_experiment(request, kind: str):
             explain_tasks=source.explain_tasks)
         notice = f"Cloned from “{source.name}”: change what you like and run."
         keep = (request.GET.get("explain_task") or "").strip()
-        if keep and len(keep) <= decisions.TASK_CHARS:  # from a story the sampling left out
-            tasks = list(source.explain_tasks)
-            if task_id(keep) not in tasks:
-                tasks.append(task_id(keep))
-            initial.update(explain=True, explain_tasks=", ".join(str(t) for t in tasks))
-            notice = (f"Cloned from “{source.name}”, keeping task {keep}'s whole story: "
-                      "run it as it is, or change what you like.")
+        if keep:  # from a story the sampling left out; an id the form would refuse is ignored
+            try:
+                tasks = submission.clean_explain_tasks([*source.explain_tasks, keep], True)
+            except ScenarioError:
+                tasks = None
+            if tasks is not None:
+                initial.update(explain=True, explain_tasks=", ".join(str(t) for t in tasks))
+                notice = (f"Cloned from “{source.name}”, keeping task {keep}'s whole story: "
+                          "run it as it is, or change what you like.")
     else:
         preset_name = request.GET.get("preset") or kind_lab.default_preset
         if preset_name not in presets:

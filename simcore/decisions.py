@@ -163,7 +163,7 @@ class DecisionLog:
         self.limit = limit
         self.time_unit = time_unit
         self.stride = 1
-        self._records: list[list | None] = []
+        self._records: list[tuple | None] = []
         # kept task -> (index of its latest record, its records kept, its waits and filters
         # kept, index of its latest wait (-1: none), waits omitted): one look-up per ``add``
         self._tasks: dict[Any, tuple[int, int, int, int, int]] = {}

@@ -366,10 +366,6 @@ def test_two_runs_that_recorded_nothing_are_not_said_to_agree():
         assert "recorded no decision: its kind does not record" in answer["problem"]
 
 
-def story_of(decisions_list, task) -> list:
-    return explain.story(decisions_list, task)
-
-
 def test_named_tasks_keep_their_whole_story_in_a_sampled_run(settings):
     """``explain_tasks`` is the lab's ``run --explain-task``: a sampled run keeps the whole
     story of each task it names, the one an unsampled run of the same seed tells."""
@@ -383,7 +379,7 @@ def test_named_tasks_keep_their_whole_story_in_a_sampled_run(settings):
     sampled = ENGINE.simulate(scenario, "easy", seed=0, explain=DecisionLog(limit=100))
     stride = sampled.meta["decisions"]["stride"]
     left_out = sorted({d["task"] for d in whole.decisions if bucket(d["task"]) % stride})[:3]
-    assert len(left_out) == 3 and not any(story_of(sampled.decisions, t) for t in left_out)
+    assert len(left_out) == 3 and not any(explain.story(sampled.decisions, t) for t in left_out)
     # one typed as text, as a form or a URL gives it: the log names it by its number
     body = create(policies=["easy"], explain_tasks=[left_out[0], str(left_out[1]), left_out[2]])
     assert body["explain_tasks"] == left_out
@@ -395,7 +391,7 @@ def test_named_tasks_keep_their_whole_story_in_a_sampled_run(settings):
     client = APIClient()
     for task in left_out:
         story = get(client, run["id"], task=str(task)).json()["decisions"]
-        assert story and story == story_of(whole.decisions, task)
+        assert story and story == explain.story(whole.decisions, task)
     # the experiment page says which tasks keep their whole story
     page = Client().get(f"/e/{body['id']}/").content.decode()
     assert re.search(r'id="explain-tasks">whole stories kept: ' +
