@@ -253,3 +253,24 @@ def test_numbers_as_one_dict_record_what_keywords_record():
         by_dict.add(float(k), 9, "mapped", "go", {"where": "n1"}, free=k)  # merged, dict first
     assert by_dict.export() == by_keywords.export()
     assert shared == {"free": 3, "nodes": 8}  # the log never changes the numbers it keeps
+
+
+def test_an_export_is_a_snapshot_that_later_decisions_do_not_change():
+    """The log hands out its records as they are and writes a wait's repeats onto a copy: a
+    later repeat, or a second export, leaves what was exported before as it was."""
+    log = DecisionLog(per_task=2)
+    log.add(0.0, 1, "held", "full", free=0)
+    log.add(1.0, 1, "held", "full", free=1)
+    first, _ = log.export()
+    assert first == [{"t": 0.0, "task": 1, "action": "held", "reason": "full", "free": 0,
+                      "count": 2, "t_last": 1.0, "last": {"free": 1}}]
+    for k in range(2, 5):  # more repeats, then waits past the cap of 2
+        log.add(float(k), 1, "held", "full", free=1)
+    log.add(5.0, 1, "held", "other", free=2)
+    log.add(6.0, 1, "held", "third", free=3)
+    second, info = log.export()
+    assert first[0]["count"] == 2 and "omitted_before" not in first[0]
+    assert [(d["reason"], d.get("count", 1), d.get("omitted_before", 0)) for d in second] == [
+        ("full", 5, 0), ("third", 1, 1)]
+    assert second[0]["last"] == {"free": 1} and info["omitted"] == 1
+    assert log.export() == (second, info)
