@@ -11,6 +11,8 @@ included), which is what the task was up against: feasibility only shrinks durin
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 
 from .energy import GJ
@@ -45,9 +47,9 @@ def explain_waiting(st: State, policy: Policy, ctx: EventContext) -> None:
     out = left & ~ok.any(axis=(1, 2))
     if out.any():
         fewest = np.where(opts.eligible[tasks[out]], opts.nodes[tasks[out]], np.iinfo(np.int64).max)
-        for t, n in zip(tasks[out].tolist(), fewest.min(axis=1).tolist(), strict=True):
-            log.add(now, t, "held", "no nodes free for it before the end of the window",
-                    nodes=n, window_end=st.horizon)
+        log.add_each(now, tasks[out].tolist(), "held",
+                     "no nodes free for it before the end of the window",
+                     nodes=fewest.min(axis=1).tolist(), window_end=repeat(st.horizon))
     left &= ~out
     finish = starts + duration
     charge = st.charge_power[tasks][:, :, pstates]
@@ -56,20 +58,21 @@ def explain_waiting(st: State, policy: Policy, ctx: EventContext) -> None:
     out = left & ~ok.any(axis=(1, 2))
     if out.any():
         energy_left = st.ledger.remaining(st.ledger.day_of(now)) / GJ
-        for t, e in zip(tasks[out].tolist(), need[out].min(axis=(1, 2)).tolist(), strict=True):
-            log.add(now, t, "held", "no option fits the energy left in its day",
-                    least_energy_gj=e / GJ, energy_left_gj=energy_left)
+        log.add_each(now, tasks[out].tolist(), "held", "no option fits the energy left in its day",
+                     least_energy_gj=(need[out].min(axis=(1, 2)) / GJ).tolist(),
+                     energy_left_gj=repeat(energy_left))
     left &= ~out
     if policy.uses_utility and st.trial.cfg.scheduler.exclude_zero_utility and left.any():
         idx = np.nonzero(ok & left[:, None, None])
         util = np.zeros(ok.shape)
         util[idx] = st.utility.value(tasks[idx[0]], finish[idx])
         out = left & ~(ok & (util > 0.0)).any(axis=(1, 2))
-        for t in tasks[out].tolist():
-            log.add(now, t, "held", "every option it could get would earn no utility")
+        log.add_each(now, tasks[out].tolist(), "held",
+                     "every option it could get would earn no utility")
         left &= ~out
-    for t in tasks[left].tolist():  # not expected: a feasible option the policy passed over
-        log.add(now, t, "held", "left waiting by the policy with a feasible option")
+    # not expected: a feasible option the policy passed over
+    log.add_each(now, tasks[left].tolist(), "held",
+                 "left waiting by the policy with a feasible option")
 
 
 def _starts(st: State, ctx: EventContext, rows: np.ndarray, tasks: np.ndarray,
@@ -103,7 +106,6 @@ def _filtered(st: State, policy: Policy, ctx: EventContext, tasks: np.ndarray,
         unit = "energy_j"
     name = FILTER_NAMES[policy.energy_filter]
     least = np.where(np.isfinite(value), value, np.inf).min(axis=(1, 2))
-    for t, v in zip(tasks.tolist(), least.tolist(), strict=True):
-        st.log.add(st.now, t, "filtered", f"the {name} filter rules out every option",
-                   filter=policy.energy_filter, threshold=ctx.filter_threshold,
-                   **{f"least_{unit}": v})
+    st.log.add_each(st.now, tasks.tolist(), "filtered", f"the {name} filter rules out every option",
+                    {"filter": policy.energy_filter, "threshold": ctx.filter_threshold},
+                    **{f"least_{unit}": least.tolist()})

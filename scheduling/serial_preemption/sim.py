@@ -367,11 +367,10 @@ class SerialSim:
                    "best_where": self.names[j], "waited": self.now - float(self.t_arr[a])}
         if bound >= 0:  # suspended with progress: it may only resume where it ran
             numbers["bound_to"] = self.names[bound]
-        add, noted = self.decisions.add, self.noted
-        for task in range(a, b):
-            if noted[task]:
-                add(self.now, task, "dropped", "its utility if started now, on any cluster it "
-                    "may use, is no more than the dropping threshold", numbers)
+        noted = self.noted
+        self.decisions.add_each(self.now, [task for task in range(a, b) if noted[task]],
+                                "dropped", "its utility if started now, on any cluster it may "
+                                "use, is no more than the dropping threshold", numbers)
 
     def explain_start(self, task: int, core: int, reason: str, **numbers) -> None:
         """Record that ``task`` starts on ``core`` now (a task suspended before *resumes*);
@@ -417,9 +416,7 @@ class SerialSim:
         return [task for task in range(int(self.g_next[g]), int(self.g_end[g])) if noted[task]]
 
     def _record_hold(self, g: int, reason: str, tasks: list[int], numbers: dict) -> None:
-        add, t = self.decisions.add, self.now
-        for task in tasks:  # one dict for all: the log never changes the numbers it keeps
-            add(t, task, "held", reason, numbers)
+        self.decisions.add_each(self.now, tasks, "held", reason, numbers)
 
     def explain_waiting(self, mode: str, preempts: bool) -> None:
         """After the policy's turn: why the tasks it left waiting (and did not explain itself)

@@ -274,3 +274,29 @@ def test_an_export_is_a_snapshot_that_later_decisions_do_not_change():
         ("full", 5, 0), ("third", 1, 1)]
     assert second[0]["last"] == {"free": 1} and info["omitted"] == 1
     assert log.export() == (second, info)
+
+
+batches_strategy = st.lists(
+    st.tuples(st.lists(st.integers(0, 15), max_size=12), st.sampled_from(["held", "mapped"]),
+              st.sampled_from(["a", "b"]), st.booleans(), st.booleans()),
+    max_size=25)
+
+
+@settings(max_examples=150, deadline=None)
+@given(batches=batches_strategy, per_task=st.integers(2, 4), extra=st.integers(0, 25))
+def test_a_decision_about_each_task_records_what_one_add_each_records(batches, per_task,
+                                                                      extra):
+    """``add_each`` counts a repeat itself and hands the rest to ``add``: the same export as
+    ``add`` task by task, with shared numbers, per-task columns or both, and a limit that
+    thins the log in the middle of a batch."""
+    one_by_one = DecisionLog(per_task=per_task, limit=per_task + extra)
+    at_once = DecisionLog(per_task=per_task, limit=per_task + extra)
+    for k, (tasks, action, reason, share, per) in enumerate(batches):
+        shared = {"free": k % 3} if share else None
+        column = [k * 100 + task % 4 for task in tasks]
+        for task, x in zip(tasks, column, strict=True):
+            one_by_one.add(float(k), task, action, reason, shared or {},
+                           **({"x": x} if per else {}))
+        at_once.add_each(float(k), tasks, action, reason, shared,
+                         **({"x": column} if per else {}))
+    assert at_once.export() == one_by_one.export()
