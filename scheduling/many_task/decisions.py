@@ -105,13 +105,16 @@ def record(log, schedule: Schedule, order: np.ndarray, runtimes: np.ndarray, ord
         w_l = worker[pos].tolist() if worker is not None else None
         for when, kind, r in zip(t[seq].tolist(), what[seq].tolist(), row[seq].tolist(),
                                  strict=True):
+            # (the numbers as one dict: keywords, and ``**where`` into them, cost a dict more)
             task = ids_l[r]
-            where = {"where": i + 1} if w_l is None else {"where": i + 1, "worker": w_l[r]}
             if kind == _START:
-                add(when, task, "mapped", reason, **where, position=pos_l[r],
-                    runtime_s=d_l[r])
+                add(when, task, "mapped", reason,
+                    {"where": i + 1, "position": pos_l[r], "runtime_s": d_l[r]} if w_l is None
+                    else {"where": i + 1, "worker": w_l[r], "position": pos_l[r],
+                          "runtime_s": d_l[r]})
             elif kind == _COMPLETE:
-                add(when, task, "completed", COMPLETED, **where)
+                add(when, task, "completed", COMPLETED,
+                    {"where": i + 1} if w_l is None else {"where": i + 1, "worker": w_l[r]})
             else:
                 add(when, task, "killed", CHOPPED, elapsed_s=when - start_l[r],
                     runtime_s=d_l[r], **chop)

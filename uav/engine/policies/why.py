@@ -113,12 +113,16 @@ BUSY_PREEMPTING = ("held", "every UAV that could surveil it is busy with a surve
                            "outscore")
 
 
+_POW2 = np.left_shift(np.uint64(1), np.arange(63, dtype=np.uint64))
+
+
 class Folded(NamedTuple):
     """What the waiting targets' causes read from one version of the scores
     (:func:`sensors_folded`)."""
 
     valid_any: np.ndarray  # UAV x target: some sensor makes a valid combination
     best_vpe: np.ndarray  # UAV x target: the best value per energy over those (NEG: none)
+    valid_cols: list[int]  # per target, :func:`bits` of its column of ``valid_any``
 
 
 def bits(mask: np.ndarray) -> int:
@@ -129,7 +133,10 @@ def bits(mask: np.ndarray) -> int:
 
 
 def column_bits(mask: np.ndarray) -> list[int]:
-    """:func:`bits` of every column of a 2-D bool mask (UAV x target), in one pass."""
+    """:func:`bits` of every column of a 2-D bool mask (UAV x target), in one pass: a product
+    with the powers of two up to 63 UAVs (1.5 µs on 8 x 13, where packing took 3.8 µs)."""
+    if mask.shape[0] <= _POW2.size:
+        return (_POW2[:mask.shape[0]] @ mask).tolist()
     packed = np.ascontiguousarray(np.packbits(mask, axis=0, bitorder="little").T)
     raw, width = packed.tobytes(), packed.shape[1]
     return [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
@@ -146,8 +153,11 @@ def waiting_causes(view, waiting: list[int], filtering: bool, folded: Folded) ->
     :func:`sensors_folded` of this event's scores.
     """
     idle = bits(view.running_target < 0)
-    # per waiting target, the UAVs with energy left that carry a sensor it allows
-    capable = column_bits(folded.valid_any[:, waiting] & view.uav_ok[:, None])
+    # per waiting target, the UAVs with energy left that carry a sensor it allows (the
+    # columns' bits come with the fold: one int operation a target here, where selecting the
+    # columns and packing them cost about 7 µs an event)
+    ok, columns = bits(view.uav_ok), folded.valid_cols
+    capable = [columns[t] & ok for t in waiting]
     codes, free = [], []  # free: the positions with an idle UAV that could take the target
     for can in capable:
         if not can:
@@ -158,10 +168,10 @@ def waiting_causes(view, waiting: list[int], filtering: bool, folded: Folded) ->
             free.append(len(codes))
             codes.append(PASSED)
     if filtering and free:
-        threshold = event_threshold(view)
-        above = column_bits(folded.best_vpe[:, [waiting[i] for i in free]] > threshold[:, None])
-        for i, passing in zip(free, above, strict=True):
-            if not capable[i] & idle & passing:
+        # every target's column at once: selecting the free ones' first costs more than it saves
+        above = column_bits(folded.best_vpe > event_threshold(view)[:, None])
+        for i in free:
+            if not capable[i] & idle & above[waiting[i]]:
                 codes[i] = FILTERED
     return codes
 
@@ -178,7 +188,7 @@ def sensors_folded(view) -> Folded:
     for s in range(1, valid.shape[2]):
         any_valid |= valid[..., s]
         np.maximum(best, masked[..., s], out=best)
-    return Folded(any_valid, best)
+    return Folded(any_valid, best, column_bits(any_valid))
 
 
 def cause(code: int, preemption: bool) -> tuple[str, str]:
