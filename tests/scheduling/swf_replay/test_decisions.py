@@ -11,6 +11,7 @@ from scheduling.engine import ENGINE
 from scheduling.swf_replay.policies.conservative import Conservative
 from scheduling.swf_replay.policies.easy import Easy
 from scheduling.swf_replay.policies.fcfs import Fcfs
+from scheduling.swf_replay.sim import Replay
 from simcore import explain
 from simcore.decisions import STARTS, DecisionLog
 
@@ -47,6 +48,31 @@ def test_fcfs_holds_the_short_job_behind_the_head(jobs_from):
     assert three[0]["head"] == 2 and "no backfilling" in three[0]["reason"]
     # job 2 takes all 4 nodes from 10 to 30: job 3, behind it, starts when it ends
     assert explain.story(ds, 2)[-2]["t"] == 10 and three[1]["t"] == 30
+
+
+class PluginFcfs(Fcfs):
+    """A plugin's way in (docs/plugins.md): its own reasons through ``self.explain``, and the
+    replay's own ``explain_waiting``, which the built-in policies no longer reach."""
+
+    name = "plugin-fcfs"
+
+    def schedule(self, t, completed, first_new):
+        for j in range(first_new, self.arrived):
+            if self.noted is not None and self.noted[j]:
+                self.explain(t, j, "held", "seen by the plugin", queued=self.arrived - j)
+        super().schedule(t, completed, first_new)
+
+    explain_waiting = Replay.explain_waiting
+
+
+def test_a_plugin_records_its_own_reasons_by_swf_job_number(jobs_from):
+    _, ds = explained(PluginFcfs, jobs_from(TINY, 4))
+    seen = [(d["t"], d["task"], d["queued"]) for d in explain.of_actions(ds, ["held"])
+            if d["reason"] == "seen by the plugin"]
+    assert seen == [(0, 1, 1), (1, 2, 1), (2, 3, 1)]
+    two = [d for d in explain.story(ds, 2) if d["reason"] == "too few free nodes"]
+    assert [(d["t"], d["nodes"], d["free"]) for d in two] == [(1, 4, 1)]
+    assert [d["t"] for d in explain.of_actions(ds, ["mapped"])] == [0, 10, 30]
 
 
 def test_conservative_backfill_names_the_reservation_it_passes(jobs_from):
