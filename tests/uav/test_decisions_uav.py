@@ -247,14 +247,44 @@ def test_random_missions_explain_consistently(uavs, targets, policy, per_window)
 
 @given(st.integers(1, 140).flatmap(
     lambda u: st.lists(st.lists(st.booleans(), min_size=u, max_size=u), min_size=1, max_size=6)))
-def test_the_causes_bits_are_the_masks(columns):
-    """The waiting targets' causes work on masks as ints (``policies.why.bits``): bit i of a
-    UAV mask is UAV i, for any number of UAVs (past one 64-bit word too)."""
-    from uav.engine.policies.why import bits, column_bits
+def test_the_causes_masks_are_the_arrays_bytes(columns):
+    """The waiting targets' causes work on masks as ints (``policies.why.byte_mask``): byte i
+    of a UAV mask is UAV i, for any number of UAVs (past one 64-bit word too)."""
+    from uav.engine.policies.why import byte_mask, column_masks
 
     mask = np.array(columns, dtype=bool).T  # UAV x target
-    got = column_bits(mask)
-    assert got == [bits(mask[:, t]) for t in range(mask.shape[1])]
+    got = column_masks(mask)
+    assert got == [byte_mask(mask[:, t]) for t in range(mask.shape[1])]
     for t, value in enumerate(got):
-        assert [bool(value >> u & 1) for u in range(mask.shape[0])] == mask[:, t].tolist()
+        assert list(value.to_bytes(mask.shape[0], "little")) == mask[:, t].astype(int).tolist()
         assert value.bit_count() == int(mask[:, t].sum())
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.integers(1, 140), st.integers(1, 80), st.integers(1, 4), st.integers(0, 2**32 - 1),
+       st.lists(st.lists(st.integers(0, 79), max_size=8), min_size=1, max_size=4),
+       st.booleans())
+def test_sensor_folds_asked_for_piecemeal_are_the_whole_fold(n_uavs, n_targets, n_sensors,
+                                                             seed, asks, filtering):
+    """``policies.why.Folded`` folds the sensor axis for the targets asked about as they are
+    asked (scores past ``WHOLE_FOLD`` entries) or for every target at the first ask: either
+    way each target's capable UAVs and best value per energy are the whole fold's."""
+    from types import SimpleNamespace
+
+    from uav.engine.policies.common import NEG
+    from uav.engine.policies.why import Folded, byte_mask
+
+    rng = np.random.default_rng(seed)
+    shape = (n_uavs, n_targets, n_sensors)
+    view = SimpleNamespace(valid=rng.random(shape) < 0.4, VPE=rng.random(shape),
+                           n_targets=n_targets)
+    want_any = view.valid.any(axis=2)
+    want_best = np.where(view.valid, view.VPE, NEG).max(axis=2)
+    folded = Folded(0)
+    for ask in asks:
+        targets = sorted({t % n_targets for t in ask})
+        folded.need(view, targets, filtering)
+        for t in targets:
+            assert folded.capable[t] == byte_mask(want_any[:, t])
+            if filtering:
+                assert folded.best_vpe[t].tolist() == want_best[:, t].tolist()

@@ -30,7 +30,6 @@ from .policies.why import (
     cause,
     cause_numbers,
     option,
-    sensors_folded,
     waiting_causes,
 )
 
@@ -185,9 +184,8 @@ class Simulator:
         self.seq = 0
         self.scores_dirty = True
         self.scores_version = 0  # counts recomputations of the score matrices
-        # (scores version, sensors_folded of those scores): the decision trace's, kept while
-        # the scores hold
-        self._folded: tuple[int, Folded] | None = None
+        # the decision trace's sensor folds of the scores (policies.why), kept while they hold
+        self._folded: Folded | None = None
         self.V = self.VPT = self.VPE = self.valid = None
         # pieces for the per-minute series: (uav, start, end, value, energy)
         self.pieces: list[tuple[int, float, float, float, float]] = []
@@ -518,24 +516,27 @@ class Simulator:
         no target waits: this runs at every event.
         """
         waiting = view.target_ok & (view.running_uav < 0)
-        if not waiting.any():
+        waits = waiting.tobytes()
+        if 1 not in waits:  # (a look at the bytes: a numpy call costs more on a few targets)
             self._waiting_key = None
             self._waiting_codes = {}
             return
-        key = (waiting.tobytes(), view.uav_ok.tobytes(), (view.running_target < 0).tobytes(),
+        key = (waits, view.uav_ok.tobytes(), (view.running_target < 0).tobytes(),
                self.scores_version)
         if key == self._waiting_key:
             return
         self._waiting_key = key
         log, t_min = self.decisions, view.now * 60.0
         policy = self.policy
-        if (self._folded is None or self._folded[0] != self.scores_version
-                or self.geometry is not None):
-            self._folded = (self.scores_version, sensors_folded(view))
-        folded = self._folded[1]
+        folded = self._folded
+        if folded is None or folded.version != self.scores_version or self.geometry is not None:
+            folded = self._folded = Folded(self.scores_version)
+        # the UAVs with energy left and the idle ones as ints, one byte per UAV: the key's bytes
+        ok, idle = int.from_bytes(key[1], "little"), int.from_bytes(key[2], "little")
         targets = np.flatnonzero(waiting).tolist()
         codes = dict(zip(targets, waiting_causes(view, targets, getattr(policy, "filtering",
-                                                                            False), folded),
+                                                                            False), folded,
+                                                 ok, idle),
                          strict=True))
         preemption = getattr(policy, "preemption", False)
         before = self._waiting_codes
@@ -544,7 +545,7 @@ class Simulator:
                 action, reason = cause(code, preemption)
                 log.add(t_min, f"target {t + 1}", action, reason,
                         priority=int(self.target_priority[t]),
-                        **cause_numbers(view, t, code, folded))
+                        **cause_numbers(view, t, code, folded, ok, idle))
         self._waiting_codes = codes
 
 

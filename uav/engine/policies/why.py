@@ -8,8 +8,6 @@ does: the helpers read the score arrays and put back anything they touch.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..model import SENSORS
@@ -39,20 +37,21 @@ def greedy_choice(options: np.ndarray, u: int, t: int, s: int, score: str) -> di
     out (the same UAV elsewhere, or another UAV on the same target). Searching only those keeps
     the trace's cost per start to one row and one column of the scores."""
     why = {"reason": f"the highest {score} of the options left", "score_name": score,
-           "score": float(options[u, t, s])}
+           "score": options.item(u, t, s)}
     n_sensors = options.shape[2]
     row, col = options[u].reshape(-1), options[:, t, :]
-    kept = options[u, t, s]
+    kept = why["score"]
     options[u, t, s] = NEG
     i, j = int(row.argmax()), int(col.argmax())
-    by_row, by_col = row[i], col.flat[j]
+    # (``item``: a Python float, where indexing makes a numpy scalar that compares slower)
+    by_row, by_col = row.item(i), col.item(j)
     options[u, t, s] = kept
     if by_row >= by_col and by_row > NEG:
         t2, s2 = divmod(i, n_sensors)
-        why["runner_up"], why["runner_up_score"] = option(u, t2, s2), float(by_row)
+        why["runner_up"], why["runner_up_score"] = option(u, t2, s2), by_row
     elif by_col > NEG:
         u2, s2 = divmod(j, n_sensors)
-        why["runner_up"], why["runner_up_score"] = option(u2, t, s2), float(by_col)
+        why["runner_up"], why["runner_up_score"] = option(u2, t, s2), by_col
     return why
 
 
@@ -66,21 +65,21 @@ def meta_choice(view, cand: np.ndarray, best: np.ndarray, u: int, value_mode: bo
                       "highest value of all proposals") if value_mode else
                      ("on or ahead of its energy pace, its UAV proposed its highest "
                       "value-per-energy option; the highest value of all proposals"),
-           "day_elapsed": float(view.day_elapsed[u]), "energy_spent": float(view.energy_spent[u]),
+           "day_elapsed": view.day_elapsed.item(u), "energy_spent": view.energy_spent.item(u),
            "score_name": "V" if value_mode else "VPE", "mode_score": float(mode_score),
-           "score": float(cand[u])}
+           "score": cand.item(u)}
     v = second_best(cand, u)
     if v >= 0:
         t, s = divmod(int(best[v]), n_sensors)
         why["runner_up"] = option(v, t, s)
-        why["runner_up_score"] = float(cand[v])
+        why["runner_up_score"] = cand.item(v)
     return why
 
 
 def with_filter(view, why: dict, u: int, t: int, s: int) -> dict:
     """Add the filter's numbers: the option's value per energy and its UAV's threshold."""
-    why["vpe"] = float(view.VPE[u, t, s])
-    why["filter_threshold"] = float(event_threshold(view)[u])
+    why["vpe"] = view.VPE.item(u, t, s)
+    why["filter_threshold"] = event_threshold(view).item(u)
     return why
 
 
@@ -113,82 +112,97 @@ BUSY_PREEMPTING = ("held", "every UAV that could surveil it is busy with a surve
                            "outscore")
 
 
-_POW2 = np.left_shift(np.uint64(1), np.arange(63, dtype=np.uint64))
+def byte_mask(mask: np.ndarray) -> int:
+    """A 1-D bool mask as an int whose byte ``i`` is ``mask[i]`` (0 or 1): the array's own
+    bytes, read at once. The causes are worked out on these: at each event a few targets
+    against a few UAVs, where Python's int operations (``&``, ``bit_count``) cost a fraction
+    of a numpy call on a small array, and reading the bytes a fraction of packing bits."""
+    return int.from_bytes(mask.tobytes(), "little")
 
 
-class Folded(NamedTuple):
-    """What the waiting targets' causes read from one version of the scores
-    (:func:`sensors_folded`)."""
-
-    valid_any: np.ndarray  # UAV x target: some sensor makes a valid combination
-    best_vpe: np.ndarray  # UAV x target: the best value per energy over those (NEG: none)
-    valid_cols: list[int]  # per target, :func:`bits` of its column of ``valid_any``
-
-
-def bits(mask: np.ndarray) -> int:
-    """A 1-D bool mask as an int whose bit ``i`` is ``mask[i]``. The causes are worked out on
-    these: at each event a few targets against a few UAVs, where Python's int operations cost
-    a fraction of a numpy call on a small array."""
-    return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
-
-
-def column_bits(mask: np.ndarray) -> list[int]:
-    """:func:`bits` of every column of a 2-D bool mask (UAV x target), in one pass: a product
-    with the powers of two up to 63 UAVs (1.5 µs on 8 x 13, where packing took 3.8 µs)."""
-    if mask.shape[0] <= _POW2.size:
-        return (_POW2[:mask.shape[0]] @ mask).tolist()
-    packed = np.ascontiguousarray(np.packbits(mask, axis=0, bitorder="little").T)
-    raw, width = packed.tobytes(), packed.shape[1]
+def column_masks(mask: np.ndarray) -> list[int]:
+    """:func:`byte_mask` of each column of a 2-D bool mask (UAV x target), from one copy of
+    its transpose."""
+    raw, width = mask.T.tobytes(), mask.shape[0]
     return [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
 
 
-def waiting_causes(view, waiting: list[int], filtering: bool, folded: Folded) -> list[int]:
+# Scores of at most this many (UAV, target, sensor) entries are folded for every target at
+# once: a fold's cost there is its dozen numpy calls (about 25 µs), not the data, and folding
+# the waiting targets only would fold again as other targets start to wait (small-baseline:
+# 39 folds a day where 22 versions of the scores need 22).
+WHOLE_FOLD = 8192
+
+
+class Folded:
+    """What the waiting targets' causes read from one version of the scores, folded over the
+    sensors for the targets asked about, as they are first asked about (:meth:`need`).
+
+    Only a few targets wait at an event (about 6 of 156 on the large preset), and the scores
+    change at most events there: folding every target's column at each change cost about
+    200 µs, most of the trace's cost on large."""
+
+    def __init__(self, version: int):
+        self.version = version  # the scores' version (``Simulator.scores_version``)
+        #: per target, :func:`byte_mask` of the UAVs for which some sensor makes it valid
+        self.capable: dict[int, int] = {}
+        #: per target, each UAV's best value per energy over its valid sensors (NEG: none);
+        #: filled only for a policy that filters, the one reader
+        self.best_vpe: dict[int, np.ndarray] = {}
+
+    def need(self, view, targets: list[int], filtering: bool) -> None:
+        """Fold the sensor axis for the ``targets`` not folded yet. One sensor slice at a
+        time: numpy reduces a short last axis (a few sensors) about ten times slower than it
+        combines whole slices."""
+        missing = [t for t in targets if t not in self.capable]
+        if not missing:
+            return
+        if view.valid.size <= WHOLE_FOLD:  # (nothing folded yet: the whole fold is done once)
+            missing, valid, vpe = range(view.n_targets), view.valid, view.VPE
+        else:  # (copies: UAV x missing target x sensor)
+            valid, vpe = view.valid[:, missing, :], view.VPE[:, missing, :]
+        any_valid = valid[..., 0].copy()
+        for s in range(1, valid.shape[2]):
+            any_valid |= valid[..., s]
+        self.capable.update(zip(missing, column_masks(any_valid), strict=True))
+        if filtering:
+            masked = np.where(valid, vpe, NEG)
+            best = masked[..., 0].copy()
+            for s in range(1, valid.shape[2]):
+                np.maximum(best, masked[..., s], out=best)
+            self.best_vpe.update(zip(missing, best.T, strict=True))
+
+
+def waiting_causes(view, waiting: list[int], filtering: bool, folded: Folded, ok: int,
+                   idle: int) -> list[int]:
     """Why each target of ``waiting`` (eligible, without a surveil; slots in increasing order)
-    got no surveil at this event: its index in :data:`CAUSES`, in the same order.
+    got no surveil at this event: its index in :data:`CAUSES`, in the same order. ``ok`` and
+    ``idle`` are :func:`byte_mask` of the UAVs with energy left and of the idle ones;
+    ``folded`` holds this event's scores.
 
     No UAV with energy left can surveil it; or every UAV that could is busy; or (filtering) no
     idle one that could scores it above its own threshold; else the policy passed it over
     (the policies leave none so: they start something for every target an idle UAV can take).
-    This runs at every mapping event that changed something; ``folded`` is
-    :func:`sensors_folded` of this event's scores.
+    This runs at every mapping event that changed something.
     """
-    idle = bits(view.running_target < 0)
-    # per waiting target, the UAVs with energy left that carry a sensor it allows (the
-    # columns' bits come with the fold: one int operation a target here, where selecting the
-    # columns and packing them cost about 7 µs an event)
-    ok, columns = bits(view.uav_ok), folded.valid_cols
-    capable = [columns[t] & ok for t in waiting]
-    codes, free = [], []  # free: the positions with an idle UAV that could take the target
-    for can in capable:
+    folded.need(view, waiting, filtering)
+    columns = folded.capable
+    codes, free = [], []  # free: the targets with an idle UAV that could take them
+    for t in waiting:
+        can = columns[t] & ok
         if not can:
             codes.append(NO_UAV)
         elif not can & idle:
             codes.append(BUSY)
         else:
-            free.append(len(codes))
+            free.append((len(codes), t, can & idle))
             codes.append(PASSED)
     if filtering and free:
-        # every target's column at once: selecting the free ones' first costs more than it saves
-        above = column_bits(folded.best_vpe > event_threshold(view)[:, None])
-        for i in free:
-            if not capable[i] & idle & above[waiting[i]]:
+        threshold = event_threshold(view)
+        for i, t, idle_can in free:
+            if not idle_can & byte_mask(folded.best_vpe[t] > threshold):
                 codes[i] = FILTERED
     return codes
-
-
-def sensors_folded(view) -> Folded:
-    """Per (UAV, target): whether some sensor makes a valid combination, and the best value
-    per energy over those (NEG for none); they change only with the scores.
-
-    Folded one sensor slice at a time: numpy reduces a short last axis (a few sensors) about
-    ten times slower than it combines whole slices."""
-    valid = view.valid
-    masked = np.where(valid, view.VPE, NEG)
-    any_valid, best = valid[..., 0].copy(), masked[..., 0].copy()
-    for s in range(1, valid.shape[2]):
-        any_valid |= valid[..., s]
-        np.maximum(best, masked[..., s], out=best)
-    return Folded(any_valid, best, column_bits(any_valid))
 
 
 def cause(code: int, preemption: bool) -> tuple[str, str]:
@@ -196,16 +210,18 @@ def cause(code: int, preemption: bool) -> tuple[str, str]:
     return BUSY_PREEMPTING if code == BUSY and preemption else CAUSES[code]
 
 
-def cause_numbers(view, t: int, code: int, folded: Folded) -> dict:
-    """The numbers behind target ``t``'s cause (a code of :func:`waiting_causes`): how many
-    UAVs could surveil it (and are idle); filtered: the idle one that scores it best, its value
-    per energy and its threshold. Worked out only for a target whose cause changed."""
-    can = view.uav_ok & folded.valid_any[:, t]
-    free = can & (view.running_target < 0)
-    out = {"capable": int(can.sum()), "idle_capable": int(free.sum())}
+def cause_numbers(view, t: int, code: int, folded: Folded, ok: int, idle: int) -> dict:
+    """The numbers behind target ``t``'s cause (a code of :func:`waiting_causes`, whose
+    arguments these are): how many UAVs could surveil it (and are idle); filtered: the idle one
+    that scores it best, its value per energy and its threshold. Worked out only for a target
+    whose cause changed."""
+    can = folded.capable[t] & ok
+    free = can & idle
+    out = {"capable": can.bit_count(), "idle_capable": free.bit_count()}
     if code == FILTERED:
-        threshold = event_threshold(view)
-        best = int(np.where(free, folded.best_vpe[:, t], NEG).argmax())
-        out.update(uav=best + 1, vpe=float(folded.best_vpe[best, t]),
-                   filter_threshold=float(threshold[best]))
+        best_vpe = folded.best_vpe[t]
+        free_uavs = np.frombuffer(free.to_bytes(view.n_uavs, "little"), dtype=bool)
+        best = int(np.where(free_uavs, best_vpe, NEG).argmax())
+        out.update(uav=best + 1, vpe=best_vpe.item(best),
+                   filter_threshold=event_threshold(view).item(best))
     return out
