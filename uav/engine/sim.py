@@ -179,6 +179,7 @@ class Simulator:
                 self.target_present[i] = True
 
         self.surveils: list[Surveil] = []
+        self.stops = 0  # surveils stopped so far: with len(surveils), what changes who runs
         self.flight_energy = 0.0
         self.heap: list = []
         self.seq = 0
@@ -198,6 +199,7 @@ class Simulator:
         #: minutes, like the result's tables.
         self.decisions = None
         self._waiting_key = None  # what the waiting targets' causes were last worked out from
+        self._waiting_seen = None  # and what the last event looked like (``_explain_waiting``)
         self._waiting_codes: dict[int, int] = {}  # and those causes (policies.why), by target
 
     # -- scores --------------------------------------------------------------------------------
@@ -290,6 +292,7 @@ class Simulator:
         return sv.origin + frac * (self.target_pos[sv.target] - sv.origin)
 
     def stop(self, sv: Surveil, now: float, reason: str) -> None:
+        self.stops += 1
         self._close_piece(sv, now, reason)
         sv.end = now
         sv.reason = reason
@@ -513,16 +516,25 @@ class Simulator:
         combinations are valid: the policies leave no waiting target to an idle UAV that could
         take it and passes their filter. So an event where none of these changed is skipped
         without a look (about half of a day's events, on the small baseline), as is one where
-        no target waits: this runs at every event.
+        no target waits: this runs at every event. Before even that, an event is skipped
+        when no target opened or closed, no UAV's energy ran out, no surveil started or
+        stopped and the scores held since the one before (about half of a day's events):
+        a look at two arrays' bytes and three counters, where working out which targets wait
+        costs three numpy calls.
         """
+        uav_ok = view.uav_ok.tobytes()
+        seen = (view.target_ok.tobytes(), uav_ok, len(self.surveils), self.stops,
+                self.scores_version)
+        if seen == self._waiting_seen:
+            return
+        self._waiting_seen = seen
         waiting = view.target_ok & (view.running_uav < 0)
         waits = waiting.tobytes()
         if 1 not in waits:  # (a look at the bytes: a numpy call costs more on a few targets)
             self._waiting_key = None
             self._waiting_codes = {}
             return
-        key = (waits, view.uav_ok.tobytes(), (view.running_target < 0).tobytes(),
-               self.scores_version)
+        key = (waits, uav_ok, (view.running_target < 0).tobytes(), self.scores_version)
         if key == self._waiting_key:
             return
         self._waiting_key = key
