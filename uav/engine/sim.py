@@ -198,9 +198,10 @@ class Simulator:
         #: target no surveil served, ``"target N"`` (N as in ``extra.targets.id``); times in
         #: minutes, like the result's tables.
         self.decisions = None
-        self._waiting_key = None  # what the waiting targets' causes were last worked out from
-        self._waiting_seen = None  # and what the last event looked like (``_explain_waiting``)
-        self._waiting_codes: dict[int, int] = {}  # and those causes (policies.why), by target
+        # what the last event looked like (``_explain_waiting``), and the waiting targets'
+        # causes then (policies.why), by target
+        self._waiting_seen = None
+        self._waiting_codes: dict[int, int] = {}
 
     # -- scores --------------------------------------------------------------------------------
     def travel_hours(self, pos: np.ndarray) -> np.ndarray:
@@ -515,12 +516,11 @@ class Simulator:
         The cause follows from which targets wait, which UAVs can act and are idle, and which
         combinations are valid: the policies leave no waiting target to an idle UAV that could
         take it and passes their filter. So an event where none of these changed is skipped
-        without a look (about half of a day's events, on the small baseline), as is one where
-        no target waits: this runs at every event. Before even that, an event is skipped
-        when no target opened or closed, no UAV's energy ran out, no surveil started or
-        stopped and the scores held since the one before (about half of a day's events):
-        a look at two arrays' bytes and three counters, where working out which targets wait
-        costs three numpy calls.
+        without a look, as is one where no target waits: this runs at every event. It is
+        skipped when no target opened or closed, no UAV's energy ran out, no surveil started
+        or stopped and the scores held since the one before (138 of a day's 288 events on the
+        small baseline): a look at two arrays' bytes and three counters, where working out
+        which targets wait costs three numpy calls.
         """
         uav_ok = view.uav_ok.tobytes()
         seen = (view.target_ok.tobytes(), uav_ok, len(self.surveils), self.stops,
@@ -529,22 +529,17 @@ class Simulator:
             return
         self._waiting_seen = seen
         waiting = view.target_ok & (view.running_uav < 0)
-        waits = waiting.tobytes()
-        if 1 not in waits:  # (a look at the bytes: a numpy call costs more on a few targets)
-            self._waiting_key = None
+        if 1 not in waiting.tobytes():  # (the bytes: a numpy call costs more on a few targets)
             self._waiting_codes = {}
             return
-        key = (waits, uav_ok, (view.running_target < 0).tobytes(), self.scores_version)
-        if key == self._waiting_key:
-            return
-        self._waiting_key = key
         log, t_min = self.decisions, view.now * 60.0
         policy = self.policy
         folded = self._folded
         if folded is None or folded.version != self.scores_version or self.geometry is not None:
             folded = self._folded = Folded(self.scores_version)
-        # the UAVs with energy left and the idle ones as ints, one byte per UAV: the key's bytes
-        ok, idle = int.from_bytes(key[1], "little"), int.from_bytes(key[2], "little")
+        # the UAVs with energy left and the idle ones as ints, one byte per UAV
+        ok = int.from_bytes(uav_ok, "little")
+        idle = int.from_bytes((view.running_target < 0).tobytes(), "little")
         targets = np.flatnonzero(waiting).tolist()
         codes = dict(zip(targets, waiting_causes(view, targets, getattr(policy, "filtering",
                                                                             False), folded,
