@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Iterable
+from itertools import repeat
 from numbers import Integral
 from typing import Any
 
@@ -169,7 +170,7 @@ class DecisionLog:
         self.stride = 1
         self._records: list[dict | None] = []
         # index of a wait's record -> (times it was made, when last, its numbers then or None
-        # while they were the first's; ``add_each`` keeps them as (shared, names, values))
+        # while they were the first's; ``add_each`` keeps them as ((shared, names), values))
         self._repeats: dict[int, tuple[int, float, dict | None]] = {}
         # kept task -> (index of its latest record, its records kept, its waits and filters
         # kept, index of its latest wait (-1: none), waits omitted): one look-up per ``add``
@@ -281,31 +282,44 @@ class DecisionLog:
                  numbers: dict | None = None, /, **columns: Iterable) -> None:
         """Record the same decision about each of ``tasks``, as ``add`` one by one would:
         ``numbers`` shared by all, then ``columns``, one value per task each (in the order of
-        ``tasks``; ``itertools.repeat`` for one value). A kind that explains a whole queue at
-        every event (ch3 EASY: 350 tasks, 1,680 events) mostly repeats each task's cause; this
-        counts a repeat without a call to ``add`` (0.5 µs less a task)."""
+        ``tasks``; ``itertools.repeat`` for one value; a column of another length than
+        ``tasks`` is a ValueError). A kind that explains a whole queue at every event (ch3
+        EASY: about 1,000 tasks at 454 of its 1,680 events) mostly repeats each task's cause;
+        this counts a repeat without a call to ``add`` (0.5 µs less a task)."""
         names = tuple(columns)
-        # (a column shorter than tasks stops ``next`` with an error)
-        rows = zip(*columns.values(), strict=False) if names else None
+        if not isinstance(tasks, list | tuple):
+            tasks = list(tasks)
+        values = [c if isinstance(c, repeat) or hasattr(c, "__len__") else list(c)
+                  for c in columns.values()]
+        for column in values:
+            if not isinstance(column, repeat) and len(column) != len(tasks):
+                raise ValueError(f"add_each: {len(column)} values for {len(tasks)} tasks")
+        # (every column as long as ``tasks`` or endless: the rows never run out before it)
+        rows = zip(*values, strict=False) if names else repeat(None)
         shared = numbers or {}
-        add, own = self.add, self._tasks
-        wait = action in _REPEATABLE
-        for task in tasks:
-            row = None if rows is None else next(rows)
-            mine = own.get(task) if wait else None
+        if action not in _REPEATABLE:  # a move is always a record of its own
+            for task, row in zip(tasks, rows, strict=False):
+                self.add(t, task, action, reason, shared if row is None else
+                         {**shared, **dict(zip(names, row, strict=True))})
+            return
+        # a repeat's numbers as (frame, values) until export: most are replaced by the next
+        # repeat's, and a dict of them costs 0.25 µs
+        frame, plain = (shared, names), shared or None
+        own, records, repeats = self._tasks, self._records, self._repeats
+        for task, row in zip(tasks, rows, strict=False):
+            mine = own.get(task)
             if mine is not None:
                 i = mine[0]
-                last = self._records[i]  # (read again: a record added may have thinned it)
-                if last["action"] == action and last["reason"] == reason:
-                    # its numbers as (shared, names, values) until export: most are replaced
-                    # by the next repeat's, and a dict of them costs 0.25 µs
-                    latest = (shared or None) if row is None else (shared, names, row)
-                    rep = self._repeats.get(i)
-                    self._repeats[i] = ((2, t, latest) if rep is None else
-                                        (rep[0] + 1, t, latest or rep[2]))
+                last = records[i]
+                if last["reason"] == reason and last["action"] == action:
+                    rep = repeats.get(i)
+                    latest = plain if row is None else (frame, row)
+                    repeats[i] = ((2, t, latest) if rep is None else
+                                  (rep[0] + 1, t, latest or rep[2]))
                     continue
-            add(t, task, action, reason, shared if row is None else
-                {**shared, **dict(zip(names, row, strict=True))})
+            self.add(t, task, action, reason, shared if row is None else
+                     {**shared, **dict(zip(names, row, strict=True))})
+            records, repeats = self._records, self._repeats  # (a record added may thin them)
 
     def _thin(self) -> None:
         tasks, always = self._tasks, self.always
@@ -352,7 +366,7 @@ class DecisionLog:
             if first is None:
                 continue
             if type(latest) is tuple:  # as ``add_each`` keeps it
-                shared, names, values = latest
+                (shared, names), values = latest
                 latest = {**shared, **dict(zip(names, values, strict=True))}
             d = {**first, "count": count, "t_last": t_last}
             if latest is not None and latest != {k: v for k, v in first.items()

@@ -98,7 +98,11 @@ class EnergyLedger:
             self._rem[d] = float(self.budget[d] - self.committed[d])
 
     def fits_many(self, start, end, power) -> np.ndarray:
-        """Vectorized :meth:`fits` (inf starts are simply infeasible)."""
+        """Vectorized :meth:`fits` (inf starts are simply infeasible): each entry checked
+        against the days it touches, as :meth:`fits` checks one. Most executions fall in one
+        day, so those are one comparison with their day's remaining energy; only the few that
+        cross a day boundary are split over the days (an explained ch3-5k EASY run asks about
+        1,757 tasks x 6 clusters at a time: splitting every one over the 3 days cost 0.2 s)."""
         start = np.asarray(start, float)
         ok = np.isfinite(start)
         if not self.constrained:
@@ -108,13 +112,20 @@ class EnergyLedger:
         s = np.where(ok, start, 0.0)
         e = np.where(ok, end, 0.0)
         rem = np.asarray(self._rem)
+        bounds = self.bounds
+        days = np.clip(np.searchsorted(bounds, s, side="right") - 1, 0, self.days - 1)
         if self.start_day:
-            days = np.clip(np.searchsorted(self.bounds, s, side="right") - 1, 0, self.days - 1)
             return ok & (power * (e - s) <= rem[days] + TOL)
-        lo = np.maximum(s[..., None], self.bounds[:-1])
-        hi = np.minimum(e[..., None], self.bounds[1:])
-        joules = power[..., None] * np.clip(hi - lo, 0.0, None)
-        return ok & np.all(joules <= rem + TOL, axis=-1)
+        fits = power * np.clip(e - s, 0.0, None) <= rem[days] + TOL
+        crossing = e > bounds[days + 1]
+        if crossing.any():
+            s, e, power = s[crossing], e[crossing], power[crossing]
+            lo = np.maximum(s[:, None], bounds[:-1])
+            hi = np.minimum(e[:, None], bounds[1:])
+            joules = power[:, None] * (hi - lo)
+            # a day it does not reach (hi <= lo) is not charged, whatever is left in it
+            fits[crossing] = np.all((joules <= rem + TOL) | (hi <= lo), axis=-1)
+        return ok & fits
 
     # -- goal energy (metaheuristics (ch. 3 spec §5.9)) --------------------------------------------
     def goal(self, t: float) -> float:

@@ -2,6 +2,7 @@
 readers of ``simcore.explain``: stories, action filters, where two runs part ways."""
 
 import zlib
+from itertools import repeat
 
 import numpy as np
 import pytest
@@ -300,3 +301,17 @@ def test_a_decision_about_each_task_records_what_one_add_each_records(batches, p
         at_once.add_each(float(k), tasks, action, reason, shared,
                          **({"x": column} if per else {}))
     assert at_once.export() == one_by_one.export()
+
+
+def test_a_column_of_another_length_than_its_tasks_is_refused_before_any_record():
+    """A kind that passes one value too few (or too many) for its tasks finds out at once,
+    with nothing half recorded; a generator of tasks and ``repeat`` columns are accepted."""
+    log = DecisionLog()
+    for column in ([1.0, 2.0], [1.0, 2.0, 3.0, 4.0]):
+        with pytest.raises(ValueError, match=f"{len(column)} values for 3 tasks"):
+            log.add_each(0.0, [1, 2, 3], "held", "full", x=column)
+    assert len(log) == 0 and log.export()[0] == []
+    log.add_each(0.0, (t for t in (1, 2)), "held", "full", free=repeat(0), x=iter([5, 6]))
+    with pytest.raises(ValueError, match="1 values for 2 tasks"):
+        log.add_each(1.0, [1, 2], "held", "other", x=iter([7]))
+    assert [(d["task"], d["free"], d["x"]) for d in log.export()[0]] == [(1, 0, 5), (2, 0, 6)]

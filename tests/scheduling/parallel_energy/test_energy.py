@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scheduling.parallel_energy.config import EnergyConfig
 from scheduling.parallel_energy.energy import GJ, EnergyLedger, epr_mask, ept_mask
@@ -90,3 +92,27 @@ def test_budget_as_a_share_of_max_upr_unconstrained_energy_on_the_same_trial(pct
         assert summary["energy_gj"] <= summary["energy_budget_gj"] * (1 + 1e-9)
     assert ENGINE.simulate(scenario, "max-upr-ph", seed=4).summary["energy_budget_gj"] != \
         pytest.approx(free * pct / 100.0)  # another trial, another reference run
+
+
+@settings(max_examples=150, deadline=None)
+@given(charge=st.sampled_from(["consumed", "start-day"]),
+       commits=st.lists(st.tuples(st.floats(0, 70 * H), st.floats(0, 30 * H),
+                                  st.floats(0, 2e6)), max_size=6),
+       asked=st.lists(st.tuples(st.floats(0, 70 * H) | st.just(math.inf),
+                                st.floats(0, 50 * H), st.floats(0, 2e6)),
+                      min_size=1, max_size=40))
+def test_fits_many_is_fits_for_each(charge, commits, asked):
+    """The vectorized check gives, entry by entry, what ``fits`` says of one execution: on
+    ledgers whose days are committed past their budget too (an untouched day with nothing
+    left rules nothing out), for executions within a day, across days and past the last."""
+    led = ledger(charge=charge)
+    for start, length, power in commits:
+        led.commit(start, start + length, power * 100.0)  # unchecked: may overdraw a day
+    start = np.array([a[0] for a in asked])
+    end = start + np.array([a[1] for a in asked])
+    power = np.array([a[2] for a in asked])
+    expected = [math.isfinite(s) and led.fits(s, e, p)
+                for s, e, p in zip(start, end, power, strict=True)]
+    assert led.fits_many(start, end, power).tolist() == expected
+    grid = led.fits_many(start.reshape(-1, 1), end.reshape(-1, 1), power.reshape(-1, 1))
+    assert grid.shape == (len(asked), 1) and grid.ravel().tolist() == expected
