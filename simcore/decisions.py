@@ -144,6 +144,13 @@ def buckets(ids: Any) -> np.ndarray:
     return out
 
 
+def _numbers(frame: tuple[dict, tuple], values: tuple) -> dict:
+    """A decision's numbers from ``add_each``'s (shared numbers, column names) and one row of
+    its columns."""
+    shared, names = frame
+    return {**shared, **dict(zip(names, values, strict=True))}
+
+
 class DecisionLog:
     """The decisions of one run, bounded as the module says.
 
@@ -297,17 +304,13 @@ class DecisionLog:
         # (every column as long as ``tasks`` or endless: the rows never run out before it)
         rows = zip(*values, strict=False) if names else repeat(None)
         shared = numbers or {}
-        if action not in _REPEATABLE:  # a move is always a record of its own
-            for task, row in zip(tasks, rows, strict=False):
-                self.add(t, task, action, reason, shared if row is None else
-                         {**shared, **dict(zip(names, row, strict=True))})
-            return
+        wait = action in _REPEATABLE  # a move is always a record of its own
         # a repeat's numbers as (frame, values) until export: most are replaced by the next
         # repeat's, and a dict of them costs 0.25 µs
         frame, plain = (shared, names), shared or None
         own, records, repeats = self._tasks, self._records, self._repeats
         for task, row in zip(tasks, rows, strict=False):
-            mine = own.get(task)
+            mine = own.get(task) if wait else None
             if mine is not None:
                 i = mine[0]
                 last = records[i]
@@ -318,7 +321,7 @@ class DecisionLog:
                                   (rep[0] + 1, t, latest or rep[2]))
                     continue
             self.add(t, task, action, reason, shared if row is None else
-                     {**shared, **dict(zip(names, row, strict=True))})
+                     _numbers(frame, row))
             records, repeats = self._records, self._repeats  # (a record added may thin them)
 
     def _thin(self) -> None:
@@ -366,8 +369,7 @@ class DecisionLog:
             if first is None:
                 continue
             if type(latest) is tuple:  # as ``add_each`` keeps it
-                (shared, names), values = latest
-                latest = {**shared, **dict(zip(names, values, strict=True))}
+                latest = _numbers(*latest)
             d = {**first, "count": count, "t_last": t_last}
             if latest is not None and latest != {k: v for k, v in first.items()
                                                  if k not in _HEAD}:
