@@ -11,7 +11,7 @@ from collections import Counter
 from itertools import groupby
 from typing import Any
 
-from .decisions import ACTIONS, MOVES, bucket
+from .decisions import ACTIONS, MOVES, STARTS, bucket
 
 # Fields every decision has; the rest are the numbers it rests on.
 BASE_FIELDS = ("t", "task", "action", "reason")
@@ -95,8 +95,12 @@ PLACEMENT = ("where", "pstate", "config", "sensor", "to_node")
 
 
 def _identity(d: dict) -> tuple:
-    # What was decided, not why: two policies give different reasons for the same move.
-    return (repr(d["task"]), d["action"], *(repr(d.get(k)) for k in PLACEMENT))
+    # What was decided, not why: two policies give different reasons for the same move, and
+    # name a start by why it could happen (mapped, backfilled ahead of a reservation, resumed
+    # after a preemption); one task started at one place at one instant is one fate.
+    action = d["action"]
+    return (repr(d["task"]), "started" if action in STARTS else action,
+            *(repr(d.get(k)) for k in PLACEMENT))
 
 
 def _check_comparable(a: dict, b: dict) -> None:
@@ -116,7 +120,9 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     The moves (:data:`~simcore.decisions.MOVES`: a start, drop, preemption, ...; not the
     "held" and "filtered" that explain why nothing happened) are walked in time; at each
     instant the two sets of moves (task, action, where) are compared, so the order in which a
-    policy happened to list simultaneous moves does not count as a difference. Only tasks both
+    policy happened to list simultaneous moves does not count as a difference, nor does the
+    name it gave a start (:data:`~simcore.decisions.STARTS`: one policy's "backfilled" is
+    another's "mapped" when both start the task there then). Only tasks both
     logs kept are compared (the sampling of the more sampled log applied to both: it keeps
     tasks by a hash of their id, so the same tasks in both).
     Returns ``first``: the first instant where they differ, the moves only one run made there,

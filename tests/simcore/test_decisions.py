@@ -139,6 +139,24 @@ def test_divergence_finds_the_first_move_that_differs_and_ignores_order_and_reas
     assert "first difference at t=5s" in text and "task 4: A dropped at 9, B mapped at 9" in text
 
 
+def test_a_start_is_a_start_whatever_the_policy_calls_it():
+    # EASY backfills tasks 1 and 2 ahead of task 3's reservation where Min-Min maps them: the
+    # same tasks on the same clusters at the same instant, so the runs have not parted there.
+    # They part at t=6, where A resumes task 3 on c0 and B maps it on c1.
+    a = [d(0, 3, "held", "reserved", where="c0"), d(0, 1, "backfilled", "ahead", where="c0"),
+         d(0, 2, "backfilled", "ahead", where="c1"), d(6, 3, "resumed", "back", where="c0")]
+    b = [d(0, 3, "held", "placeholder", where="c0"), d(0, 2, "mapped", "best", where="c1"),
+         d(0, 1, "mapped", "best", where="c0"), d(6, 3, "mapped", "best", where="c1")]
+    first = explain.divergence(_result(a, "a"), _result(b, "b"))["first"]
+    assert first["t"] == 6
+    assert first["only_a"] == [a[3]] and first["only_b"] == [b[3]]
+    # the same start elsewhere, or a start against a drop, is a difference at once
+    moved = [b[0], b[1] | {"where": "c2"}, *b[2:]]
+    assert explain.divergence(_result(a), _result(moved))["first"]["only_b"] == [moved[1]]
+    dropped = [b[0], d(0, 2, "dropped", "late"), *b[2:]]
+    assert explain.divergence(_result(a), _result(dropped))["first"]["t"] == 0
+
+
 def test_identical_runs_do_not_part_and_different_scenarios_cannot_be_compared():
     ds = [d(0, 1, "mapped", where="x")]
     assert explain.divergence(_result(ds), _result(list(ds)))["first"] is None
