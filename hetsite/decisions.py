@@ -168,7 +168,7 @@ def _shown(found: dict) -> dict:
             rows += [{"who": f"meanwhile {other.upper()}", **cells(d)}
                      for d in first["why_not"][other]]
     return {"t_text": number_text(first["t"]) if first else "", "rows": rows,
-            "tasks": [{"task": r["task"], "a": cells(r["a"]),
+            "tasks": [{"task": r["task"], "a": cells(r["a"]) if r["a"] else None,
                        "b": cells(r["b"]) if r["b"] else None, "gap": number_text(r["gap"])}
                       for r in found["tasks"]]}
 

@@ -174,6 +174,10 @@ class DecisionLog:
         self.per_task = per_task
         self.limit = limit
         self.time_unit = time_unit
+        #: For a kind whose task ids are the run's own (UAV: surveils numbered in start
+        #: order), the number every decision carries that names what it is about in any run
+        #: of the scenario (``"target"``): two runs are compared by it (``simcore.explain``).
+        self.across_runs: str | None = None
         self.stride = 1
         self._records: list[dict | None] = []
         # index of a wait's record -> (times it was made, when last, its numbers then or None
@@ -391,4 +395,6 @@ class DecisionLog:
                              + (", and every task asked for" if self.always else ""))}
         if self.always:
             info["always"] = sorted(self.always, key=str)
+        if self.across_runs:
+            info["across_runs"] = self.across_runs
         return out, info

@@ -81,12 +81,24 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def fate(decisions: list[dict]) -> dict[Any, dict]:
-    """Each task's last kept decision: how its story ended."""
+def fate(decisions: list[dict], subject=None) -> dict[Any, dict]:
+    """Each task's last kept decision: how its story ended (by ``subject(decision)`` in place
+    of the task when given: :func:`subject_of`)."""
     last: dict[Any, dict] = {}
     for d in decisions:
-        last[d["task"]] = d
+        last[d["task"] if subject is None else subject(d)] = d
     return last
+
+
+def subject_of(field: str | None):
+    """What a decision is about, as two runs of one scenario both name it: its task, or where
+    a kind's task ids are the run's own (``meta.decisions.across_runs``: UAV surveils are
+    numbered in start order, so two policies' surveil 7 are different surveils) the number
+    each decision carries that names it in any run, as ``"<field> <number>"`` (``"target
+    5"``, which is also the task of a UAV target's own waits)."""
+    if not field:
+        return lambda d: d["task"]
+    return lambda d: f"{field} {d[field]}" if field in d else d["task"]
 
 
 #: Numbers that say where a move put a task (beside ``where``): two runs that start a task on
@@ -94,12 +106,12 @@ def fate(decisions: list[dict]) -> dict[Any, dict]:
 PLACEMENT = ("where", "pstate", "config", "sensor", "to_node")
 
 
-def _identity(d: dict) -> tuple:
+def _identity(d: dict, subject) -> tuple:
     # What was decided, not why: two policies give different reasons for the same move, and
     # name a start by why it could happen (mapped, backfilled ahead of a reservation, resumed
     # after a preemption); one task started at one place at one instant is one fate.
     action = d["action"]
-    return (repr(d["task"]), "started" if action in STARTS else action,
+    return (repr(subject(d)), "started" if action in STARTS else action,
             *(repr(d.get(k)) for k in PLACEMENT))
 
 
@@ -124,27 +136,37 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     name it gave a start (:data:`~simcore.decisions.STARTS`: one policy's "backfilled" is
     another's "mapped" when both start the task there then). Only tasks both
     logs kept are compared (the sampling of the more sampled log applied to both: it keeps
-    tasks by a hash of their id, so the same tasks in both).
+    tasks by a hash of their id, so the same tasks in both). Where a kind's task ids are the
+    run's own (``meta.decisions.across_runs``), decisions are matched by what they are about
+    (:func:`subject_of`: UAV, the target), and a sampled log cannot be compared.
     Returns ``first``: the first instant where they differ, the moves only one run made there,
     and for each task in them what the other run last said about it by then (``why_not``);
     and ``tasks``: the tasks whose fate differs most (a different last action first, then the
     largest time gap).
     """
     _check_comparable(a, b)
-    stride = max(r.get("meta", {}).get("decisions", {}).get("stride", 1) for r in (a, b))
+    infos = [r.get("meta", {}).get("decisions", {}) for r in (a, b)]
+    stride = max(info.get("stride", 1) for info in infos)
+    field = next((info["across_runs"] for info in infos if info.get("across_runs")), None)
+    if field and stride > 1:
+        raise ExplainError("decisions: a log sampled 1 task in "
+                           f"{stride} keeps different {field}s' decisions in each run (its "
+                           "task ids are the run's own); run both with a higher "
+                           "--explain-limit to compare them")
+    subject = subject_of(field)
     da = [d for d in a["decisions"] if bucket(d["task"]) % stride == 0]
     db = [d for d in b["decisions"] if bucket(d["task"]) % stride == 0]
-    kept = {repr(d["task"]) for d in da} | {repr(d["task"]) for d in db}
+    kept = {repr(subject(d)) for d in da} | {repr(subject(d)) for d in db}
     first = _first_difference([d for d in da if d["action"] in MOVES],
-                              [d for d in db if d["action"] in MOVES])
+                              [d for d in db if d["action"] in MOVES], subject)
     if first is not None:
-        first["why_not"] = {"a": _last_before(da, first["only_b"], first["t"]),
-                            "b": _last_before(db, first["only_a"], first["t"])}
-    fa, fb = fate(da), fate(db)
+        first["why_not"] = {"a": _last_before(da, first["only_b"], first["t"], subject),
+                            "b": _last_before(db, first["only_a"], first["t"], subject)}
+    fa, fb = fate(da, subject), fate(db, subject)
     rows = []
     for task in fa.keys() | fb.keys():
         x, y = fa.get(task), fb.get(task)
-        if x and y and _identity(x) == _identity(y) and x["t"] == y["t"]:
+        if x and y and _identity(x, subject) == _identity(y, subject) and x["t"] == y["t"]:
             continue
         one_sided = x is None or y is None
         rows.append({"task": task, "a": x, "b": y,
@@ -152,23 +174,23 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
                      "gap": 0.0 if one_sided else abs(float(x["t"]) - float(y["t"]))})
     rows.sort(key=lambda r: (not r["action_differs"], -r["gap"], repr(r["task"])))
     return {"policies": [a.get("meta", {}).get("policy"), b.get("meta", {}).get("policy")],
-            "compared_tasks": len(kept), "first": first, "differing_tasks": len(rows),
-            "tasks": rows[:top]}
+            "compared_by": field or "task", "compared_tasks": len(kept), "first": first,
+            "differing_tasks": len(rows), "tasks": rows[:top]}
 
 
-def _last_before(decisions: list[dict], moves: list[dict], t) -> list[dict]:
-    """For each task of ``moves``, the last decision ``decisions`` made about it by ``t``."""
-    tasks = {repr(m["task"]) for m in moves}
+def _last_before(decisions: list[dict], moves: list[dict], t, subject) -> list[dict]:
+    """For each subject of ``moves``, the last decision ``decisions`` made about it by ``t``."""
+    tasks = {repr(subject(m)) for m in moves}
     last: dict[str, dict] = {}
     for d in decisions:
         if d["t"] > t:
             break
-        if repr(d["task"]) in tasks:
-            last[repr(d["task"])] = d
+        if repr(subject(d)) in tasks:
+            last[repr(subject(d))] = d
     return list(last.values())
 
 
-def _first_difference(da: list[dict], db: list[dict]) -> dict | None:
+def _first_difference(da: list[dict], db: list[dict], subject) -> dict | None:
     ga = [(t, list(g)) for t, g in groupby(da, key=lambda d: d["t"])]
     gb = [(t, list(g)) for t, g in groupby(db, key=lambda d: d["t"])]
     for (ta, xa), (tb, xb) in zip(ga, gb, strict=False):
@@ -176,10 +198,11 @@ def _first_difference(da: list[dict], db: list[dict]) -> dict | None:
             earlier = xa if ta < tb else xb
             return {"t": min(ta, tb), "only_a": earlier if ta < tb else [],
                     "only_b": earlier if tb < ta else []}
-        ca, cb = Counter(map(_identity, xa)), Counter(map(_identity, xb))
+        ca = Counter(_identity(d, subject) for d in xa)
+        cb = Counter(_identity(d, subject) for d in xb)
         if ca != cb:
-            return {"t": ta, "only_a": [d for d in xa if (ca - cb)[_identity(d)]],
-                    "only_b": [d for d in xb if (cb - ca)[_identity(d)]]}
+            return {"t": ta, "only_a": [d for d in xa if (ca - cb)[_identity(d, subject)]],
+                    "only_b": [d for d in xb if (cb - ca)[_identity(d, subject)]]}
     if len(ga) != len(gb):
         longer, which = (ga, "only_a") if len(ga) > len(gb) else (gb, "only_b")
         t, rest = longer[min(len(ga), len(gb))]
@@ -217,7 +240,8 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
     found = divergence(a, b, top)
     unit = a.get("meta", {}).get("decisions", {}).get("time_unit", "")
     pa, pb = found["policies"]
-    lines = [f"A = {pa}, B = {pb}: {found['compared_tasks']} tasks compared"]
+    by = found["compared_by"]
+    lines = [f"A = {pa}, B = {pb}: {found['compared_tasks']} {by}s compared"]
     first = found["first"]
     if first is None:
         lines.append("the two runs made the same decisions")
@@ -229,9 +253,10 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
         for d in first["why_not"][other]:
             lines.append(f"    meanwhile {other.upper()}: [{d['task']}] "
                          + describe(d, unit).strip())
-    lines.append(f"{found['differing_tasks']} tasks end differently; the most different:")
+    lines.append(f"{found['differing_tasks']} {by}s end differently; the most different:")
     for row in found["tasks"]:
         ends = [f"{side} {x['action']} at {_fmt(x['t'])}" if x else f"{side}: no decision"
                 for side, x in (("A", row["a"]), ("B", row["b"]))]
-        lines.append(f"  task {row['task']}: " + ", ".join(ends))
+        name = f"task {row['task']}" if by == "task" else row["task"]  # ("target 5")
+        lines.append(f"  {name}: " + ", ".join(ends))
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from unittest import mock
 import hypothesis
 import pytest
 from django.contrib.auth.models import User
+from django.template.loader import render_to_string
 from django.test import Client
 from hypothesis import given
 from hypothesis import strategies as st
@@ -316,6 +317,34 @@ def test_the_compare_pages_print_the_first_divergence(explained):
     page = Client().get(f"/e/{explained['experiment']}/compare/?p=fcfs&p=easy").content.decode()
     for d in first["only_a"]:
         assert f'<tr data-task="{d["task"]}" data-action="{d["action"]}"><td>only B' in page
+
+
+def test_uav_runs_are_compared_by_target_and_a_one_sided_fate_is_drawn():
+    # UAV numbers its surveils in each run's own start order: the two runs are matched by the
+    # target each decision names, and the page says so.
+    body = create(kind="uav", preset="small-baseline", policies=["max-vpe+pf", "meta+pf"])
+    a, b = (r["id"] for r in body["runs"])
+    found = explain.divergence(result_of(a), result_of(b))
+    assert found["compared_by"] == "target" and found["first"] is not None
+    api = APIClient().get(f"/api/runs/{a}/decisions/divergence/", {"with": b}).json()
+    assert api["found"]["tasks"] == found["tasks"]
+    page = Client().get(f"/compare/?run={a}&run={b}").content.decode()
+    assert f"{found['compared_tasks']} targets compared" in page
+    assert "Targets whose fate differs most" in page
+    for r in found["tasks"]:
+        assert r["task"].startswith("target ")
+        assert f'<tr data-task="{r["task"]}"><td>{r["task"]}</td>' in page
+    # A subject only one run decided about is "not kept" on the other side, either side.
+    only_b = {"first": None, "tasks": [{"task": "target 2", "a": None, "gap": 0.0,
+                                        "b": found["tasks"][0]["b"]}]}
+    shown = decisions._shown(only_b)
+    b_last = found["tasks"][0]["b"]
+    assert shown["tasks"][0]["a"] is None and shown["tasks"][0]["b"]["action"] == b_last["action"]
+    html = render_to_string("frontend/_decision_compare.html", {"c": {
+        "found": {**found, "first": {"t": 1.0}}, "shown": shown, "problem": ""}})
+    row = re.search(r'<tr data-task="target 2">(.*?)</tr>', html).group(1)
+    assert re.findall(r"<td>(.*?)</td>", row)[:3] == [
+        "target 2", "not kept", f"{b_last['action']} at {decisions.number_text(b_last['t'])}"]
 
 
 @functools.cache

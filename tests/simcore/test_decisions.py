@@ -157,6 +157,35 @@ def test_a_start_is_a_start_whatever_the_policy_calls_it():
     assert explain.divergence(_result(a), _result(dropped))["first"]["t"] == 0
 
 
+def test_runs_whose_task_ids_are_their_own_are_matched_by_what_the_decisions_are_about():
+    # UAV numbers surveils in start order: both runs start UAV 1 on target 4 and UAV 2 on
+    # target 9 at t=0, in the other order, so the ids swap. By task they would part at once;
+    # by target (``across_runs``) they part at t=5, where only B starts a surveil of target 4.
+    a = [d(0, 1, "mapped", where="UAV 1 on target 4", target=4),
+         d(0, 2, "mapped", where="UAV 2 on target 9", target=9),
+         d(5, "target 3", "held", "busy", target=3)]
+    b = [d(0, 1, "mapped", where="UAV 2 on target 9", target=9),
+         d(0, 2, "mapped", where="UAV 1 on target 4", target=4),
+         d(5, 3, "mapped", where="UAV 3 on target 3", target=3)]
+
+    def run(ds, field="target", stride=1):
+        r = _result(ds)
+        r["meta"]["decisions"].update(across_runs=field, stride=stride)
+        return r
+
+    assert explain.divergence(run(a, None), run(b, None))["first"]["t"] == 0
+    found = explain.divergence(run(a), run(b))
+    assert found["first"]["t"] == 5 and found["first"]["only_b"] == [b[2]]
+    assert found["first"]["why_not"]["a"] == [a[2]]  # what A said about target 3 by then
+    assert found["compared_by"] == "target" and found["compared_tasks"] == 3
+    assert [r["task"] for r in found["tasks"]] == ["target 3"]
+    text = explain.divergence_text(run(a), run(b))
+    assert "3 targets compared" in text and "  target 3: A held at 5, B mapped at 5" in text
+    # a sampled log keeps other surveils in each run: refused, with the way out
+    with pytest.raises(explain.ExplainError, match="higher --explain-limit"):
+        explain.divergence(run(a, stride=2), run(b))
+
+
 def test_identical_runs_do_not_part_and_different_scenarios_cannot_be_compared():
     ds = [d(0, 1, "mapped", where="x")]
     assert explain.divergence(_result(ds), _result(list(ds)))["first"] is None

@@ -52,6 +52,14 @@ def explained(m: Mission, policy: str, **cfg) -> tuple[Simulator, list[dict]]:
 def check_consistent(tasks: dict, decisions: list[dict], policy: str) -> None:
     """What every explained UAV run must satisfy against its surveil table."""
     assert all(a["t"] <= b["t"] for a, b in zip(decisions, decisions[1:], strict=False))
+    # Every decision names its target, by which two runs are compared (``across_runs``); a
+    # target's own waits are its task.
+    target_of = dict(zip(tasks["id"], tasks["target"], strict=True))
+    for d in decisions:
+        if isinstance(d["task"], str):
+            assert d["task"] == f"target {d['target']}"
+        else:
+            assert d["target"] == target_of[d["task"]]
     stories = by_task(decisions)
     mapped_at = {}
     for i, sid in enumerate(tasks["id"]):
@@ -106,6 +114,7 @@ def baseline():
 def test_decisions_agree_with_the_surveil_table(baseline, policy):
     r = simulate(baseline, policy, seed=3, explain=True)
     assert r.meta["decisions"]["time_unit"] == "min"
+    assert r.meta["decisions"]["across_runs"] == "target"
     check_consistent(r.tasks, r.decisions, policy)
     acts = [d["action"] for d in r.decisions if isinstance(d["task"], int)]
     assert acts.count("mapped") == r.summary["surveils_started"]

@@ -73,6 +73,9 @@ def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavRe
     if ctx.decisions is not None:
         ctx.decisions.time_unit = "min"  # the result's tables' unit; the Random reference
         # run is not explained: its surveils are not in the result's table
+        # Surveils are numbered in start order, so two policies' surveil 7 are different
+        # surveils: runs are compared by the target every decision names.
+        ctx.decisions.across_runs = "target"
     result = build_result(fly(mission, cfg, policy.name, seed, own, bound, ctx.decisions), own)
     value = result.summary["value"]
     result.summary["value_bound"] = bound  # the most one surveil per window can earn

@@ -463,7 +463,7 @@ class Simulator:
                 if (log is not None and self.target_present[t]
                         and self.target_done_window[t] != k):
                     log.add(now * 60.0, f"target {t + 1}", "expired",
-                            "its window closed without a completed surveil",
+                            "its window closed without a completed surveil", target=t + 1,
                             window_start_min=wins[k][0] * 60.0, window_end_min=wins[k][1] * 60.0,
                             priority=int(self.target_priority[t]))
                 k += 1
@@ -550,7 +550,7 @@ class Simulator:
         for t, code in codes.items():
             if before.get(t) != code:
                 action, reason = cause(code, preemption)
-                log.add(t_min, f"target {t + 1}", action, reason,
+                log.add(t_min, f"target {t + 1}", action, reason, target=t + 1,
                         priority=int(self.target_priority[t]),
                         **cause_numbers(view, t, code, folded, ok, idle))
         self._waiting_codes = codes
