@@ -156,6 +156,11 @@ def compare(a: Run, b: Run, top: int = 10) -> dict:
     return {"found": found, "problem": "", "shown": _shown(found)}
 
 
+#: Moves the compare pages list per run and side at the first difference; a row says how many
+#: more there are.
+SHOWN_MOVES = 20
+
+
 def _shown(found: dict) -> dict:
     """The divergence as the compare pages draw it: the first difference's rows (what only
     one run did there, and what the other last said about those tasks by then) and the tasks
@@ -164,9 +169,12 @@ def _shown(found: dict) -> dict:
     rows = []
     if first is not None:
         for side, key, other in (("A", "only_a", "b"), ("B", "only_b", "a")):
-            rows += [{"who": f"only {side}", **cells(d)} for d in first[key]]
-            rows += [{"who": f"meanwhile {other.upper()}", **cells(d)}
-                     for d in first["why_not"][other]]
+            for who, listed in ((f"only {side}", first[key]),
+                                (f"meanwhile {other.upper()}", first["why_not"][other])):
+                # (the first instant of a many-task run can start thousands: the API has all)
+                rows += [{"who": who, **cells(d)} for d in listed[:SHOWN_MOVES]]
+                if len(listed) > SHOWN_MOVES:
+                    rows.append({"who": who, "more": len(listed) - SHOWN_MOVES})
     return {"t_text": number_text(first["t"]) if first else "", "rows": rows,
             "tasks": [{"task": r["task"], "a": cells(r["a"]) if r["a"] else None,
                        "b": cells(r["b"]) if r["b"] else None, "gap": number_text(r["gap"])}

@@ -233,6 +233,8 @@ def decision_log(args) -> DecisionLog | bool:
 def run_explain(args) -> int:
     if len(args.results) > 2:
         raise ExplainError("results: give one result (its decisions) or two (where they part)")
+    if args.top < 1:
+        raise ExplainError(f"top: at least 1, got {args.top}")
     results = [json.loads(Path(path).read_text()) for path in args.results]
     actions = args.action.split(",") if args.action else None
     if len(results) == 1:
@@ -292,7 +294,9 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
                           "decision where they differ and the tasks whose fate differs most")
     exp.add_argument("--task", help="only this task's story")
     exp.add_argument("--action", help="only these actions, comma-separated (e.g. dropped)")
-    exp.add_argument("--top", type=int, default=10, help="tasks listed when comparing two runs")
+    exp.add_argument("--top", type=int, default=10,
+                     help="when comparing two runs: the tasks listed whose fate differs most, "
+                          "and the moves listed per run at the first difference")
     sweep = sub.add_parser("sweep", aliases=list(engine.sweep_aliases),
                            help="run presets over policies x seeds x swept parameters; means "
                                 "and 95%% CIs")

@@ -247,12 +247,14 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
         lines.append("the two runs made the same decisions")
         return "\n".join(lines)
     lines.append(f"first difference at t={_fmt(first['t'])}{unit}:")
+    # (``top`` of each list: the first instant of a many-task run can start thousands)
     for side, key, other in (("A", "only_a", "b"), ("B", "only_b", "a")):
-        for d in first[key]:
-            lines.append(f"  only {side}: [{d['task']}] " + describe(d, unit).strip())
-        for d in first["why_not"][other]:
-            lines.append(f"    meanwhile {other.upper()}: [{d['task']}] "
-                         + describe(d, unit).strip())
+        for who, listed in ((f"  only {side}", first[key]),
+                            (f"    meanwhile {other.upper()}", first["why_not"][other])):
+            lines += [f"{who}: [{d['task']}] " + describe(d, unit).strip()
+                      for d in listed[:top]]
+            if len(listed) > top:
+                lines.append(f"{who}: ... and {len(listed) - top} more (--top)")
     lines.append(f"{found['differing_tasks']} {by}s end differently; the most different:")
     for row in found["tasks"]:
         ends = [f"{side} {x['action']} at {_fmt(x['t'])}" if x else f"{side}: no decision"

@@ -347,6 +347,25 @@ def test_uav_runs_are_compared_by_target_and_a_one_sided_fate_is_drawn():
         "target 2", "not kept", f"{b_last['action']} at {decisions.number_text(b_last['t'])}"]
 
 
+def test_the_compare_pages_list_twenty_moves_a_side_and_link_the_rest():
+    a = [{"t": 0.0, "task": k, "action": "mapped", "reason": "r", "where": 0} for k in range(25)]
+    b = [x | {"where": 1} for x in a]
+    meta = {"policy": "p", "seed": 1, "scenario": {}, "decisions": {"time_unit": "s"}}
+    found = explain.divergence({"meta": meta, "decisions": a}, {"meta": meta, "decisions": b})
+    shown = decisions._shown(found)
+    firsts = [r for r in shown["rows"] if r["who"] == "only A"]
+    assert [r["task"] for r in firsts[:-1]] == list(range(decisions.SHOWN_MOVES))
+    assert firsts[-1] == {"who": "only A", "more": 25 - decisions.SHOWN_MOVES}
+    run_a, run_b = ({"public_id": f"{i}" * 8, "policy": "p", "trial": 0, "seed": 1}
+                    for i in (1, 2))
+    html = render_to_string("frontend/_decision_compare.html", {"c": {
+        "a": run_a, "b": run_b, "found": found, "shown": shown, "problem": ""}})
+    assert html.count('<td>only A</td><td>') == decisions.SHOWN_MOVES
+    link = "/api/runs/11111111/decisions/divergence/?with=22222222"
+    more = f'and {25 - decisions.SHOWN_MOVES} more at this instant (<a href="{link}"'
+    assert html.count(more) == 4  # only A, meanwhile B, only B, meanwhile A
+
+
 @functools.cache
 def example_run() -> tuple[Run, list]:
     """A finished explained run of swf-example under EASY, as stored, without a database."""

@@ -186,6 +186,19 @@ def test_runs_whose_task_ids_are_their_own_are_matched_by_what_the_decisions_are
         explain.divergence(run(a, stride=2), run(b))
 
 
+def test_the_text_lists_top_moves_of_a_crowded_first_instant_and_counts_the_rest():
+    # A many-task run starts a worker's worth of tasks at one instant: 25 here, on c0 in A
+    # and on c1 in B.
+    a = [d(0, k, "mapped", where="c0") for k in range(25)]
+    b = [d(0, k, "mapped", where="c1") for k in range(25)]
+    text = explain.divergence_text(_result(a), _result(b), top=3)
+    assert [line.split("]")[0] for line in text.splitlines() if "only A: [" in line] == [
+        "  only A: [0", "  only A: [1", "  only A: [2"]
+    assert "  only A: ... and 22 more (--top)" in text
+    assert "    meanwhile B: ... and 22 more (--top)" in text
+    assert "only B: ... and 22 more (--top)" in text and "25 tasks end differently" in text
+
+
 def test_identical_runs_do_not_part_and_different_scenarios_cannot_be_compared():
     ds = [d(0, 1, "mapped", where="x")]
     assert explain.divergence(_result(ds), _result(list(ds)))["first"] is None
