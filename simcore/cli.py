@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -360,6 +361,11 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
     except ExplainError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader stopped early (``explain ... | head``): nothing went wrong with the run.
+        # Python flushes stdout again at exit, so it is pointed at /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (OSError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

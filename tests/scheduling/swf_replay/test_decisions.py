@@ -182,3 +182,16 @@ def test_cli_bounds_the_log_as_asked_and_names_a_bad_bound(tmp_path):
         bad = cli(*args, "--out", str(tmp_path / "bad.json"))
         assert bad.returncode == 2 and f"error: {says}" in bad.stderr, bad.stderr
         assert not (tmp_path / "bad.json").exists()
+
+
+def test_explain_into_a_reader_that_stops_early_ends_quietly(tmp_path):
+    # ``explain R.json | head``: once the reader has closed the pipe, no "Broken pipe" error.
+    path = tmp_path / "easy.json"
+    result = ENGINE.simulate(ENGINE.preset_scenario("swf-small"), "easy", seed=0, explain=True)
+    path.write_text(result.to_json())
+    reader = subprocess.Popen([sys.executable, "-m", "scheduling.engine", "explain", str(path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout.readline().startswith(b"all tasks: ")
+    reader.stdout.close()  # (its ~1,250 lines do not fit the pipe's buffer: the writer meets it)
+    assert reader.wait(timeout=60) == 1
+    assert reader.stderr.read() == b""
