@@ -7,7 +7,9 @@ are < 1 ms on small-baseline and < 50 ms on large for Meta+P+F).
 
 Per-event times are pooled over all seeds of a preset; "run s" is the mean wall time of one
 simulated day and "cpu s" its process CPU time (the policy's run only: the internal Random
-comparison is switched off). Wall times include waiting for the CPU when other processes
+comparison is switched off; ``--with-random`` keeps it, as the presets run by default, so
+``--explain`` then gives the trace's cost on the whole run a user waits for, of which the
+unexplained Random run is a part). Wall times include waiting for the CPU when other processes
 compete for it; the "cpu" columns, which load does not inflate, are the thread's CPU time per
 event and the process's per run. ``--explain`` runs every seed
 twice, without and with the decision trace, alternating (off, on, off, on, ...), prints both
@@ -38,11 +40,13 @@ DEFAULT = ("meta+pf,meta+p,meta+f,meta,max-value+pf,max-vpt+pf,max-vpe+pf,max-va
            "max-vpe,rbs,random")
 
 
-def bench(preset: str, policy: str, seeds: int, modes=(False,), repeat: int = 1) -> dict:
+def bench(preset: str, policy: str, seeds: int, modes=(False,), repeat: int = 1,
+          with_random: bool = False) -> dict:
     """Figures per explain mode (False: off, True: on); the modes alternate per seed, so a
     change in the machine's load reaches both alike. A seed run ``repeat`` times counts its
-    least wall and CPU time (its events: every run's)."""
-    sc = preset_scenario(preset, {"compare_random": False})
+    least wall and CPU time (its events: every run's). ``with_random``: the preset as it is,
+    its Random reference run included."""
+    sc = preset_scenario(preset, {} if with_random else {"compare_random": False})
     acc = {m: {"per_event": [], "cpu": [], "runs": [], "run_cpu": [], "events": 0}
            for m in modes}
     for seed in range(seeds):
@@ -80,6 +84,10 @@ def main(argv=None) -> int:
                          "overhead")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs of each seed in each mode; each seed counts its least time")
+    ap.add_argument("--with-random", action="store_true",
+                    help="run the presets as they are, with the Random reference run behind "
+                         "value_vs_random (not explained): the whole run a user waits for, "
+                         "where the default times the policy's run alone")
     args = ap.parse_args(argv)
     modes = (False, True) if args.explain else (False,)
     policies = [p for p in args.policies.split(",") if p]
@@ -95,7 +103,7 @@ def main(argv=None) -> int:
         print(f"  {'policy':<14}{'mean':>9}{'p95':>9}{'max':>9}{'mean':>9}{'p95':>9}{'max':>9}"
               f"{'run s':>9}{'cpu s':>9}{'events':>8}")
         for policy in policies:
-            figures = bench(preset, policy, seeds, modes, args.repeat)
+            figures = bench(preset, policy, seeds, modes, args.repeat, args.with_random)
             for mode, b in figures.items():
                 name = policy + (" explain" if mode else "")
                 print(f"  {name:<14}{b['mean']:9.3f}{b['p95']:9.3f}{b['max']:9.2f}"
