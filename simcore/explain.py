@@ -151,8 +151,9 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     if field and stride > 1:
         raise ExplainError("decisions: a log sampled 1 task in "
                            f"{stride} keeps different {field}s' decisions in each run (its "
-                           "task ids are the run's own); run both with a higher "
-                           "--explain-limit to compare them")
+                           "task ids are the run's own); logs that kept every decision can "
+                           "be compared: run both with a higher --explain-limit (in the lab, "
+                           "the host's HETSITE_EXPLAIN_LIMIT)")
     subject = subject_of(field)
     da = [d for d in a["decisions"] if bucket(d["task"]) % stride == 0]
     db = [d for d in b["decisions"] if bucket(d["task"]) % stride == 0]
