@@ -260,7 +260,7 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
     for row in found["tasks"]:
         # (where, when a kind names it: two ends at one time may differ only in their place)
         ends = [f"{side} {x['action']} at {_fmt(x['t'])}"
-                + ("" if x.get("where") is None else f" ({_fmt(x['where'])})")
+                + ("" if x.get("where") is None else f" (where={_fmt(x['where'])})")
                 if x else f"{side}: no decision" for side, x in (("A", row["a"]), ("B", row["b"]))]
         name = f"task {row['task']}" if by == "task" else row["task"]  # ("target 5")
         lines.append(f"  {name}: " + ", ".join(ends))

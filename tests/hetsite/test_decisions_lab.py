@@ -335,7 +335,7 @@ def test_uav_runs_are_compared_by_target_and_a_one_sided_fate_is_drawn():
         assert r["task"].startswith("target ")
         cells = re.search(rf'<tr data-task="{r["task"]}">(.*?)</tr>', page).group(1)
         ends = [f"{x['action']} at {decisions.number_text(x['t'])}"
-                + (f" ({x['where']})" if "where" in x else "") for x in (r["a"], r["b"])]
+                + (f" (where={x['where']})" if "where" in x else "") for x in (r["a"], r["b"])]
         assert re.findall(r"<td[^>]*>(.*?)</td>", cells)[:3] == [r["task"], *ends]
     # A subject only one run decided about is "not kept" on the other side, either side.
     only_b = {"first": None, "tasks": [{"task": "target 2", "a": None, "gap": 0.0,

@@ -182,7 +182,7 @@ def test_runs_whose_task_ids_are_their_own_are_matched_by_what_the_decisions_are
     text = explain.divergence_text(run(a), run(b))
     assert "3 targets compared" in text
     # a fate's place is printed: two ends at one time may differ only there
-    assert "  target 3: A held at 5, B mapped at 5 (UAV 3 on target 3)" in text.splitlines()
+    assert "  target 3: A held at 5, B mapped at 5 (where=UAV 3 on target 3)" in text.splitlines()
     # a sampled log keeps other surveils in each run: refused, with the way out
     with pytest.raises(explain.ExplainError, match="higher --explain-limit"):
         explain.divergence(run(a, stride=2), run(b))
