@@ -3,7 +3,7 @@ the published heuristics took < 10 ms per event on small and < 1 s on large scen
 are < 1 ms on small-baseline and < 50 ms on large for Meta+P+F).
 
     .venv/bin/python benchmarks/uav.py [--small-seeds 20] [--large-seeds 3] [--policies ...]
-        [--explain] [--repeat 1]
+        [--explain] [--repeat 1] [--with-random]
 
 Per-event times are pooled over all seeds of a preset; "run s" is the mean wall time of one
 simulated day and "cpu s" its process CPU time (the policy's run only: the internal Random

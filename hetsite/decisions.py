@@ -168,13 +168,11 @@ def _shown(found: dict) -> dict:
     first = found["first"]
     rows = []
     if first is not None:
-        for side, key, other in (("A", "only_a", "b"), ("B", "only_b", "a")):
-            for who, listed in ((f"only {side}", first[key]),
-                                (f"meanwhile {other.upper()}", first["why_not"][other])):
-                # (the first instant of a many-task run can start thousands: the API has all)
-                rows += [{"who": who, **cells(d)} for d in listed[:SHOWN_MOVES]]
-                if len(listed) > SHOWN_MOVES:
-                    rows.append({"who": who, "more": len(listed) - SHOWN_MOVES})
+        for who, listed in explain.first_lists(first):
+            # (the first instant of a many-task run can start thousands: the API has all)
+            rows += [{"who": who, **cells(d)} for d in listed[:SHOWN_MOVES]]
+            if len(listed) > SHOWN_MOVES:
+                rows.append({"who": who, "more": len(listed) - SHOWN_MOVES})
     return {"t_text": number_text(first["t"]) if first else "", "rows": rows,
             "tasks": [{"task": r["task"], "a": cells(r["a"]) if r["a"] else None,
                        "b": cells(r["b"]) if r["b"] else None, "gap": number_text(r["gap"])}

@@ -186,9 +186,19 @@ def _last_before(decisions: list[dict], moves: list[dict], t, subject) -> list[d
     for d in decisions:
         if d["t"] > t:
             break
-        if repr(subject(d)) in tasks:
-            last[repr(subject(d))] = d
+        key = repr(subject(d))
+        if key in tasks:
+            last[key] = d
     return list(last.values())
+
+
+def first_lists(first: dict) -> list[tuple[str, list[dict]]]:
+    """The lists of a first difference as the text and the pages show them, in order: what
+    only A did there and what B last said about those tasks, then the same for B."""
+    return [(f"{role} {side}", listed)
+            for side, key, other in (("A", "only_a", "b"), ("B", "only_b", "a"))
+            for role, side, listed in (("only", side, first[key]),
+                                       ("meanwhile", other.upper(), first["why_not"][other]))]
 
 
 def _first_difference(da: list[dict], db: list[dict], subject) -> dict | None:
@@ -249,13 +259,11 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
         return "\n".join(lines)
     lines.append(f"first difference at t={_fmt(first['t'])}{unit}:")
     # (``top`` of each list: the first instant of a many-task run can start thousands)
-    for side, key, other in (("A", "only_a", "b"), ("B", "only_b", "a")):
-        for who, listed in ((f"  only {side}", first[key]),
-                            (f"    meanwhile {other.upper()}", first["why_not"][other])):
-            lines += [f"{who}: [{d['task']}] " + describe(d, unit).strip()
-                      for d in listed[:top]]
-            if len(listed) > top:
-                lines.append(f"{who}: ... and {len(listed) - top} more (--top)")
+    for who, listed in first_lists(first):
+        who = ("  " if who.startswith("only") else "    ") + who
+        lines += [f"{who}: [{d['task']}] " + describe(d, unit).strip() for d in listed[:top]]
+        if len(listed) > top:
+            lines.append(f"{who}: ... and {len(listed) - top} more (--top)")
     lines.append(f"{found['differing_tasks']} {by}s end differently; the most different:")
     for row in found["tasks"]:
         # (where, when a kind names it: two ends at one time may differ only in their place)

@@ -27,6 +27,7 @@ from .config import UavConfig
 from .model import N_SENSORS, SENSORS, Mission
 from .policies.why import (
     Folded,
+    byte_mask,
     cause,
     cause_numbers,
     option,
@@ -539,7 +540,7 @@ class Simulator:
             folded = self._folded = Folded(self.scores_version)
         # the UAVs with energy left and the idle ones as ints, one byte per UAV
         ok = int.from_bytes(uav_ok, "little")
-        idle = int.from_bytes((view.running_target < 0).tobytes(), "little")
+        idle = byte_mask(view.running_target < 0)
         targets = np.flatnonzero(waiting).tolist()
         codes = dict(zip(targets, waiting_causes(view, targets, getattr(policy, "filtering",
                                                                             False), folded,
