@@ -337,7 +337,9 @@ def main(engine: Engine, argv: Sequence[str], prog: str) -> int:
         log = decision_log(args)
         result = engine.simulate(scenario, policy=policy, seed=args.seed, explain=log)
         if log:
-            told = {d["task"] for d in result.decisions}
+            # (a task asked for by what it is about, "target 5", is told by its surveils')
+            subject = explain.subject_of(log.across_runs)
+            told = {d["task"] for d in result.decisions} | {subject(d) for d in result.decisions}
             for task in sorted(log.always - told, key=str):
                 print(f"warning: --explain-task {task}: no decision about it (no such task?)",
                       file=sys.stderr)

@@ -23,7 +23,10 @@ Bounds, stated in ``meta.decisions``:
   their id, one in ``stride`` kept with their whole story, ``stride`` doubling until the log
   fits; the tasks named ``always`` (the ones a user asks about) are kept whatever the stride.
   Which tasks are kept depends only on their ids, so two runs of one scenario sample the
-  same tasks and can be compared decision by decision (``simcore.explain``).
+  same tasks and can be compared decision by decision (``simcore.explain``). Where a kind's
+  task ids are the run's own (``across_runs``: UAV numbers surveils in start order), the hash
+  is of what the task is about (``"target 5"``), so a target's surveils and waits are kept or
+  left out together, and two runs keep the same targets.
 """
 
 from __future__ import annotations
@@ -177,7 +180,10 @@ class DecisionLog:
         #: For a kind whose task ids are the run's own (UAV: surveils numbered in start
         #: order), the number every decision carries that names what it is about in any run
         #: of the scenario (``"target"``): two runs are compared by it (``simcore.explain``).
+        #: A log with ``across_runs`` also samples by it: every decision about one target is
+        #: kept or left out together, and two runs keep the same targets.
         self.across_runs: str | None = None
+        self._subjects: dict[Any, Any] = {}  # kept task -> what it is about (``across_runs``)
         self.stride = 1
         self._records: list[dict | None] = []
         # index of a wait's record -> (times it was made, when last, its numbers then or None
@@ -232,19 +238,27 @@ class DecisionLog:
         self._ahead = set(arr[keep].tolist())
         return keep
 
-    def keeps(self, task: Any) -> bool:
+    def keeps(self, task: Any, subject: Any = None) -> bool:
         """Whether a decision about ``task`` would be kept now, so a kind can skip working out
-        the numbers of one the sampling leaves out (a task left out counts as seen)."""
+        the numbers of one the sampling leaves out (a task left out counts as seen).
+        ``subject``: what the task is about when the log samples by it (``across_runs``)."""
         if task in self._tasks or task in self.always:
             return True
         if self._ahead is not None:
             return task in self._ahead
         if task in self._out:
             return False
-        if self.stride > 1 and bucket(task) % self.stride:
+        key = task if subject is None else subject
+        if self.stride > 1 and bucket(key) % self.stride and key not in self.always:
             self._out.add(task)
             return False
         return True
+
+    def _subject(self, task: Any, numbers: dict) -> Any:
+        # as ``simcore.explain.subject_of`` names it from the record, so the comparison of
+        # two sampled logs can tell which subjects both kept
+        field = self.across_runs
+        return f"{field} {numbers[field]}" if field in numbers else task
 
     def add(self, t: float, task: Any, action: str, reason: str, numbers: dict | None = None,
             /, **more: Any) -> None:
@@ -259,8 +273,14 @@ class DecisionLog:
         wait = action in _REPEATABLE
         records = self._records
         if mine is None:  # a task's first record: is it sampled in?
-            if not self.keeps(task):
-                return
+            if self.across_runs is None:
+                if not self.keeps(task):
+                    return
+            else:
+                subject = self._subject(task, numbers)
+                if not self.keeps(task, subject):
+                    return
+                self._subjects[task] = subject
             n = len(records)
             tasks[task] = (n, 1, 1, n, 0) if wait else (n, 1, 0, -1, 0)
             self._size += 1
@@ -329,11 +349,14 @@ class DecisionLog:
             records, repeats = self._records, self._repeats  # (a record added may thin them)
 
     def _thin(self) -> None:
-        tasks, always = self._tasks, self.always
+        tasks, always, subjects = self._tasks, self.always, self._subjects
         while self._size > self.limit and self.stride < _ALL:
             self.stride *= 2
-            for task in [k for k in tasks if k not in always and bucket(k) % self.stride]:
+            for task in [k for k in tasks if k not in always
+                         and bucket(key := subjects.get(k, k)) % self.stride
+                         and key not in always]:
                 self._size -= tasks.pop(task)[1]
+                subjects.pop(task, None)
                 self._out.add(task)
         if self._ahead is not None:  # still every task the new stride keeps, and no other
             stride = self.stride
@@ -392,9 +415,14 @@ class DecisionLog:
                 "omitted": sum(mine[4] for mine in tasks.values()),
                 "sampling": ("every task" if self.stride == 1 else
                              f"1 task in {self.stride}, chosen by a hash of its id"
-                             + (", and every task asked for" if self.always else ""))}
+                             if not self.across_runs else
+                             f"1 {self.across_runs} in {self.stride} with all its decisions, "
+                             "chosen by a hash of its number")
+                + (", and every task asked for" if self.always and self.stride > 1 else "")}
         if self.always:
             info["always"] = sorted(self.always, key=str)
         if self.across_runs:
-            info["across_runs"] = self.across_runs
+            # (``sampled_by``: results written before a log sampled by it cannot be compared
+            # once sampled)
+            info["across_runs"] = info["sampled_by"] = self.across_runs
         return out, info

@@ -137,8 +137,9 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     another's "mapped" when both start the task there then). Only tasks both
     logs kept are compared (the sampling of the more sampled log applied to both: it keeps
     tasks by a hash of their id, so the same tasks in both). Where a kind's task ids are the
-    run's own (``meta.decisions.across_runs``), decisions are matched by what they are about
-    (:func:`subject_of`: UAV, the target), and a sampled log cannot be compared.
+    run's own (``meta.decisions.across_runs``), decisions are matched, and were sampled, by
+    what they are about (:func:`subject_of`: UAV, the target); a log sampled by task id there
+    (written before logs sampled so, no ``sampled_by``) cannot be compared.
     Returns ``first``: the first instant where they differ, the moves only one run made there,
     and for each task in them what the other run last said about it by then (``why_not``);
     and ``tasks``: the tasks whose fate differs most (a different last action first, then the
@@ -148,15 +149,17 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     infos = [r.get("meta", {}).get("decisions", {}) for r in (a, b)]
     stride = max(info.get("stride", 1) for info in infos)
     field = next((info["across_runs"] for info in infos if info.get("across_runs")), None)
-    if field and stride > 1:
-        raise ExplainError("decisions: a log sampled 1 task in "
-                           f"{stride} keeps different {field}s' decisions in each run (its "
-                           "task ids are the run's own); logs that kept every decision can "
-                           "be compared: run both with a higher --explain-limit (in the lab, "
-                           "the host's HETSITE_EXPLAIN_LIMIT)")
+    if field and any(info.get("stride", 1) > 1 and info.get("sampled_by") != field
+                     for info in infos):
+        raise ExplainError(f"decisions: a log sampled 1 task in {stride} by task id keeps "
+                           f"different {field}s' decisions in each run (its task ids are the "
+                           "run's own; logs written since sample by "
+                           f"{field}); logs that kept every decision can be compared: run "
+                           "both again, or with a higher --explain-limit (in the lab, the "
+                           "host's HETSITE_EXPLAIN_LIMIT)")
     subject = subject_of(field)
-    da = [d for d in a["decisions"] if bucket(d["task"]) % stride == 0]
-    db = [d for d in b["decisions"] if bucket(d["task"]) % stride == 0]
+    da = [d for d in a["decisions"] if bucket(subject(d)) % stride == 0]
+    db = [d for d in b["decisions"] if bucket(subject(d)) % stride == 0]
     kept = {repr(subject(d)) for d in da} | {repr(subject(d)) for d in db}
     first = _first_difference([d for d in da if d["action"] in MOVES],
                               [d for d in db if d["action"] in MOVES], subject)
@@ -231,9 +234,15 @@ def story_text(result: dict, task: Any, actions=None) -> str:
     if actions:
         chosen = of_actions(chosen, actions)
     if task is not None and not chosen:
-        stride = result.get("meta", {}).get("decisions", {}).get("stride", 1)
+        info = result.get("meta", {}).get("decisions", {})
+        stride, field = info.get("stride", 1), info.get("sampled_by")
         known = ""
-        if stride > 1 and bucket(task_id(str(task))) % stride:
+        if stride > 1 and field and not str(task).startswith(f"{field} "):
+            # (which tasks were kept depends on what they are about, which this id does not say)
+            known = (f"; the log kept 1 {field} in {stride} with all its decisions, perhaps "
+                     f"not this task's: the same run with --explain-task {task} keeps its "
+                     "whole story")
+        elif stride > 1 and bucket(task_id(str(task))) % stride:
             known = (f"; the log kept 1 task in {stride} and left this one out: the same run "
                      f"with --explain-task {task} keeps its whole story")
         elif stride > 1:

@@ -26,7 +26,7 @@ from hetsite import decisions, selectors
 from hetsite.models import Experiment, Run, Status
 from hetsite.services import submission
 from simcore import explain
-from simcore.decisions import ACTIONS
+from simcore.decisions import ACTIONS, bucket
 from simcore.errors import ScenarioError
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -348,6 +348,25 @@ def test_uav_runs_are_compared_by_target_and_a_one_sided_fate_is_drawn():
     row = re.search(r'<tr data-task="target 2">(.*?)</tr>', html).group(1)
     assert re.findall(r"<td>(.*?)</td>", row)[:3] == [
         "target 2", "not kept", f"{b_last['action']} at {decisions.number_text(b_last['t'])}"]
+
+
+def test_sampled_uav_runs_compare_on_the_targets_both_kept(settings):
+    # Past the site's bound a UAV log keeps whole targets, the same ones in both runs: the
+    # page compares them where a log sampled by surveil would be refused.
+    settings.HETSITE_EXPLAIN_LIMIT = 200
+    body = create(kind="uav", preset="small-baseline", policies=["max-vpe+pf", "meta+pf"])
+    a, b = (result_of(r["id"]) for r in body["runs"])
+    infos = [r["meta"]["decisions"] for r in (a, b)]
+    assert all(i["stride"] > 1 and i["sampled_by"] == "target" for i in infos)
+    stride = max(i["stride"] for i in infos)
+    kept = {f"target {d['target']}" for r in (a, b) for d in r["decisions"]
+            if bucket(f"target {d['target']}") % stride == 0}
+    found = explain.divergence(a, b)
+    assert found["compared_tasks"] == len(kept) > 0
+    assert {r["task"] for r in found["tasks"]} <= kept
+    ids = [r["id"] for r in body["runs"]]
+    page = Client().get(f"/compare/?run={ids[0]}&run={ids[1]}").content.decode()
+    assert f"{len(kept)} targets compared" in page and "decision-compare-problem" not in page
 
 
 def test_the_compare_pages_list_twenty_moves_a_side_and_link_the_rest():

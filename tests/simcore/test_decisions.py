@@ -183,9 +183,52 @@ def test_runs_whose_task_ids_are_their_own_are_matched_by_what_the_decisions_are
     assert "3 targets compared" in text
     # a fate's place is printed: two ends at one time may differ only there
     assert "  target 3: A held at 5, B mapped at 5 (where=UAV 3 on target 3)" in text.splitlines()
-    # a sampled log keeps other surveils in each run: refused, with the way out
+    # a log sampled by task id (before logs sampled by target) keeps other targets' surveils
+    # in each run: refused, with the way out
     with pytest.raises(explain.ExplainError, match="higher --explain-limit"):
         explain.divergence(run(a, stride=2), run(b))
+    # sampled by target, both keep the same targets: compared on the ones the stride keeps
+    by_target = run(a, stride=2)
+    by_target["meta"]["decisions"]["sampled_by"] = "target"
+    kept = [t for t in (3, 4, 9) if bucket(f"target {t}") % 2 == 0]
+    found = explain.divergence(by_target, run(b))
+    assert found["compared_tasks"] == len(kept)
+    assert (found["first"] is not None) == (3 in kept)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["mapped", "held", "completed"])),
+                min_size=1, max_size=150),
+       st.integers(2, 4), st.integers(4, 60), st.randoms(use_true_random=False))
+def test_a_log_that_samples_by_target_keeps_or_leaves_out_a_target_whole(events, per_task,
+                                                                          limit, rnd):
+    # Surveils numbered in start order, as UAV does: the same targets' decisions under
+    # another numbering must keep the same targets, and each target with all its decisions.
+    targets = sorted({t for t, _ in events})
+    relabel = dict(zip(targets, rnd.sample(range(1000), len(targets)), strict=True))
+
+    def fill(ids):
+        log = DecisionLog(per_task=per_task, limit=limit)
+        log.across_runs = "target"
+        for k, (target, action) in enumerate(events):
+            task = f"target {target}" if action == "held" else ids[target]
+            log.add(float(k), task, action, "why", target=target)
+        return log.export()
+
+    one, info = fill({t: t for t in targets})
+    other, _ = fill(relabel)
+    assert info["sampled_by"] == "target"
+    kept = {d["target"] for d in one}
+    assert kept == {d["target"] for d in other}
+    unlimited = DecisionLog(per_task=per_task, limit=10**6)
+    unlimited.across_runs = "target"
+    for k, (target, action) in enumerate(events):
+        unlimited.add(float(k), f"target {target}" if action == "held" else target, action,
+                      "why", target=target)
+    whole, _ = unlimited.export()
+    # the sampled log is the whole one less the targets the stride leaves out, nothing else
+    assert one == [d for d in whole if bucket(f"target {d['target']}") % info["stride"] == 0]
+    assert len(one) <= limit or info["stride"] == 2**33
 
 
 def test_the_text_lists_top_moves_of_a_crowded_first_instant_and_counts_the_rest():

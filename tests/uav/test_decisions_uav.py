@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simcore.decisions import STARTS, DecisionLog
+from simcore.decisions import STARTS, DecisionLog, bucket
 from simcore.explain import divergence
 from simcore.params import from_dict
 from uav.engine import preset_scenario, simulate
@@ -216,6 +216,29 @@ def test_preemption_is_where_max_value_and_its_p_variant_part():
     # and surveil 3, UAV 2 on target 2 once the preemption freed it, exists in that run only
     assert [(d["task"], d["action"]) for d in first["only_b"]] == [
         (1, "preempted"), (2, "mapped"), (3, "mapped")]
+
+
+def test_sampled_logs_keep_whole_targets_and_compare_as_the_whole_logs_do(baseline):
+    """Past its limit a UAV log keeps 1 target in ``stride`` with all its surveils and waits:
+    each sampled run is its whole log less the other targets, and two sampled runs part where
+    their whole logs, cut to the same targets, part."""
+    runs = {}
+    for policy in ("max-vpe+pf", "meta+pf"):
+        whole = simulate(baseline, policy, seed=2, explain=DecisionLog(limit=10**6))
+        cut = simulate(baseline, policy, seed=2, explain=DecisionLog(limit=200))
+        runs[policy] = [r.to_dict() for r in (whole, cut)]
+        info = cut.meta["decisions"]
+        assert info["stride"] > 1 and info["sampled_by"] == "target"
+        assert info["sampling"].startswith(f"1 target in {info['stride']} with all its")
+        kept = [d for d in whole.decisions if bucket(f"target {d['target']}") % info["stride"] == 0]
+        assert cut.decisions == kept and 0 < len(kept) <= 200
+    (wa, ca), (wb, cb) = runs.values()
+    stride = max(r["meta"]["decisions"]["stride"] for r in (ca, cb))
+    for r in (wa, wb):  # the whole logs cut to the targets both sampled logs keep
+        r["decisions"] = [d for d in r["decisions"]
+                          if bucket(f"target {d['target']}") % stride == 0]
+    sampled, whole = divergence(ca, cb), divergence(wa, wb)
+    assert sampled["first"] is not None and sampled == whole
 
 
 def test_hand_worked_filter():

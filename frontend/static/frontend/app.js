@@ -554,7 +554,8 @@
       var sampledOut = !p.total && p.bounds.stride > 1;
       title.textContent = "task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
         (p.total ? "" : " kept" + (sampledOut ?
-          " (the log kept 1 task in " + p.bounds.stride + "; to read this one's story, clone " +
+          " (the log kept 1 " + (p.bounds.sampled_by || "task") + " in " + p.bounds.stride +
+          "; to read this one's story, clone " +
           "the experiment and name it under \u201cKeep these tasks' stories\u201d) " :
           " (no decision was made about it)")) +
         (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "");
