@@ -31,6 +31,7 @@ from hetsite.models import FINAL_STATUSES, Run, Status, Visibility
 from hetsite.services import admission, pricing, submission
 from hetsite.throttles import refused
 from simcore.errors import ScenarioError
+from simcore.params import whole_number
 
 from .forms import ExperimentForm
 
@@ -176,8 +177,8 @@ def _kept_choices(query, kind_lab) -> dict:
     if query.get("name"):
         kept["name"] = query["name"][:200]
     for key in ("trials", "base_seed"):
-        if (query.get(key) or "").isdigit():
-            kept[key] = int(query[key])
+        if (number := whole_number(query.get(key) or "")) is not None:
+            kept[key] = number
     known = {p.name for p in kind_lab.engine.list_policies(kind_lab.kind)}
     chosen = [p for p in query.getlist("policies") if p in known]
     if chosen:
@@ -296,7 +297,7 @@ def run_figure(request, name):
         messages.error(request, denied.message)
         return redirect("frontend:figures")
     raw = request.POST.get("trials", "").strip()
-    if raw and not raw.isdigit():
+    if raw and whole_number(raw) is None:
         messages.error(request, "Trials must be a whole number.")
         return redirect("frontend:figures")
     try:
@@ -329,7 +330,7 @@ def compare_policies(request, public_id):
     """Side by side: the chosen policies of one experiment, one panel each, same axes."""
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
     asked = request.GET.getlist("p")
-    chosen = [p for p in asked if p in experiment.policies]
+    chosen = list(dict.fromkeys(p for p in asked if p in experiment.policies))
     notice = ""
     unknown = [p for p in asked if p not in experiment.policies]
     if unknown:
@@ -353,8 +354,9 @@ def compare_runs(request):
     ids = request.GET.getlist("run")[:12]
     if not ids:
         return _run_picker(request, who)
-    runs = [selectors.run_by_public_id(i, who=who, with_decisions=True) for i in ids]
-    runs = [r for r in runs if r.status == Status.DONE]
+    # (decisions are compared, so loaded, for two runs only)
+    picked = [selectors.run_by_public_id(i, who=who, with_decisions=len(ids) == 2) for i in ids]
+    runs = [r for r in picked if r.status == Status.DONE]
     kinds_picked = sorted({r.experiment.kind for r in runs})
     if len(kinds_picked) > 1:
         return render(request, "frontend/compare.html", {
@@ -363,7 +365,8 @@ def compare_runs(request):
     return render(request, "frontend/compare.html", {
         "runs": runs, "figures": figures.compare_runs_figures(runs),
         "picker_url": reverse("frontend:compare-runs"),
-        "decision_compare": decisions.pair_of_runs(runs)})
+        # (an unfinished run picked is named there, not dropped)
+        "decision_compare": decisions.pair_of_runs(picked)})
 
 
 def compare_experiments(request):
@@ -445,7 +448,7 @@ def add_trials(request, public_id):
     raw = request.POST.get("add", "").strip()
     if denied is not None:
         messages.error(request, denied.message)
-    elif not raw.isdigit():
+    elif whole_number(raw) is None:
         messages.error(request, "Trials to add must be a whole number.")
     else:
         who = permissions.viewer(request)

@@ -22,6 +22,7 @@ from django.conf import settings
 from simcore import explain
 from simcore.decisions import ACTIONS, DecisionLog
 from simcore.errors import ScenarioError
+from simcore.params import whole_number
 
 from .models import Run, Status
 
@@ -63,6 +64,10 @@ NOT_RECORDING = "its kind does not record its decisions yet"
 
 
 def why_none(run: Run) -> str:
+    if run.status == Status.FAILED:
+        return "the run failed, so it has no result"
+    if run.status == Status.CANCELLED:
+        return "the run was cancelled before it finished"
     if run.status != Status.DONE:
         return "the run has not finished"
     if not run.experiment.explain:
@@ -72,10 +77,10 @@ def why_none(run: Run) -> str:
 
 
 def _page_number(raw: Any) -> int:
-    text = str(1 if raw in (None, "") else raw)
-    if not text.isdigit() or len(text) > 12 or int(text) < 1:
+    number = whole_number(1 if raw in (None, "") else raw)
+    if number is None or number < 1:
         raise ScenarioError("page", "must be a positive integer")
-    return int(text)
+    return number
 
 
 def _one_page(rows: list, number: int) -> tuple[list, dict]:
@@ -198,7 +203,8 @@ def pair_of_policies(experiment, policies: list[str], trial: Any = None) -> dict
     if not both:
         out["problem"] = "no trial has finished runs of both policies yet."
         return out
-    chosen = int(trial) if str(trial).isdigit() and int(trial) in both else both[0]
+    chosen = whole_number(trial)
+    chosen = chosen if chosen in both else both[0]
     out.update(trial=chosen, a=runs[policies[0], chosen], b=runs[policies[1], chosen])
     return {**out, **compare(out["a"], out["b"])}
 

@@ -34,7 +34,8 @@ class SecurityHeadersMiddleware:
 
 
 class RequestSizeMiddleware:
-    """Refuses a request whose declared body is too large before a byte of it is read (413).
+    """Refuses a request whose declared body is too large before a byte of it is read (413),
+    and one whose query string has more fields than Django parses (400).
 
     Django checks ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only when a form is parsed, the API's parser
     reads the stream without it, and a file upload is written to disk in full before any view
@@ -47,6 +48,14 @@ class RequestSizeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        # Django counts a query string's fields so (raising TooManyFieldsSent) only once a
+        # view reads it: with DEBUG on, each reader then renders the error page again
+        query = request.META.get("QUERY_STRING", "")
+        fields = query.count("&") + 1 if query else 0
+        if fields > settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:
+            return HttpResponse(f"The query string has {fields:,} fields; this site takes at most "
+                                f"{settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,}.\n", status=400,
+                                content_type="text/plain")
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

@@ -10,6 +10,8 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from simcore.params import whole_number
+
 from . import kinds, permissions
 from .models import Experiment, ExperimentUpload, Run, Scenario, Status, UploadOwner
 
@@ -153,10 +155,10 @@ def run_by_public_id(public_id, with_result: bool = False,
     qs = Run.objects.select_related("experiment")
     if not with_result:
         qs = qs.defer(*(c for c in HEAVY if not (with_decisions and c == "decisions_gz")))
-    run = get_object_or_404(qs, public_id=parse_id(public_id))
-    if who is not None and not permissions.can_view(who, run.experiment):
-        raise Http404("no such run")
-    return run
+    if who is not None:
+        # In the query, so a private run is the very 404 of a missing one, with nothing loaded
+        qs = qs.filter(experiment__in=permissions.readable(who, Experiment.objects.all()))
+    return get_object_or_404(qs, public_id=parse_id(public_id))
 
 
 def _in_policy_order(experiment: Experiment, runs) -> list[Run]:
@@ -284,7 +286,5 @@ def point_count(experiment: Experiment) -> int:
 
 def point_of(experiment: Experiment, value) -> int | None:
     """A sweep point index from a query value, or None when absent, malformed or unknown."""
-    if not experiment.axes or value in (None, "") or not str(value).isdigit():
-        return None
-    point = int(value)
-    return point if point < point_count(experiment) else None
+    point = whole_number(value) if experiment.axes else None
+    return point if point is not None and point < point_count(experiment) else None

@@ -12,6 +12,7 @@ from itertools import groupby
 from typing import Any
 
 from .decisions import ACTIONS, MOVES, STARTS, bucket
+from .params import whole_number
 
 # Fields every decision has; the rest are the numbers it rests on.
 BASE_FIELDS = ("t", "task", "action", "reason")
@@ -30,7 +31,8 @@ def task_id(text: str) -> Any:
     """A task id as typed (``--explain-task``, the lab's "Keep these tasks' stories") as the
     log names it: a number for digits (the ids of most kinds), else the text ("target 3")."""
     text = text.strip()
-    return int(text) if text.lstrip("-").isdigit() else text
+    number = whole_number(text[1:] if text.startswith("-") else text, 18)
+    return text if number is None else -number if text.startswith("-") else number
 
 
 def story(decisions: list[dict], task: Any) -> list[dict]:
@@ -215,8 +217,10 @@ def _first_difference(da: list[dict], db: list[dict], subject) -> dict | None:
         ca = Counter(_identity(d, subject) for d in xa)
         cb = Counter(_identity(d, subject) for d in xb)
         if ca != cb:
-            return {"t": ta, "only_a": [d for d in xa if (ca - cb)[_identity(d, subject)]],
-                    "only_b": [d for d in xb if (cb - ca)[_identity(d, subject)]]}
+            # (each difference once: a many-task instant starts thousands of tasks a side)
+            only_a, only_b = ca - cb, cb - ca
+            return {"t": ta, "only_a": [d for d in xa if only_a[_identity(d, subject)]],
+                    "only_b": [d for d in xb if only_b[_identity(d, subject)]]}
     if len(ga) != len(gb):
         longer, which = (ga, "only_a") if len(ga) > len(gb) else (gb, "only_b")
         t, rest = longer[min(len(ga), len(gb))]

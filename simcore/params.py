@@ -186,6 +186,14 @@ def parse_value(text: str) -> Any:
         return text
 
 
+def whole_number(text: Any, digits: int = 12) -> int | None:
+    """``text`` as a whole number when it is 1 to ``digits`` ASCII digits, else None: typed
+    input (a URL, a form, a flag) reaches ``int`` only so. ``str.isdigit`` also passes "²",
+    which ``int`` refuses, and other scripts' digits, and ``int`` refuses over 4,300 digits."""
+    text = str(text)
+    return int(text) if 0 < len(text) <= digits and text.isascii() and text.isdigit() else None
+
+
 def set_dotted(data: dict, dotted: str, value: Any) -> dict:
     """Set ``a.b.2.c``-style keys in nested dict/list data (list items by index)."""
     parts = dotted.split(".")
@@ -193,9 +201,9 @@ def set_dotted(data: dict, dotted: str, value: Any) -> dict:
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
         if isinstance(node, list):
-            if not part.isdigit() or int(part) >= len(node):
+            key: Any = whole_number(part)
+            if key is None or key >= len(node):
                 raise ScenarioError(dotted, f"index {part!r} is out of range")
-            key: Any = int(part)
         elif isinstance(node, dict):
             if part not in node:
                 raise ScenarioError(dotted, "is not a parameter of this scenario")

@@ -89,6 +89,15 @@ def test_click_a_job_read_its_story_filter_by_action_and_compare(live_server, pa
     show_gantt(page, run)
     chips = page.locator("#decision-filter button").all_inner_texts()
     assert chips == [f"{a} ({n})" for a, n in explain.counts(every).items()]
+    # every task's end in its unit, whichever of the panel's two requests came back first
+    page.wait_for_selector("#decision-tasks tbody tr")
+    ends = page.locator("#decision-tasks tbody tr td:nth-child(3)").all_inner_texts()
+    assert ends and all(e.endswith(f" {unit}") for e in ends), ends
+    # the whole list counts its records, and the decisions they stand for with repeats
+    records, times = len(every), sum(explain.counts(every).values())
+    assert times > records
+    assert page.inner_text("#decision-list-count") == (
+        f"({records} records, {times} counting repeats)")
     bounds = page.inner_text("#decisions-bounds")
     assert f"{len(every)} decisions kept of {result['meta']['decisions']['tasks_seen']} tasks" \
         in bounds

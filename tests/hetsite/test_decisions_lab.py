@@ -207,9 +207,11 @@ def test_pages_are_bounded_and_walk_the_whole_log(explained):
         assert len(body["decisions"]) <= decisions.PAGE_SIZE
         walked += body["decisions"]
     assert walked == every
-    for bad in ("0", "-1", "x", "1e3", "9" * 20):
-        response = get(api, run, page=bad)
-        assert response.status_code == 400 and list(response.json()) == ["page"], bad
+    # ("²" and "٣" pass str.isdigit: int refuses the one and reads the other as 3)
+    for bad in ("0", "-1", "x", "1e3", "9" * 20, "9" * 5000, "\u00b2", "\u0663"):
+        for path in ("", "tasks/"):
+            response = get(api, run, path, page=bad)
+            assert response.status_code == 400 and list(response.json()) == ["page"], bad
     past = get(api, run, page=pages + 1)
     assert past.status_code == 400 and "the last is" in past.json()["page"][0]
     tasks = get(api, run, "tasks/").json()
@@ -250,11 +252,16 @@ def test_a_private_runs_decisions_are_hidden_like_the_run():
              f"/api/runs/{a}/decisions/?action=held", f"/api/runs/{a}/decisions/tasks/",
              f"/api/runs/{a}/decisions/divergence/?with={b}", f"/compare/?run={a}&run={b}",
              f"/e/{body['id']}/compare/?p=easy&p=fcfs"]
+    # A run that does not exist: a private one must answer as it does, to the byte.
+    nobody = "00000000-0000-4000-8000-000000000000"
     for client in (APIClient(), stranger):
         for path in paths:
-            assert client.get(path).status_code == 404, path
+            response, missing = client.get(path), client.get(path.replace(a, nobody))
+            assert response.status_code == missing.status_code == 404, path
+            assert response.content == missing.content, path
         # ... and the run itself, the yardstick.
-        assert client.get(f"/api/runs/{a}/").status_code == 404
+        assert client.get(f"/api/runs/{a}/").content == client.get(
+            f"/api/runs/{nobody}/").content
     for client in (mine, staff):
         for path in paths:
             assert client.get(path).status_code == 200, path
@@ -300,6 +307,34 @@ def test_runs_of_different_seeds_or_without_decisions_say_why_they_cannot_be_com
     assert "seed: the two runs differ" in page
     page = Client().get(f"/compare/?run={one}&run={other}&run={plain}").content.decode()
     assert "pick exactly two runs" in page
+
+
+@pytest.mark.parametrize("status, says", [
+    (Status.QUEUED, "the run has not finished"),
+    (Status.FAILED, "the run failed, so it has no result"),
+    (Status.CANCELLED, "the run was cancelled before it finished")])
+def test_a_run_picked_that_did_not_finish_is_named_with_what_became_of_it(status, says):
+    done, other = (r["id"] for r in create()["runs"])
+    Run.objects.filter(public_id=other).update(status=status)
+    api = APIClient()
+    body = api.get(f"/api/runs/{done}/decisions/divergence/", {"with": other}).json()
+    assert body["problem"] == f"the second run (fcfs #0) has no decisions: {says}."
+    # the page names it too, where it once dropped it and counted one run picked
+    page = Client().get(f"/compare/?run={done}&run={other}").content.decode()
+    assert f"the second run (fcfs #0) has no decisions: {says}." in page
+
+
+def test_odd_numbers_in_the_compare_query_are_read_as_none_not_a_500(explained):
+    url = f"/e/{explained['experiment']}/compare/"
+    plain = Client().get(url, {"p": ["easy", "fcfs"]}).content.decode()
+    t = re.search(r'id="first-divergence-t">([^<]*)<', plain).group(1)
+    for trial in ("\u00b2", "9" * 5000, "-1", "0"):
+        page = Client().get(url, {"p": ["easy", "fcfs"], "trial": trial})
+        assert page.status_code == 200, trial  # the first trial both finished
+        assert re.search(r'id="first-divergence-t">([^<]*)<', page.content.decode()).group(1) == t
+    # a policy picked twice is one pick
+    twice = Client().get(url, {"p": ["easy", "fcfs", "easy", "fcfs"]}).content.decode()
+    assert f'id="first-divergence-t">{t}<' in twice and "pick exactly two" not in twice
 
 
 def test_the_compare_pages_print_the_first_divergence(explained):
@@ -468,6 +503,12 @@ def test_named_tasks_keep_their_whole_story_in_a_sampled_run(settings):
                      ", ".join(str(t) for t in left_out) + "<", page)
     again = submission.rerun_experiment(Experiment.objects.get(public_id=body["id"]))
     assert again.explain_tasks == left_out
+
+
+def test_a_task_named_in_odd_digits_is_kept_as_text_not_a_500():
+    # "²" passes str.isdigit and int refuses it: the API's explain_tasks once answered 500
+    body = create(policies=["easy"], explain_tasks=["\u00b2", "7"])
+    assert body["explain_tasks"] == ["\u00b2", 7]
 
 
 def test_the_form_names_tasks_to_keep_and_a_clone_keeps_them():

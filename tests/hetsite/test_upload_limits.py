@@ -172,3 +172,18 @@ def test_an_uploaded_run_time_list_counts_against_the_task_limit(settings):
     assert response.status_code == 400
     assert "many_tasks" in response.content.decode()
     assert Upload.objects.count() == 0
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_query_string_with_more_fields_than_django_parses_is_400_before_any_view(settings,
+                                                                                   debug):
+    # With DEBUG on, Django's own refusal came from each reader of the query, each rendering
+    # the error page again: seconds for one request.
+    settings.DEBUG = debug
+    most = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    for path in ("/api/experiments/", "/compare/"):
+        response = Client().get(path + "?" + "&".join(["action=held"] * (most + 1)))
+        assert response.status_code == 400, path
+        assert response.content.decode() == (f"The query string has {most + 1:,} fields; "
+                                             f"this site takes at most {most:,}.\n")
+        assert Client().get(path + "?" + "&".join(["a=1"] * most)).status_code == 200

@@ -101,8 +101,9 @@ def test_set_dotted_and_describe():
     data = P.to_dict(P.from_dict(ToyConfig, {}))
     P.set_dotted(data, "clusters.1.nodes", 16)
     assert P.from_dict(ToyConfig, data).clusters[1].nodes == 16
-    with pytest.raises(ScenarioError):
-        P.set_dotted(data, "clusters.5.nodes", 1)
+    for index in ("5", "\u00b2", "-1", "9" * 5000):  # (an index typed as "²" once was a 500)
+        with pytest.raises(ScenarioError, match="out of range"):
+            P.set_dotted(data, f"clusters.{index}.nodes", 1)
     described = {d["name"]: d for d in P.describe(ToyConfig)}
     assert described["tasks"]["range"] == ">= 1 and <= 100"
     assert described["rate"]["unit"] == "1/s"
@@ -171,3 +172,14 @@ def test_cli_run_writes_json_and_reports_errors(tmp_path, capsys):
                          "tasks=1000"], prog="toy")
     assert code == 2
     assert "tasks: must be >= 1 and <= 100" in capsys.readouterr().err
+
+
+@given(st.one_of(st.text(max_size=30), st.from_regex(r"[0-9]{1,14}", fullmatch=True),
+                 st.sampled_from(["\u00b2", "\u0663", "-1", "+1", " 1", "1_0"])))
+def test_a_whole_number_is_ascii_digits_that_int_reads_as_written(text):
+    number = P.whole_number(text)
+    if number is None:
+        assert not (text.isascii() and text.isdigit() and len(text) <= 12)
+    else:
+        assert str(number) == text.lstrip("0") or (number == 0 and set(text) == {"0"})
+    assert P.whole_number("9" * 13) is None and P.whole_number("9" * 12) == 10**12 - 1

@@ -420,3 +420,11 @@ def test_a_column_of_another_length_than_its_tasks_is_refused_before_any_record(
     with pytest.raises(ValueError, match="1 values for 2 tasks"):
         log.add_each(1.0, [1, 2], "held", "other", x=iter([7]))
     assert [(d["task"], d["free"], d["x"]) for d in log.export()[0]] == [(1, 0, 5), (2, 0, 6)]
+
+
+@pytest.mark.parametrize("typed, task", [
+    ("12", 12), (" -5 ", -5), ("target 3", "target 3"), ("\u00b2", "\u00b2"),
+    ("--5", "--5"), ("\u0663", "\u0663"), ("9" * 5000, "9" * 5000)])
+def test_a_task_id_as_typed_is_a_number_only_for_ascii_digits(typed, task):
+    # (``int`` refuses "²" and over 4,300 digits, which ``str.isdigit`` passes: an error once)
+    assert explain.task_id(typed) == task

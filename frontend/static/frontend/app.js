@@ -501,8 +501,13 @@
         cell(tr, numbersText(d), "small wrap");
         body.appendChild(tr);
       });
+      // The chips count a wait repeated for the same cause each time; the list keeps it once.
+      var times = (p.actions.length ? p.actions : Object.keys(p.counts)).reduce(function (n, a) {
+        return n + (p.counts[a] || 0);
+      }, 0);
       document.getElementById("decision-list-count").textContent = "(" + p.total +
-        (p.actions.length ? " " + p.actions.join(" or ") : "") + ")";
+        (p.actions.length ? " " + p.actions.join(" or ") : "") +
+        (times > p.total ? " records, " + times + " counting repeats" : "") + ")";
       document.getElementById("decision-list-page").textContent = "page " + p.page + " of " + p.pages;
     });
   }
@@ -524,6 +529,7 @@
   function loadTasks() {
     return getJson("/api/runs/" + explained.run + "/decisions/tasks/?page=" + explained.pages.tasks).then(function (p) {
       explained.last.tasks = p.pages;
+      explained.unit = p.bounds.time_unit || "";  // (the list's request may not be back yet)
       var body = document.querySelector("#decision-tasks tbody");
       body.textContent = "";
       p.tasks.forEach(function (row) {
