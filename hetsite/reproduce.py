@@ -157,7 +157,7 @@ def standalone_html(figure: Figure, charts_: list[dict], checks: list[dict]) -> 
     if figure.scale:
         parts.append(f"<p><b>Scaled</b>: {_esc(figure.scale)}</p>")
     if checks:
-        items = "".join(f"<li>{_esc(check_line(c))}</li>" for c in checks)
+        items = "".join(f"<li>{_esc(check_line(figure, c))}</li>" for c in checks)
         parts.append(f"<ul>{items}</ul>")
     for i, item in enumerate(charts_):
         parts.append(pio.to_html(item["figure"], include_plotlyjs=(i == 0), full_html=False))
@@ -165,28 +165,35 @@ def standalone_html(figure: Figure, charts_: list[dict], checks: list[dict]) -> 
             f"{_esc(figure.title)}</title></head><body>{''.join(parts)}</body></html>")
 
 
-def standing_line(c: dict) -> str:
+def standing_line(figure: Figure, c: dict) -> str:
     """``mine vs easy on pct_max_utility, pooled over 3 points: +3.1 [1.2, 5.0] (n=4) better``"""
+    shown = _interval(figure, c)
     text = (f"{c['better']} vs {c['worse']} on {c['metric']}: "
-            f"{_num(c['diff_mean'], sign=True)} [{_num(c['diff_low'])}, {_num(c['diff_high'])}]"
-            f" (n={c['n']}) ")
-    return text + c["standing"] + ("" if c["lower"] is not None else " (no better side)")
+            f"{_num(c['diff_mean'], sign=True)} {shown} (n={c['n']}) ")
+    return (text + c["standing"] + ("" if c["lower"] is not None else " (no better side)")
+            + _cut_note(shown))
 
 
-def check_line(c: dict) -> str:
+def _interval(figure: Figure, c: dict) -> str:
+    return scoreboard.interval_text(c["diff_low"], c["diff_high"], c["n"],
+                                    scoreboard.quantity_bounds(figure, c["metric"]), _num)
+
+
+def _cut_note(*shown: str) -> str:
+    return f" ({scoreboard.CUT})" if any("*" in s for s in shown) else ""
+
+
+def check_line(figure: Figure, c: dict) -> str:
     """``max-upe-ph > easy on pct_max_utility at energy.budget_gj=8: +3.1 [1.2, 5.0] (n=16)
     holds; size agrees (published 73)``"""
     where = "at all points" if c["point"] is None else "at " + _setting(c["setting"])
     if "worse_point" in c:
         where = f"at {_setting(c['setting'])} against {_setting(c['worse_setting'])}"
+    shown = _interval(figure, c)
     text = (f"{c['better']} {'<' if c['lower'] else '>'} {c['worse']} on {c['metric']} {where}:"
-            f" {_num(c['diff_mean'], sign=True)} [{_num(c['diff_low'])}, "
-            f"{_num(c['diff_high'])}] (n={c['n']}) {c['verdict']}")
-    size = c.get("size")
-    if size:
-        text += (f"; {size['verdict'] or 'size untested'} (published {_num(size['published'])}"
-                 f" as {size['quantity']}, ours {_num(size['low'])} .. {_num(size['high'])})")
-    return text
+            f" {_num(c['diff_mean'], sign=True)} {shown} (n={c['n']}) {c['verdict']}")
+    size = scoreboard.size_text(figure, c, _num)
+    return text + (f"; {size}" if size else "") + _cut_note(shown, size)
 
 
 def _setting(setting: dict | None) -> str:

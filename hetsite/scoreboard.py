@@ -17,6 +17,7 @@ from pathlib import Path
 from django.conf import settings
 
 from simcore import claims as C
+from simcore.bounds import UNBOUNDED, Bounds
 from simcore.registry import Figure
 from simcore.sweep import points
 
@@ -190,19 +191,17 @@ def _claim_line(row: dict) -> str:
     verdict = check["verdict"]
     if verdict == "contradicted":
         verdict = f"**contradicted** ([trace](#{trace_id(figure.name, check)}))"
-    size = check.get("size") or {}
-    size_text = ""
-    if size:
-        size_text = (f"{size['verdict'] or 'untested'}: published {_g(size['published'])} "
-                     f"({size['quantity']}), ours [{_g(size['low'])}, {_g(size['high'])}]")
+    size = size_text(figure, check)
     provenance = "; ".join(f"{p['label']}: {p['note']}" for p in check["provenance"])
     claim = f"{check['better']} {'<' if check['lower'] else '>'} {check['worse']} " \
             f"on `{check['metric']}`"
     if check.get("note"):
         claim += f" ({check['note']})"
+    bounds = quantity_bounds(figure, check["metric"])
     return (f"| `{figure.name}` ({source}) | {claim.replace('|', '/')} | {_where(check)} | "
-            f"{check['n']} | {_g(check['diff_mean'])} [{_g(check['diff_low'])}, "
-            f"{_g(check['diff_high'])}] | {verdict} | {size_text} | "
+            f"{check['n']} | {_g(check['diff_mean'])} "
+            f"{interval_text(check['diff_low'], check['diff_high'], check['n'], bounds)} | "
+            f"{verdict} | {size} | "
             f"{provenance.replace('|', '/')} |")
 
 
@@ -221,6 +220,48 @@ def _setting(setting: dict | None) -> str:
 
 def _g(x) -> str:
     return "n/a" if x is None else f"{x:.4g}"
+
+
+#: What an interval of one point from several seeds says instead of posing as a 95% interval.
+EXACT = "the same in every trial"
+#: What a ``*`` on an interval's end means.
+CUT = "* cut at the quantity's range"
+
+
+def interval_text(low, high, n, bounds: Bounds = UNBOUNDED, fmt=_g, alone=False) -> str:
+    """A claim's interval as every table and line shows it: ``[low, high]``, an end past the
+    quantity's range cut there and marked ``*`` (a difference of two percentages is within
+    ±100); one point from two or more seeds (:func:`simcore.claims.single_point`) as
+    :data:`EXACT`, with its value when nothing beside it gives it (``alone``)."""
+    if C.single_point(low, high, n):
+        return f"{fmt(low)} ({EXACT})" if alone else f"({EXACT})"
+    if low is None or high is None:
+        return f"[{fmt(low)}, {fmt(high)}]"
+    lo, hi = bounds.clip(low), bounds.clip(high)
+    return f"[{fmt(lo)}{'*' * (lo != low)}, {fmt(hi)}{'*' * (hi != high)}]"
+
+
+def quantity_bounds(figure: Figure, metric: str, quantity: str = "diff") -> Bounds:
+    """The range of a claim's quantity on ``metric``, as the figure's kind declares the
+    metric's (stored units): a paired difference spans it both ways; a ratio is unbounded."""
+    lab = kinds.get_kind(figure.kind)
+    declared = {m.key: m.bounds for m in lab.metrics} if lab else {}
+    bounds = declared.get(metric, UNBOUNDED)
+    return {"diff": bounds.difference(), "better": bounds, "worse": bounds}.get(quantity,
+                                                                                 UNBOUNDED)
+
+
+def size_text(figure: Figure, check: dict, fmt=_g, name=None) -> str:
+    """The published number against ours: ``size agrees: published 73 (better), ours [71.8,
+    75]``; empty for a claim without a size."""
+    size = check.get("size") or {}
+    if not size:
+        return ""
+    quantity = (name or (lambda q: q))(size["quantity"])
+    return (f"{size['verdict'] or 'size untested'}: published {fmt(size['published'])} "
+            f"({quantity}), ours " + interval_text(
+                size["low"], size["high"], check["n"],
+                quantity_bounds(figure, check["metric"], size["quantity"]), fmt, alone=True))
 
 
 def _minutes(seconds: float) -> str:
@@ -261,7 +302,6 @@ def display(figure: Figure, check: dict, recorded: dict | None = None,
             run: bool = True) -> dict:
     """One claim as the pages show it (the figures page's table, a result page's verdicts);
     ``run`` False for a claim no record judges yet (its verdict "not run")."""
-    size = check.get("size") or {}
     verdict = check["verdict"] if run else NOT_RUN
     return {
         "figure": figure, "key": check["key"], "verdict": verdict, "run": run,
@@ -272,9 +312,9 @@ def display(figure: Figure, check: dict, recorded: dict | None = None,
         "metric": check["metric"], "note": check.get("note", ""), "where": _where(check),
         "n": check["n"] if run else "", "diff": _g(check["diff_mean"]),
         "low": _g(check["diff_low"]), "high": _g(check["diff_high"]),
-        "size": (f"{size['verdict'] or 'size untested'}: published {_g(size['published'])} "
-                 f"({C.QUANTITIES[size['quantity']]}), ours {_g(size['low'])} .. "
-                 f"{_g(size['high'])}") if size and run else "",
+        "interval": interval_text(check["diff_low"], check["diff_high"], check["n"],
+                                  quantity_bounds(figure, check["metric"])),
+        "size": size_text(figure, check, name=C.QUANTITIES.get) if run else "",
         "provenance": check["provenance"],
         "trace": trace_id(figure.name, check) if verdict == "contradicted" else "",
     }
@@ -340,5 +380,7 @@ def standing_rows(figure: Figure, runs: list) -> list[dict]:
              "added": c["better"], "published": c["worse"], "metric": c["metric"],
              "lower": c["lower"], "n": c["n"], "diff": _g(c["diff_mean"]),
              "low": _g(c["diff_low"]), "high": _g(c["diff_high"]),
+             "interval": interval_text(c["diff_low"], c["diff_high"], c["n"],
+                                       quantity_bounds(figure, c["metric"])),
              "standing": c["standing"]}
             for c in standing_of(figure, runs)]

@@ -235,6 +235,14 @@ def _quantity(quantity: str, better: dict, worse: dict, confidence: float) -> di
     return mean_ci([100.0 * (better[s] - worse[s]) / worse[s] for s in seeds], confidence)
 
 
+def single_point(low: float | None, high: float | None, n: int | None) -> bool:
+    """Whether an interval from two or more seeds is one point: every paired difference was
+    the same, as when the trials repeat one deterministic instance (a fixed mission; a fixed
+    task set in longest-first order). It is that instance's exact difference, not a sample's
+    95% interval, and a verdict on it is a verdict about that instance."""
+    return low is not None and low == high and (n or 0) >= 2
+
+
 def size_verdict(published: float, low: float | None, high: float | None) -> str | None:
     """"size agrees" when the published number lies inside our interval, "differs" when not;
     None without an interval (fewer than two seeds)."""

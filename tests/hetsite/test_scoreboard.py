@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from hetsite import kinds, scoreboard
+from hetsite import kinds, reproduce, scoreboard
 from simcore.registry import FIGURE_FIRST_SEED
 from simcore.sweep import SweepRun
 
@@ -136,3 +136,37 @@ def test_live_verdicts_sit_beside_the_recorded_ones():
     (unrun,) = scoreboard.page(status, [figure])["rows"]
     assert unrun["verdict"] == "not run" and unrun["claim"] == "max-upe-ph > easy"
     assert unrun["n"] == "" and unrun["key"] == "max-upe-ph>easy pct_max_utility @all"
+
+
+def test_an_interval_past_its_range_is_cut_and_marked_and_a_single_point_says_so():
+    # A difference of two percentages cannot pass -100: random against a heuristic that
+    # completes every critical task reaches -101 by the t interval and is printed cut there.
+    figure = kinds.get_figure("ch4-quick")
+    runs = [SweepRun(0, {}, p, s, {"pct_critical_completed": v, "pct_max_utility": 50.0 + s})
+            for p, vs in (("random", [0.0, 4.0, 0.5]), ("max-upt-diff", [100.0] * 3))
+            for s, v in enumerate(vs)]
+    standing = {r["metric"]: r for r in scoreboard.standing_of(figure, runs)
+                if r["worse"] == "max-upt-diff"}
+    cut = standing["pct_critical_completed"]
+    assert cut["diff_low"] < -100  # the t interval's own end
+    line = reproduce.standing_line(figure, cut)
+    assert f"[-100*, {cut['diff_high']:.4g}]" in line and line.endswith(f"({scoreboard.CUT})")
+    (row,) = [r for r in scoreboard.standing_rows(figure, runs)
+              if r["published"] == "max-upt-diff" and r["metric"] == "pct_critical_completed"]
+    assert row["interval"] == f"[-100*, {cut['diff_high']:.4g}]"
+    # both arms 50 + seed: every paired difference 0, one point from three seeds
+    same = standing["pct_max_utility"]
+    assert same["diff_low"] == same["diff_high"] == 0 and same["n"] == 3
+    assert "+0 (the same in every trial) (n=3) indistinguishable" in reproduce.standing_line(
+        figure, same)
+
+
+def test_the_deterministic_example_is_shown_as_one_exact_difference_not_an_interval():
+    figure = kinds.get_figure("ch5-fig-43-45")
+    (check,) = STATUS["figures"]["ch5-fig-43-45"]["checks"]
+    assert check["diff_low"] == check["diff_high"] and check["n"] >= 2
+    (row,) = [r for r in scoreboard.page(STATUS, [figure])["rows"]]
+    assert row["interval"] == "(the same in every trial)"
+    assert row["size"].endswith(f"ours {check['size']['low']:.4g} (the same in every trial)")
+    line = reproduce.check_line(figure, check)
+    assert f"{check['diff_mean']:+.4g} (the same in every trial) (n={check['n']}) holds" in line

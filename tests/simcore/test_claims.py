@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simcore.claims import Claim, Provenance, Size, evaluate, judge, problems
+from simcore.claims import Claim, Provenance, Size, evaluate, judge, problems, single_point
 from simcore.stats import t_quantile
 from simcore.sweep import SweepRun
 
@@ -166,3 +166,10 @@ def test_the_verdict_always_follows_the_interval(pairs, lower):
     mirrored = judge(Claim("b", "a", "m", lower=lower), worse, better)["verdict"]
     assert mirrored == {"holds": "contradicted", "contradicted": "holds",
                         "inconclusive": "inconclusive"}[record["verdict"]]
+
+
+@pytest.mark.parametrize("low, high, n, one", [
+    (2235.0, 2235.0, 2, True), (0.0, 0.0, 10, True), (1.0, 2.0, 5, False),
+    (3.0, 3.0, 1, False), (None, None, 1, False), (None, None, 0, False)])
+def test_a_single_point_is_an_interval_of_one_value_from_several_seeds(low, high, n, one):
+    assert single_point(low, high, n) is one

@@ -202,11 +202,11 @@ class Command(BaseCommand):
         if figure.scale:
             w(f"  scaled: {figure.scale}")
         for c in checks:
-            w("  " + reproduce.check_line(c))
+            w("  " + reproduce.check_line(figure, c))
         if added:
             w("  added policies against the published ones (paired, pooled over the points):")
         for c in added:
-            w("    " + reproduce.standing_line(c))
+            w("    " + reproduce.standing_line(figure, c))
         w(f"  {cpu:.1f} CPU-s in its runs ({spent:.1f} spent here, the rest shared with an "
           f"earlier figure), {wall:.1f} s wall")
         w("  wrote " + ", ".join(str(p) for p in files.values()))
