@@ -59,7 +59,10 @@ def task_records(result: dict) -> dict:
     "never started", "reserved past the end, never started", "dropped") and, after the
     arrival, whether the task arrived in the window (the summary's tasks)."""
     tasks = result.get("tasks") or {}
-    fate = task_fates(tasks, (result.get("extra") or {})["window_min"])
+    window = (result.get("extra") or {}).get("window_min")
+    if not window or "status" not in tasks:
+        return tasks
+    fate = task_fates(tasks, window)
     words = np.full(fate["counted"].size, "never started", dtype=object)
     words[fate["reserved_past_end"]] = "reserved past the end, never started"
     words[fate["dropped"]] = "dropped"
