@@ -248,7 +248,10 @@ def tasks_table(run) -> Table:
     result = _result(run)
     kind_lab = kinds.get_kind(run.experiment.kind)
     codes = (result.get("extra") or {}).get("status_codes") or {}
-    return records_table(run, result.get("tasks") or {}, kind_lab.task_units if kind_lab else {},
+    records = result.get("tasks") or {}
+    if kind_lab is not None and kind_lab.task_records is not None and records:
+        records = kind_lab.task_records(result)
+    return records_table(run, records, kind_lab.task_units if kind_lab else {},
                          f"tasks-{run.public_id}", {"status": codes} if codes else None)
 
 

@@ -8,6 +8,7 @@ same on every chart of every page: experiment, subset, side by side and sweeps.
 from __future__ import annotations
 
 import html
+import re
 import zlib
 from collections.abc import Sequence
 
@@ -376,13 +377,18 @@ def queue_over_time(groups: dict) -> dict:
 
 
 def ecdf(groups: dict, key: str, title: str, xtitle: str, log_x: bool = False,
-         total_key: str = "tasks_total", what: str = "tasks") -> dict:
+         total_key: str = "tasks_total", what: str = "tasks", counted: str = "") -> dict:
     """Empirical CDF per group from stored quantiles (averaged over runs: Vincentization).
 
     The y axis is the share of *all* tasks of the run (``dist[key]["total"]``, else the run's
     ``summary[total_key]``), so a curve ends at the share that started at all; the legend says
-    how many were covered and how many never started (dropped or still waiting at the end).
+    how many never started, and of those how many were dropped when the quantiles record it
+    (``dist[key]["dropped"]``): "12% never started, 40% dropped". ``counted`` names the tasks
+    the shares are of when not every task of the run (the note says so). The hover gives the
+    value in the x axis' unit (the parenthesised end of ``xtitle``).
     """
+    unit = re.search(r"\(([^()]+)\)\s*$", xtitle)
+    unit = f" {unit.group(1)}" if unit else ""
     data = []
     for label, runs in groups.items():
         dists = [r.dist.get(key) for r in runs if r.dist.get(key)]
@@ -398,18 +404,23 @@ def ecdf(groups: dict, key: str, title: str, xtitle: str, log_x: bool = False,
         share = started / total if total and started <= total else 1.0
         p = np.linspace(0.0, 1.0, q.size) * share
         missing = 1.0 - share
-        name = (f"{label} · {missing:.0%} never started" if total else label)
+        name = f"{label} · {missing:.0%} never started" if total else label
+        if total and all("dropped" in d for d in dists):
+            dropped = min(float(np.mean([d["dropped"] for d in dists])) / total, missing)
+            if dropped > 0:
+                name = f"{label} · {missing - dropped:.0%} never started, {dropped:.0%} dropped"
         data.append({"type": "scatter", "mode": "lines", "name": name, "legendgroup": label,
                      "line": {"color": group_color(label, runs), "shape": "hv", "width": 1.6},
                      "x": rounded(q), "y": rounded(p, 4),
-                     "hovertemplate": f"{label}<br>wait ≤ %{{x:.3g}}: %{{y:.1%}} of all {what}"
-                                      "<extra></extra>"})
+                     "hovertemplate": f"{label}<br>wait ≤ %{{x:.3g}}{unit}: %{{y:.1%}} of all "
+                                      f"{what}<extra></extra>"})
     lay = layout(title, xtitle, f"share of all {what}")
     lay["yaxis"].update(range=[0, 1.02], tickformat=".0%")
     if log_x:
         lay["xaxis"]["type"] = "log"
     if data:
-        note(lay, f"covers {what} that started; a curve ends at the share that did")
+        among = f", of the {counted}" if counted else ""
+        note(lay, f"covers {what} that started{among}; a curve ends at the share that did")
     return {"data": data, "layout": lay}
 
 

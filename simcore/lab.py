@@ -291,8 +291,13 @@ class LabKind:
     # Facts about a scenario's inputs beyond its parameters, as (label, text) pairs, e.g. the
     # replayed trace's name and size; shown on the result page.
     describe_inputs: Callable[[dict], list[tuple[str, str]]] | None = None
-    # Units of the per-task record columns, for export headers ({"arrival": "s", ...}).
+    # Units of the per-task record columns, for export headers ({"arrival": "s", ...}): the
+    # unit the engine keeps its clock in (ch. 2, 4 and 5 in minutes, the others in seconds).
     task_units: dict[str, str] = field(default_factory=dict)
+    # The per-task records the exports write, from a run's full result as JSON data; by
+    # default its ``tasks`` with status codes as the result's words. A kind whose codes alone
+    # would say less than its summary counts (a reservation past the end) says it here.
+    task_records: Callable[[dict], dict] | None = None
     # Worker-seconds per unit of the engine's cost estimate (``Kind.cost``), measured on one
     # stated run of the kind (benchmarks/cost_estimates.py): budgets are priced in seconds.
     seconds_per_cost: float = 1.0

@@ -12,20 +12,40 @@ from simcore.compact import downsample, quantiles
 from simcore.errors import ScenarioError
 from simcore.lab import UNITLESS, CheckedFile, FileInput, Limit, Metric, Opener
 
+# Minutes per unit of a task table's times: each engine keeps its own clock (ch. 3 in seconds,
+# ch. 2 and ch. 4 in minutes), and a chart in minutes converts from that unit once.
+MINUTES_PER = {"s": 1 / 60.0, "min": 1.0, "h": 60.0}
 
-def _waits_min(tasks) -> list:
-    return [(s - a) / 60.0 for a, s in zip(tasks.get("arrival", []), tasks.get("start", []),
-                                           strict=False) if s is not None]
 
-
-def compact_with_waits(result) -> dict:
-    """Chart data of kinds whose tasks have arrival and start times (ch. 3 and ch. 4); the wait
-    quantiles also record how many tasks there were, so the ECDF can show the share that never
-    started."""
-    waits = quantiles(_waits_min(result.tasks))
+def wait_quantiles(waits_min, total: int, dropped: int = 0) -> dict | None:
+    """The wait ECDF's data: 101 quantiles of the waits (minutes) of the tasks that started,
+    with ``total``, the tasks the curve is a share of, and ``dropped``, those of them that
+    never started because they were dropped; the rest of ``total`` never started otherwise
+    (still waiting, or booked past the end). None when no task started."""
+    waits = quantiles(waits_min)
     if waits is not None:
-        waits["total"] = len(result.tasks.get("arrival", []))
-    return {"series": downsample(result.series), "dist": {"wait_min": waits}}
+        waits["total"] = int(total)
+        waits["dropped"] = int(dropped)
+    return waits
+
+
+def _dropped(tasks: dict, status_codes: dict) -> list[bool]:
+    """Per task: its status reads "dropped" (a code through the result's status words)."""
+    return [status_codes.get(str(s), s) == "dropped" for s in tasks.get("status", [])]
+
+
+def compact_with_waits(result, unit: str) -> dict:
+    """Chart data of kinds whose task table has arrival and start times in ``unit`` (ch. 3: s,
+    ch. 4: min): every task of the table counts, a task with a start time started, one without
+    never did (dropped, or still waiting at the end)."""
+    tasks = result.tasks
+    per = MINUTES_PER[unit]
+    arrival, start = tasks.get("arrival", []), tasks.get("start", [])
+    dropped = _dropped(tasks, (result.extra or {}).get("status_codes") or {})
+    waits = [(s - a) * per for a, s in zip(arrival, start, strict=False) if s is not None]
+    gone = sum(1 for s, d in zip(start, dropped, strict=False) if s is None and d)
+    return {"series": downsample(result.series),
+            "dist": {"wait_min": wait_quantiles(waits, len(arrival), gone)}}
 
 
 NON_NEGATIVE = Bounds(0.0)

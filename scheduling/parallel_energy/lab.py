@@ -42,7 +42,8 @@ LAB = LabKind(
         Metric("wait_mean_min", "mean wait", "min", higher_is_better=False, lower=0),
     ],
     primary_metric="pct_max_utility",
-    compact=compact_with_waits,
+    # The engine's clock is in seconds (arrival, start and end of the task table).
+    compact=lambda result: compact_with_waits(result, "s"),
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
                   MetricBars("pct_max_utility", "% of maximum utility"), facetable=False),

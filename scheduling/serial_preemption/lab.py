@@ -45,7 +45,8 @@ LAB = LabKind(
         DROPPED,
     ],
     primary_metric="pct_max_utility",
-    compact=compact_with_waits,
+    # The engine's clock is in minutes (duration_min; arrival, start and end of the task table).
+    compact=lambda result: compact_with_waits(result, "min"),
     experiment_charts=[
         ChartSpec("pct-max-utility", "% of maximum utility",
                   MetricBars("pct_max_utility", "% of maximum utility"), facetable=False),
@@ -66,7 +67,7 @@ LAB = LabKind(
     run_charts=[ChartSpec("preemptions", "Preemption timeline", serial.preemption_timeline)],
     default_policies=["fcfs", "max-util", "max-util-greedy", "max-upt-diff"],
     default_preset="ch4-small",
-    task_units={"arrival": "s", "start": "s", "end": "s"},
+    task_units={"arrival": "min", "start": "min", "end": "min"},
     conditions=[
         Condition(("utility.step_noncritical_factor",), "utility.family", ("step",)),
         Condition(("utility.decay_length_min", "utility.urgency", "utility.urgency_time_unit_min"),

@@ -85,7 +85,10 @@ LAB = LabKind(
     default_preset="pbb-small",
     inputs=[TRACE],
     describe_inputs=trace_facts,
-    task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s"},
+    # Trace time, in seconds like the SWF file: the completed run's length and the EASY
+    # reservation too.
+    task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s",
+                "run": "s", "reservation": "s"},
     limits=TRACE_LIMITS,
     work=trace_work,
 )

@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.bounds import Bounds, interval
-from simcore.charts import contiguous_blocks, group_color, layout, mean_curve, rounded
+from simcore.charts import contiguous_blocks, group_color, layout, mean_curve, note, rounded
 from simcore.stats import mean_ci
+
+from .result import task_fates
 
 MAX_BARS = 12_000
 CATEGORY_NAMES = {0: "regular", 1: "high performance", 2: "energy conservative"}
@@ -83,7 +85,16 @@ def vm_timeline(result) -> dict:
     nodes = (extra.get("system") or {}).get("nodes") or []
     offsets = np.cumsum([0] + [n.get("cores", 0) for n in nodes]).tolist()
     starts = tasks.get("start", [])
-    order = sorted((i for i, s in enumerate(starts) if s is not None), key=lambda i: starts[i])
+    # Only the tasks that started in the run: a permanent reservation booked past its end
+    # holds a start time too, but its task never ran (the summary's tasks_never_started).
+    window = extra.get("window_min") or []
+    if len(window) == 2:
+        fate = task_fates(tasks, window)
+        ran, booked = fate["started"].tolist(), int(fate["reserved_past_end"].sum())
+    else:
+        ran, booked = [s is not None for s in starts], 0
+    order = sorted((i for i, s in enumerate(starts) if s is not None and ran[i]),
+                   key=lambda i: starts[i])
     ys, widths, bases, lengths, colors, hover, ids = [], [], [], [], [], [], []
     truncated = False
     for i in order:
@@ -123,7 +134,6 @@ def vm_timeline(result) -> dict:
     title = "VM timeline: cores held by each task"
     if truncated:
         title += f" (first {MAX_BARS:,} blocks)"
-    window = extra.get("window_min") or []
     lay = layout(title, "time (h)", "core" if len(nodes) <= 1 else "core (node lanes)")
     total = offsets[-1] if offsets[-1] else 1
     lay["yaxis"].update({"range": [0, total], "showgrid": False})
@@ -140,6 +150,9 @@ def vm_timeline(result) -> dict:
                        "x0": window[0] / 60.0, "x1": window[0] / 60.0,
                        "line": {"color": "#444", "width": 1, "dash": "dash"}})
     lay["shapes"] = shapes
+    if booked:
+        note(lay, f"{booked:,} reservation{'s' if booked != 1 else ''} booked past the run's "
+                  "end not drawn: those tasks never started")
     lay["bargap"] = 0
     lay["height"] = 520
     lay["showlegend"] = False

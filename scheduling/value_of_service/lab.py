@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import scheduling.engine as engine
 from scheduling.hpc.lab import (
     DROPPED,
@@ -9,10 +11,12 @@ from scheduling.hpc.lab import (
     MAX_SIM_HOURS,
     MAX_TASKS_PER_DAY,
     NON_NEGATIVE,
-    compact_with_waits,
+    wait_quantiles,
 )
 from scheduling.value_of_service import charts as vos
+from scheduling.value_of_service.result import task_fates
 from simcore import charts as shared
+from simcore.compact import downsample
 from simcore.lab import (
     UNITLESS,
     ChartSpec,
@@ -32,6 +36,43 @@ def _vos_tasks_per_day(p: dict) -> float:
     s = p["system"]
     cores = s["cores"] if s["layout"] == "pool" else s["nodes"] * s["node_cores"]
     return a["rate_per_core_h"] * cores * 24.0
+
+
+def compact_vos(result) -> dict:
+    """Chart data: the waits (the engine keeps minutes) of the tasks the summary counts (those
+    arriving in the window) that started in the run. A permanent reservation booked past the
+    end gives its task a start time, but the task never started: it counts, with the tasks
+    still waiting, among ``tasks_never_started``; the ECDF ends at the share that started."""
+    tasks = result.tasks
+    fate = task_fates(tasks, result.extra["window_min"])
+    counted = fate["counted"]
+    arrival = np.asarray(tasks.get("arrival", []), dtype=float)
+    start = np.asarray([np.nan if v is None else v for v in tasks.get("start", [])], float)
+    waits = (start - arrival)[counted & fate["started"]]
+    return {"series": downsample(result.series),
+            "dist": {"wait_min": wait_quantiles(waits.tolist(), int(counted.sum()),
+                                                int((counted & fate["dropped"]).sum()))}}
+
+
+def task_records(result: dict) -> dict:
+    """The task table as the exports write it: the status as the summary counts it ("started",
+    "never started", "reserved past the end, never started", "dropped") and, after the
+    arrival, whether the task arrived in the window (the summary's tasks)."""
+    tasks = result.get("tasks") or {}
+    window = (result.get("extra") or {}).get("window_min")
+    if not window or "status" not in tasks:
+        return tasks
+    fate = task_fates(tasks, window)
+    words = np.full(fate["counted"].size, "never started", dtype=object)
+    words[fate["reserved_past_end"]] = "reserved past the end, never started"
+    words[fate["dropped"]] = "dropped"
+    words[fate["started"]] = "started"
+    out = {}
+    for column, values in tasks.items():
+        out[column] = words.tolist() if column == "status" else values
+        if column == "arrival":
+            out["arrived_in_window"] = fate["counted"].tolist()
+    return out
 
 
 LAB = LabKind(
@@ -58,7 +99,7 @@ LAB = LabKind(
         DROPPED,
     ],
     primary_metric="pct_max_vos",
-    compact=compact_with_waits,
+    compact=compact_vos,
     experiment_charts=[
         ChartSpec("pct-max-vos", "% of maximum VoS",
                   MetricBars("pct_max_vos", "% of maximum VoS"), facetable=False),
@@ -71,10 +112,13 @@ LAB = LabKind(
         ChartSpec("queue", "Mappable and running tasks", shared.queue_over_time),
         ChartSpec("wait-time", "Wait time distribution",
                   lambda g: shared.ecdf(g, "wait_min", "Wait until start (ECDF)",
-                                        "wait (min)")),
+                                        "wait (min)", counted="arrivals in the window")),
     ],
     run_charts=[ChartSpec("vm-timeline", "VM timeline", vos.vm_timeline)],
     default_policies=["simple", "simple-dp", "max-vptr"],
+    # The engine's clock is in minutes.
+    task_units={"arrival": "min", "start": "min", "end": "min"},
+    task_records=task_records,
     default_preset="vos-small",
     limits=[
         Limit("cores", "system.cores",

@@ -43,11 +43,44 @@ def maximum(wl: Workload, cfg: VosConfig) -> dict:
             "perf_raw": wl.gamma * wl.w_p * v_p, "energy_raw": wl.gamma * wl.w_e * v_e}
 
 
+def arrived_in_window(arrival, w0: float, w1: float) -> np.ndarray:
+    """The tasks the summary counts (``tasks_total``): those arriving in the window."""
+    arrival = np.asarray(arrival, dtype=float)
+    return (arrival >= w0) & (arrival < w1)
+
+
+def started_in_run(status, start, w1: float) -> np.ndarray:
+    """The tasks that started: committed (``COMMITTED``, "started or reserved") with a start
+    before the run's end ``w1``. A permanent reservation booked at or past the end gives its
+    task a start time, yet the task never starts in the run (``tasks_never_started`` counts it);
+    a task with no start (nan) never started."""
+    status = np.asarray(status)
+    start = np.asarray(start, dtype=float)
+    return (status == COMMITTED) & (start < w1)
+
+
+def task_fates(tasks: dict, window_min) -> dict[str, np.ndarray]:
+    """How the summary counts each row of a result's task table (its JSON lists): ``counted``
+    (arrived in the window), ``started`` (in the run), ``dropped``, ``reserved_past_end`` (booked
+    to start at or after the end) and ``never_started`` (neither started nor dropped), so that
+    ``counted & never_started`` is ``tasks_never_started`` and ``counted & dropped`` is
+    ``tasks_dropped``."""
+    w0, w1 = (float(v) for v in window_min)
+    status = np.asarray(tasks.get("status", []), dtype=np.int64)
+    start = np.asarray([np.nan if v is None else v for v in tasks.get("start", [])], float)
+    started = started_in_run(status, start, w1)
+    dropped = status == DROPPED
+    return {"counted": arrived_in_window(tasks.get("arrival", []), w0, w1),
+            "started": started, "dropped": dropped,
+            "reserved_past_end": (status == COMMITTED) & ~started,
+            "never_started": ~started & ~dropped}
+
+
 def credits(sim: VosSim, cfg: VosConfig) -> dict:
     """Per task: the share of its execution inside the window and the value credited there."""
     wl = sim.wl
     w0, w1 = window(cfg)
-    ran = (sim.status == COMMITTED) & (sim.start < w1)
+    ran = started_in_run(sim.status, sim.start, w1)
     start = np.where(ran, sim.start, 0.0)
     end = np.where(ran, sim.end, 0.0)
     length = np.where(ran, end - start, 1.0)
@@ -72,7 +105,7 @@ def summary(rec: RunRecord, cfg: VosConfig) -> dict:
     w0, w1 = window(cfg)
     got = credits(sim, cfg)
     bound = maximum(wl, cfg)
-    in_window = (wl.arrival >= w0) & (wl.arrival < w1)
+    in_window = arrived_in_window(wl.arrival, w0, w1)
     population = in_window if cfg.scheduler.max_vos_tasks == "window-arrivals" else \
         np.ones(wl.n_tasks, dtype=bool)
     vos, perf, energy = (float(got[k].sum()) for k in ("vos", "perf", "energy"))
