@@ -25,7 +25,7 @@ from . import kinds
 from .models import FINAL_STATUSES, Experiment, Status
 
 # What a cell says about its place in the column.
-BEST, INDISTINGUISHABLE, NOT_RANKED = "best", "indistinguishable", "not ranked"
+BEST, INDISTINGUISHABLE = "best", "indistinguishable"
 
 
 @dataclass
@@ -36,7 +36,7 @@ class Cell:
     high: float | None = None
     clipped: bool = False
     n: int = 0
-    rank: str = ""  # BEST, INDISTINGUISHABLE, NOT_RANKED or ""
+    rank: str = ""  # BEST, INDISTINGUISHABLE or ""
     # With an interval too wide to say anything: about how many trials would make it useful
     # (see simcore.bounds.trials_for), and the half-width they would reach.
     trials_needed: int | None = None
@@ -143,39 +143,36 @@ def rank_column(metric: kinds.Metric, cells: dict[str, Cell],
                 values: dict[str, dict[int, float]]) -> None:
     """Mark the best cell of a column, only where the trials say so.
 
-    The best mean is "best" when the paired 95% interval (same seeds) of its difference to
-    every other policy lies wholly on the better side (simcore.stats.verdict "holds"); the
-    ones it cannot be told from are all "indistinguishable" instead. A lower-is-better count
-    that a policy never has in any trial (0 tasks dropped by a policy that does not drop) is
-    "not ranked": doing nothing of a thing does not win it."""
+    A policy is "best" when the paired 95% interval (same seeds) of its difference to every
+    other policy lies wholly on the better side (simcore.stats.verdict "holds"); at most one
+    can be. Every policy with a mean competes, whatever its values: a policy that waits 0 min
+    in every trial is compared like any other and can win. Without a best, the best mean and
+    the policies it cannot be told from are all "indistinguishable". Quantities with no better
+    side (``higher_is_better=None``: diagnostic counts such as tasks dropped) are never
+    ranked."""
     if metric.higher_is_better is None:
         return
     better = metric.higher_is_better
-    contenders = []
-    for policy, cell in cells.items():
-        if cell.mean is None:
-            continue
-        seen = values.get(policy, {}).values()
-        if not better and metric.lower is not None and seen and all(
-                v == metric.lower for v in seen):
-            cell.rank = NOT_RANKED
-            cell.note = (cell.note + "; " if cell.note else "") + \
-                f"{number(metric.lower, 0)} in every trial: not ranked"
-            continue
-        contenders.append(policy)
+    contenders = [p for p, cell in cells.items() if cell.mean is not None]
     if len(contenders) < 2:
         return
     order = sorted(contenders, key=lambda p: cells[p].mean, reverse=better)
+    verdicts: dict[tuple[str, str], bool] = {}
+
+    def beats(a: str, b: str) -> bool:
+        if (a, b) not in verdicts:
+            diff = paired_diff(values.get(a, {}), values.get(b, {}))
+            verdicts[a, b] = verdict(diff["low"], diff["high"], better) == "holds"
+        return verdicts[a, b]
+
+    # The best mean first; any other can be best only over seeds the means do not share
+    # (a run that failed), and its first comparison, with the best mean, settles it.
+    for policy in order:
+        if all(beats(policy, other) for other in order if other != policy):
+            cells[policy].rank = BEST
+            return
     top = order[0]
-    ties = []
-    for other in order[1:]:
-        diff = paired_diff(values.get(top, {}), values.get(other, {}))
-        if verdict(diff["low"], diff["high"], better) != "holds":
-            ties.append(other)
-    if not ties:
-        cells[top].rank = BEST
-        return
-    for policy in [top, *ties]:
+    for policy in [top, *(other for other in order[1:] if not beats(top, other))]:
         cells[policy].rank = INDISTINGUISHABLE
 
 
