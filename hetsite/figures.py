@@ -143,10 +143,11 @@ def sweep_figures(experiment: Experiment) -> list[dict]:
     if kind_lab is None or not experiment.axes:
         return []
     colour_of, titles = _colour_of(experiment), _axis_titles(kind_lab, experiment)
+    bounds = presenters.experiment_bounds(kind_lab, experiment)
     return [{"id": f"sweep-{m.key}", "title": m.label, "point_link": True,
              "figure": place_header(sweep_lines(
                  experiment.summary, experiment.axes, m.key, m.label, m.unit,
-                 experiment.policies, colour_of, bounds=m.bounds, axis_titles=titles))}
+                 experiment.policies, colour_of, bounds=bounds[m.key], axis_titles=titles))}
             for m in kind_lab.metrics]
 
 
@@ -164,15 +165,16 @@ def paired_figures(experiment: Experiment, baseline: str,
     colour_of = _colour_of(experiment)
     titles = _axis_titles(kind_lab, experiment) if lines else {}
     others = [p for p in experiment.policies if p != baseline]
+    bounds = presenters.experiment_bounds(kind_lab, experiment, runs)
     out = []
     for m in kind_lab.metrics:
         if lines:
             fig = sweep_lines(rows, experiment.axes, f"{m.key}:diff",
                               f"{m.label}: difference to {baseline}", m.unit, others, colour_of,
-                              bounds=m.bounds.difference(), axis_titles=titles)
+                              bounds=bounds[m.key].difference(), axis_titles=titles)
         else:
             fig = paired_bars(rows, m.key, baseline, m.label, m.unit, experiment.policies,
-                              colour_of, bounds=m.bounds)
+                              colour_of, bounds=bounds[m.key])
         out.append({"id": f"paired-{m.key}", "title": f"{m.label} vs {baseline}",
                     "figure": place_header(fig), "point_link": lines})
     return out
