@@ -39,9 +39,12 @@ def unit_of(name: str, declared: dict[str, str] | None = None) -> str:
     return ""
 
 
-def header(name: str, declared: dict[str, str] | None = None) -> str:
+def header(name: str, declared: dict[str, str] | None = None, shown: str | None = None) -> str:
+    """A column's export header: its name (or ``shown``, the name it is exported under) with
+    the unit of ``name`` (declared, or read from its suffix)."""
     unit = unit_of(name, declared)
-    return f"{name} ({unit})" if unit else name
+    shown = shown or name
+    return f"{shown} ({unit})" if unit else shown
 
 
 def _csv_response(filename: str):

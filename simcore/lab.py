@@ -330,6 +330,10 @@ class LabKind:
     describe_inputs: Callable[[dict], list[tuple[str, str]]] | None = None
     # Units of the per-task record columns, for export headers ({"arrival": "s", ...}).
     task_units: dict[str, str] = field(default_factory=dict)
+    # Export names of per-task record columns whose own name would mislead a reader, keyed by
+    # the record's name (kept in the result JSON and the API): swf-preemptive's job run time,
+    # stored as ``run``, beside the ``run`` id column of tasks.csv ({"run": "runtime"}).
+    task_names: dict[str, str] = field(default_factory=dict)
     # Worker-seconds per unit of the engine's cost estimate (``Kind.cost``), measured on one
     # stated run of the kind (benchmarks/cost_estimates.py): budgets are priced in seconds.
     seconds_per_cost: float = 1.0

@@ -85,7 +85,10 @@ LAB = LabKind(
     default_preset="pbb-small",
     inputs=[TRACE],
     describe_inputs=trace_facts,
-    task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s"},
+    task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s",
+                "reservation": "s", "run": "s", "procs": "processors", "nodes": "nodes"},
+    # The job's run time is ``run`` in the result; tasks.csv names it apart from its run id.
+    task_names={"run": "runtime"},
     limits=TRACE_LIMITS,
     work=trace_work,
 )
