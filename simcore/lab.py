@@ -48,7 +48,9 @@ class Metric:
     tables, bars, bands and hovers, is clipped there (simcore.bounds), and says so.
     ``upper_of(params, summary)``, where the scenario bounds the metric (the energy a run may
     use is what its budget allows), gives one run's own upper bound from its parameters and
-    summary, or None where none applies: :meth:`bounds_for` brings the upper end down to it."""
+    summary, or None where none applies: :meth:`bounds_for` brings the upper end down to it.
+    ``missing`` says, where a run can have no value of the metric, when it has one: a page
+    whose runs have none draws no chart of it and says why in these words."""
 
     key: str
     label: str
@@ -61,6 +63,7 @@ class Metric:
     lower: float | None = None
     upper: float | None = None
     upper_of: Callable[[dict, dict], float | None] | None = field(default=None, compare=False)
+    missing: str = ""
 
     def __post_init__(self):
         if not (self.higher_is_better is None or isinstance(self.higher_is_better, bool)):
@@ -172,6 +175,15 @@ class ChartSpec:
     # Shown only when this returns True for the experiment's groups (e.g. metaheuristic runs).
     applies: Callable[[dict[str, list[RunData]]], bool] | None = None
 
+    def shows(self, groups: dict[str, list[RunData]]) -> bool:
+        """Whether the chart is drawn for these groups: it applies, and a chart of one
+        headline metric (MetricBars) has a run with a value of it (an empty chart is left out,
+        and the page says why: hetsite.figures.not_drawn)."""
+        if self.applies is not None and not self.applies(groups):
+            return False
+        has_values = getattr(self.build, "has_values", None)
+        return has_values is None or has_values(groups)
+
 
 def metric_bars(groups: dict, metric: Metric, title: str) -> dict:
     """Bars of a headline metric in the summary table's unit (hours or days rather than
@@ -201,6 +213,12 @@ class MetricBars:
 
     def bind(self, lab: LabKind) -> None:
         self.metric = lab.metric(self.key)
+
+    def has_values(self, groups: dict) -> bool:
+        """Whether any run has a value of the metric (with none, no bar has a height)."""
+        return any(isinstance(r.summary.get(self.key), (int, float))
+                   and not isinstance(r.summary.get(self.key), bool)
+                   for runs in groups.values() for r in runs)
 
     def __call__(self, groups: dict) -> dict:
         return metric_bars(groups, self.metric, self.title)
