@@ -244,6 +244,9 @@ def experiment_page(request, public_id):
         "failed_runs": selectors.only(experiment.runs.filter(status=Status.FAILED).order_by(
             "id"), ("policy", "trial", "error"))[:RUN_CHOICES],
         "figures": figs + paired,
+        "not_drawn": figures.not_drawn(experiment, None if whole_sweep else (point or 0),
+                                       every_metric=whole_sweep or bool(baseline))
+        if counts[Status.DONE] else [],
         "table": table,
         "whole_sweep": whole_sweep, "point": point, "baseline": baseline,
         "point_tables": point_tables,
@@ -343,6 +346,7 @@ def compare_policies(request, public_id):
     figs = figures.experiment_figures(experiment, policies=chosen, side_by_side=True)
     return render(request, "frontend/compare.html", {
         "experiment": experiment, "chosen": chosen, "figures": figs, "notice": notice,
+        "not_drawn": figures.not_drawn(experiment, policies=chosen) if figs else [],
         "policies": experiment.policies, "decision_compare": None if experiment.axes else
         decisions.pair_of_policies(experiment, chosen, request.GET.get("trial"))})
 
@@ -384,9 +388,12 @@ def compare_experiments(request):
     if len(sides) >= 2:
         kind_lab = kinds.get_kind(sides[0].experiment.kind)
         tables = comparing.tables(kind_lab, sides)
+        measured = [t for t in tables if any(c.mean is not None for r in t.rows for c in r.cells)]
         context.update(tables=tables, differences=comparing.differences(kind_lab, sides), figures=[
             {"id": f"compare-{t.column.metric.key}", "title": t.column.header,
-             "figure": comparing.figure(t, sides)} for t in tables])
+             "figure": comparing.figure(t, sides)} for t in measured],
+            not_drawn=[{"title": t.column.metric.label, "why": t.column.metric.missing}
+                       for t in tables if t not in measured])
     kind = sides[0].experiment.kind if sides else request.GET.get("kind", "")
     pages = Paginator(selectors.browse_experiments(who, selectors.Browse(kind=kind[:40])).filter(
         status=Status.DONE).exclude(pk__in=[s.experiment.pk for s in sides]), 10)

@@ -9,7 +9,7 @@ kinds, like ``presenters``; the caller's visibility is checked where the experim
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from simcore.charts import layout, note, place_header, rounded
 
@@ -109,19 +109,24 @@ def policies(sides: list[Side]) -> list[str]:
 
 def tables(kind_lab: kinds.LabKind, sides: list[Side]) -> list[MetricTable]:
     """Per headline metric: a row per policy, a cell per side (mean, its 95% interval clipped to
-    the metric's range), all sides in one unit."""
+    the metric's range as that side's scenario sets it: each its own energy budget), all sides
+    in one unit."""
     stats = [s.summary() for s in sides]
+    ranges = [presenters.experiment_bounds(kind_lab, s.experiment, point=s.point or 0)
+              for s in sides]
     names = policies(sides)
     out = []
     for metric in kind_lab.metrics:
         means = [row[metric.key]["mean"] for by in stats for row in by.values()
                  if (row.get(metric.key) or {}).get("mean") is not None]
         column = presenters.column_for(metric, means)
+        columns = [replace(column, range=r[metric.key].at(s.point or 0))
+                   for s, r in zip(sides, ranges, strict=True)]
         table = MetricTable(column)
         for policy in names:
             table.rows.append(MetricRow(policy, kind_lab.policy_color(policy), [
-                presenters.metric_cell((by.get(policy) or {}).get(metric.key), column)
-                for by in stats], column.digits))
+                presenters.metric_cell((by.get(policy) or {}).get(metric.key), col)
+                for by, col in zip(stats, columns, strict=True)], column.digits))
         out.append(table)
     return out
 

@@ -14,7 +14,7 @@ from django.http import HttpResponse
 from simcore.bounds import interval
 from simcore.sweep import axis_value
 
-from . import kinds, selectors
+from . import kinds, presenters, selectors
 
 # Units read off the name's suffix or prefix when the kind declares none for a column.
 SUFFIX_UNITS = [("_pct", "%"), ("_s", "s"), ("_min", "min"), ("_h", "h"), ("_gj", "GJ"),
@@ -39,9 +39,12 @@ def unit_of(name: str, declared: dict[str, str] | None = None) -> str:
     return ""
 
 
-def header(name: str, declared: dict[str, str] | None = None) -> str:
+def header(name: str, declared: dict[str, str] | None = None, shown: str | None = None) -> str:
+    """A column's export header: its name (or ``shown``, the name it is exported under) with
+    the unit of ``name`` (declared, or read from its suffix)."""
     unit = unit_of(name, declared)
-    return f"{name} ({unit})" if unit else name
+    shown = shown or name
+    return f"{shown} ({unit})" if unit else shown
 
 
 def _csv_response(filename: str):
@@ -71,8 +74,8 @@ def _summary_name(experiment, point: int, ext: str) -> str:
 def summary_csv(experiment, table, point: int = 0) -> HttpResponse:
     """The summary table (presenters.summary_table) of one point as numbers in the shown
     units: per metric the mean, the 95% CI half-width, the interval's ends (clipped to the
-    metric's range) and the cell's rank; a sweep's rows carry the point and the swept
-    parameters' values."""
+    metric's range, as the scenario sets it), whether they were clipped and the cell's rank;
+    a sweep's rows carry the point and the swept parameters' values."""
     response, writer = _csv_response(_summary_name(experiment, point, "csv"))
     params = swept(experiment.axes)
     setting = _point_setting(experiment, point)
@@ -82,14 +85,14 @@ def summary_csv(experiment, table, point: int = 0) -> HttpResponse:
         unit = f" ({c.unit})" if c.unit else ""
         head += [f"{c.metric.label} mean{unit}", f"{c.metric.label} CI half-width{unit}",
                  f"{c.metric.label} CI low{unit}", f"{c.metric.label} CI high{unit}",
-                 f"{c.metric.label} rank"]
+                 f"{c.metric.label} CI clipped", f"{c.metric.label} rank"]
     writer.writerow(head)
     for row in table.rows:
         out = [point, *_setting_cells(setting, params)] if experiment.axes else []
         out += [row.policy, row.label, row.runs]
         for cell in row.cells:
             out += [_num(cell.mean), _num(cell.half_width), _num(cell.low), _num(cell.high),
-                    cell.rank]
+                    "" if cell.low is None else "yes" if cell.clipped else "no", cell.rank]
         writer.writerow(out)
     return response
 
@@ -158,10 +161,11 @@ def points_csv(experiment) -> HttpResponse:
     writer.writerow(["point", *params, "policy", "runs",
                      *[f"{m.key} {part}{unit[m.key]}" for m in metrics
                        for part in ("mean", "ci_low", "ci_high")]])
+    bounds = presenters.experiment_bounds(kind_lab, experiment)
     for row in experiment.summary:
         cells = []
         for m in metrics:
-            ci = interval(row.get(m.key), m.bounds)
+            ci = interval(row.get(m.key), bounds[m.key].at(row["point"]))
             cells += ["" if v is None else v for v in (ci.mean, ci.low, ci.high)]
         setting = [axis_value(row["setting"], p) for p in params]
         writer.writerow([row["point"], *["" if v is None else v for v in setting],

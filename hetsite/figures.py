@@ -35,7 +35,7 @@ def _charts(kind: str, groups: dict) -> list[kinds.ChartSpec]:
     kind_lab = kinds.get_kind(kind)
     if kind_lab is None:
         return []
-    return [c for c in kind_lab.experiment_charts if c.applies is None or c.applies(groups)]
+    return [c for c in kind_lab.experiment_charts if c.shows(groups)]
 
 
 def _draw(spec: kinds.ChartSpec, groups: dict, side_by_side: bool) -> dict:
@@ -143,11 +143,38 @@ def sweep_figures(experiment: Experiment) -> list[dict]:
     if kind_lab is None or not experiment.axes:
         return []
     colour_of, titles = _colour_of(experiment), _axis_titles(kind_lab, experiment)
+    bounds = presenters.experiment_bounds(kind_lab, experiment)
     return [{"id": f"sweep-{m.key}", "title": m.label, "point_link": True,
              "figure": place_header(sweep_lines(
                  experiment.summary, experiment.axes, m.key, m.label, m.unit,
-                 experiment.policies, colour_of, bounds=m.bounds, axis_titles=titles))}
-            for m in kind_lab.metrics]
+                 experiment.policies, colour_of, bounds=bounds[m.key], axis_titles=titles))}
+            for m in kind_lab.metrics if _measured(experiment.summary, m.key)]
+
+
+def _measured(rows: list[dict], key: str) -> bool:
+    """Whether any summary row has a mean of ``key`` (a chart of it has something to draw)."""
+    return any((row.get(key) or {}).get("mean") is not None for row in rows)
+
+
+def not_drawn(experiment: Experiment, point: int | None = None,
+              every_metric: bool = False, policies: list[str] | None = None) -> list[dict]:
+    """The charts of one headline metric that a page leaves out because no finished run (of
+    the point shown, or of any point) has a value of it, each ``{"title", "why"}`` for the page
+    to say so in their place (the metric's own words on when a run has one, Metric.missing).
+    ``every_metric``: the page charts every headline metric (a whole sweep, paired
+    differences), not only the kind's bar charts of one; ``policies``: only these shown."""
+    kind_lab = kinds.get_kind(experiment.kind)
+    if kind_lab is None:
+        return []
+    rows = [r for r in experiment.summary if (point is None or r.get("point") == point)
+            and (policies is None or r.get("policy") in policies)]
+    if not rows:
+        return []
+    titles = {c.build.key: c.title for c in kind_lab.experiment_charts
+              if isinstance(c.build, kinds.MetricBars)}
+    return [{"title": titles.get(m.key, m.label), "why": m.missing}
+            for m in kind_lab.metrics
+            if (every_metric or m.key in titles) and not _measured(rows, m.key)]
 
 
 def paired_figures(experiment: Experiment, baseline: str,
@@ -164,15 +191,18 @@ def paired_figures(experiment: Experiment, baseline: str,
     colour_of = _colour_of(experiment)
     titles = _axis_titles(kind_lab, experiment) if lines else {}
     others = [p for p in experiment.policies if p != baseline]
+    bounds = presenters.experiment_bounds(kind_lab, experiment, runs)
     out = []
     for m in kind_lab.metrics:
+        if not any(isinstance(r.summary.get(m.key), (int, float)) for r in runs):
+            continue  # no run has a value of it: nothing to draw (not_drawn says so)
         if lines:
             fig = sweep_lines(rows, experiment.axes, f"{m.key}:diff",
                               f"{m.label}: difference to {baseline}", m.unit, others, colour_of,
-                              bounds=m.bounds.difference(), axis_titles=titles)
+                              bounds=bounds[m.key].difference(), axis_titles=titles)
         else:
             fig = paired_bars(rows, m.key, baseline, m.label, m.unit, experiment.policies,
-                              colour_of, bounds=m.bounds)
+                              colour_of, bounds=bounds[m.key])
         out.append({"id": f"paired-{m.key}", "title": f"{m.label} vs {baseline}",
                     "figure": place_header(fig), "point_link": lines})
     return out

@@ -23,6 +23,7 @@ from simcore.lab import (  # noqa: F401  (the names the web side reads kinds by)
     LabKind,
     Limit,
     Metric,
+    MetricBars,
     RunData,
     discover,
     register,

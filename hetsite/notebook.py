@@ -138,14 +138,18 @@ def _run_cells(run) -> tuple[list[Column], list]:
 
 
 def records_table(run, records: dict[str, list], units: dict[str, str], name: str,
-                  words: dict[str, dict] | None = None) -> Table:
+                  words: dict[str, dict] | None = None, shown: dict[str, str] | None = None,
+                  what: str = "task") -> Table:
     """A row per record of a column-wise table (a run's tasks, or its series' samples): the
     run's id, sweep point, policy, trial and seed, then each column with its unit. Columns
     shorter than the longest are left empty below their end; a list inside a cell is written
     as its items joined by spaces; a column of columns (``{"uav 1": [...], ...}``, one series
     per UAV) gives a column each (``energy_remaining.1``); ``words`` maps a column's codes to
-    words."""
+    words; ``shown`` exports a column under another name (LabKind.task_names). No two columns
+    share a header: a record column named like one before it is exported as ``<what> <name>``
+    (a task's own ``seed`` beside the run's)."""
     words = words or {}
+    shown = shown or {}
     records = {**{c: v for c, v in records.items() if isinstance(v, list)},
                **{f"{c}.{k}": v for c, inner in records.items() if isinstance(inner, dict)
                   for k, v in inner.items() if isinstance(v, list)}}
@@ -166,7 +170,14 @@ def records_table(run, records: dict[str, list], units: dict[str, str], name: st
         return value_type(values)
 
     head, ids = _run_cells(run)
-    columns = [*head, *[Column(header(c, units), column_type(c)) for c in names]]
+    taken = {c.name for c in head}
+    columns = list(head)
+    for c in names:
+        text = header(c, units, shown.get(c))
+        if text in taken:
+            text = header(c, units, f"{what} {shown.get(c, c)}")
+        taken.add(text)
+        columns.append(Column(text, column_type(c)))
     rows = ([*ids, *[cell(c, i) for c in names]] for i in range(length))
     return Table(columns, _chunked(rows), name)
 
@@ -252,10 +263,12 @@ def tasks_table(run) -> Table:
     if kind_lab is not None and kind_lab.task_records is not None and records:
         records = kind_lab.task_records(result)
     return records_table(run, records, kind_lab.task_units if kind_lab else {},
-                         f"tasks-{run.public_id}", {"status": codes} if codes else None)
+                         f"tasks-{run.public_id}", {"status": codes} if codes else None,
+                         kind_lab.task_names if kind_lab else None)
 
 
 def series_table(run) -> Table:
     """The time series of a finished run as stored in its full result (per minute: ``t_min``
     is the time axis), a row per sample."""
-    return records_table(run, _result(run).get("series") or {}, {}, f"series-{run.public_id}")
+    return records_table(run, _result(run).get("series") or {}, {}, f"series-{run.public_id}",
+                         what="series")

@@ -14,18 +14,18 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from simcore.bounds import interval, trials_for, useful_half_width
+from simcore.bounds import Bounds, PerPoint, interval, trials_for, useful_half_width
 from simcore.charts import policy_color
 from simcore.errors import ScenarioError
 from simcore.lab import Column, MetricBars, column_for, metric_bars  # noqa: F401
-from simcore.params import describe
+from simcore.params import describe, with_overrides
 from simcore.stats import paired_diff, verdict
 
 from . import kinds
 from .models import FINAL_STATUSES, Experiment, Status
 
 # What a cell says about its place in the column.
-BEST, INDISTINGUISHABLE, NOT_RANKED = "best", "indistinguishable", "not ranked"
+BEST, INDISTINGUISHABLE = "best", "indistinguishable"
 
 
 @dataclass
@@ -36,7 +36,7 @@ class Cell:
     high: float | None = None
     clipped: bool = False
     n: int = 0
-    rank: str = ""  # BEST, INDISTINGUISHABLE, NOT_RANKED or ""
+    rank: str = ""  # BEST, INDISTINGUISHABLE or ""
     # With an interval too wide to say anything: about how many trials would make it useful
     # (see simcore.bounds.trials_for), and the half-width they would reach.
     trials_needed: int | None = None
@@ -107,7 +107,7 @@ def _cell(stats: dict | None, col: Column) -> Cell:
     if ci.clipped:
         target = useful_half_width(ci.mean, col.bounds)
         need = trials_for(ci.half_width, ci.n, target)
-        cell.note += ", clipped to the metric's range"
+        cell.note += f", clipped to the metric's range ({range_text(col.bounds, digits)})"
         if need and need > ci.n:
             cell.trials_needed, cell.useful_half_width = need, target
             cell.note += (f"; about {need:,} trials would narrow it to "
@@ -143,52 +143,106 @@ def rank_column(metric: kinds.Metric, cells: dict[str, Cell],
                 values: dict[str, dict[int, float]]) -> None:
     """Mark the best cell of a column, only where the trials say so.
 
-    The best mean is "best" when the paired 95% interval (same seeds) of its difference to
-    every other policy lies wholly on the better side (simcore.stats.verdict "holds"); the
-    ones it cannot be told from are all "indistinguishable" instead. A lower-is-better count
-    that a policy never has in any trial (0 tasks dropped by a policy that does not drop) is
-    "not ranked": doing nothing of a thing does not win it."""
+    A policy is "best" when the paired 95% interval (same seeds) of its difference to every
+    other policy lies wholly on the better side (simcore.stats.verdict "holds"); at most one
+    can be. Every policy with a mean competes, whatever its values: a policy that waits 0 min
+    in every trial is compared like any other and can win. Without a best, the best mean and
+    the policies it cannot be told from are all "indistinguishable". Quantities with no better
+    side (``higher_is_better=None``: diagnostic counts such as tasks dropped) are never
+    ranked."""
     if metric.higher_is_better is None:
         return
     better = metric.higher_is_better
-    contenders = []
-    for policy, cell in cells.items():
-        if cell.mean is None:
-            continue
-        seen = values.get(policy, {}).values()
-        if not better and metric.lower is not None and seen and all(
-                v == metric.lower for v in seen):
-            cell.rank = NOT_RANKED
-            cell.note = (cell.note + "; " if cell.note else "") + \
-                f"{number(metric.lower, 0)} in every trial: not ranked"
-            continue
-        contenders.append(policy)
+    contenders = [p for p, cell in cells.items() if cell.mean is not None]
     if len(contenders) < 2:
         return
     order = sorted(contenders, key=lambda p: cells[p].mean, reverse=better)
+    verdicts: dict[tuple[str, str], bool] = {}
+
+    def beats(a: str, b: str) -> bool:
+        if (a, b) not in verdicts:
+            diff = paired_diff(values.get(a, {}), values.get(b, {}))
+            verdicts[a, b] = verdict(diff["low"], diff["high"], better) == "holds"
+        return verdicts[a, b]
+
+    # The best mean first; any other can be best only over seeds the means do not share
+    # (a run that failed), and its first comparison, with the best mean, settles it.
+    for policy in order:
+        if all(beats(policy, other) for other in order if other != policy):
+            cells[policy].rank = BEST
+            return
     top = order[0]
-    ties = []
-    for other in order[1:]:
-        diff = paired_diff(values.get(top, {}), values.get(other, {}))
-        if verdict(diff["low"], diff["high"], better) != "holds":
-            ties.append(other)
-    if not ties:
-        cells[top].rank = BEST
-        return
-    for policy in [top, *ties]:
+    for policy in [top, *(other for other in order[1:] if not beats(top, other))]:
         cells[policy].rank = INDISTINGUISHABLE
+
+
+def metric_bounds(kind_lab: kinds.LabKind | None, params: dict | None,
+                  runs: list) -> dict[str, Bounds | PerPoint]:
+    """Each headline metric's range over finished runs (SweepRuns: point, setting, summary) of
+    a scenario of these ``params``, point by point: the declared range, or the one the scenario
+    sets where a metric has one (Metric.upper_of: the energy a run's budget allows), at each
+    point its own (a swept budget bounds each point's energy by its value)."""
+    metrics = kind_lab.metrics if kind_lab else []
+    out: dict[str, Bounds | PerPoint] = {m.key: m.bounds for m in metrics}
+    scenario_set = [m for m in metrics if m.upper_of is not None]
+    if not scenario_set or params is None:
+        return out
+    by_point: dict[int, list] = {}
+    for run in runs:
+        by_point.setdefault(run.point, []).append(run)
+    at: dict[int, dict | None] = {}
+    for point, mine in by_point.items():
+        try:  # the runs of a point share its overrides
+            at[point] = with_overrides(params, mine[0].setting or {})
+        except ScenarioError:  # stored before a parameter was renamed: no bound read
+            at[point] = None
+    for m in scenario_set:
+        out[m.key] = PerPoint(m.bounds, {
+            point: m.bounds_for((at[point], r.summary) for r in mine)
+            for point, mine in by_point.items()})
+    return out
+
+
+def experiment_bounds(kind_lab: kinds.LabKind | None, experiment: Experiment,
+                      runs: list | None = None, point: int | None = None
+                      ) -> dict[str, Bounds | PerPoint]:
+    """:func:`metric_bounds` of an experiment's finished runs (of one point when ``point`` is
+    given): ``runs``, SweepRuns if already loaded, else read, only when a metric's range
+    depends on them."""
+    from . import selectors
+
+    if not kind_lab or not any(m.upper_of is not None for m in kind_lab.metrics):
+        return metric_bounds(kind_lab, None, [])
+    scenario = getattr(experiment, "scenario", None) if experiment.pk else None
+    if runs is None:
+        runs = selectors.sweep_runs(experiment, point) if experiment.pk else []
+    return metric_bounds(kind_lab, scenario.params if scenario else None, runs)
+
+
+def range_text(bounds: Bounds, digits: int) -> str:
+    """A range in words: "0 – 0.90", "at least 1", "at most 100"."""
+    if bounds.lower is not None and bounds.upper is not None:
+        return f"{number(bounds.lower, digits)} – {number(bounds.upper, digits)}"
+    if bounds.lower is not None:
+        return f"at least {number(bounds.lower, digits)}"
+    return f"at most {number(bounds.upper, digits)}" if bounds.upper is not None else ""
 
 
 def summary_table(kind_lab: kinds.LabKind | None, experiment: Experiment, point: int = 0,
                   runs: list | None = None) -> SummaryTable:
     """The summary of one point; ``runs``: its finished runs as SweepRuns, if already loaded
-    (the ranking pairs them by seed)."""
+    (the ranking pairs them by seed; a range the scenario sets is read from them)."""
     from . import selectors
 
     metrics = kind_lab.metrics if kind_lab else []
+    if runs is None:
+        runs = selectors.sweep_runs(experiment, point) if experiment.pk else []
+    runs = [r for r in runs if r.point == point]
+    bounds = experiment_bounds(kind_lab, experiment, runs)
     by_policy = experiment.summary_by_policy(point)
     columns = [column_for(m, [row[m.key]["mean"] for row in by_policy.values()
-                              if (row.get(m.key) or {}).get("mean") is not None])
+                              if (row.get(m.key) or {}).get("mean") is not None],
+                          bounds[m.key].at(point))
                for m in metrics]
     colors = policy_colors(kind_lab, experiment.policies)
     rows = []
@@ -196,9 +250,6 @@ def summary_table(kind_lab: kinds.LabKind | None, experiment: Experiment, point:
         row = by_policy.get(policy, {})
         rows.append(Row(policy, policy_label(kind_lab, policy), colors[policy], row.get("runs", 0),
                         [_cell(row.get(c.metric.key), c) for c in columns]))
-    if runs is None:
-        runs = selectors.sweep_runs(experiment, point) if experiment.pk else []
-    runs = [r for r in runs if r.point == point]
     for k, col in enumerate(columns):
         rank_column(col.metric, {r.policy: r.cells[k] for r in rows},
                     per_seed(runs, col.metric.key))

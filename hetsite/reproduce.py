@@ -20,6 +20,7 @@ from simcore import charts
 from simcore.bounds import UNBOUNDED, interval
 from simcore.charts import place_header
 from simcore.claims import evaluate
+from simcore.params import to_dict
 from simcore.references import spell
 from simcore.registry import Figure
 from simcore.sweep import SweepRun, axis_value, points, sweep, table
@@ -89,12 +90,26 @@ def rows_of(figure: Figure, runs: list[SweepRun]) -> list[dict]:
     return table(runs, list(figure.metrics), baseline=figure.baseline)
 
 
-def figures_of(figure: Figure, rows: list[dict]) -> list[dict]:
+def bounds_of(figure: Figure, runs: list[SweepRun]) -> dict:
+    """Each metric's range over the figure's runs, as the lab's pages keep it
+    (presenters.metric_bounds): declared, or set by the scenario at each point (the energy a
+    point's budget allows)."""
+    kind_lab = kinds.get_kind(figure.kind)
+    if not kind_lab or not any(m.upper_of is not None for m in kind_lab.metrics):
+        return presenters.metric_bounds(kind_lab, None, [])
+    engine = kind_lab.engine.ENGINE
+    params = to_dict(engine.preset_scenario(figure.preset, figure.overrides).params)
+    return presenters.metric_bounds(kind_lab, params, runs)
+
+
+def figures_of(figure: Figure, rows: list[dict], bounds: dict | None = None) -> list[dict]:
     """The figure's charts as the lab draws a sweep's: each metric against the swept parameter
     (or per policy), and the paired difference to the baseline when the figure names one;
-    policies by name in their colours, intervals kept inside the metric's range."""
+    policies by name in their colours, intervals kept inside the metric's range (``bounds``:
+    :func:`bounds_of` the runs, else the declared ranges)."""
     kind_lab = kinds.get_kind(figure.kind)
     metrics = {m.key: m for m in kind_lab.metrics} if kind_lab else {}
+    ranges = bounds or {k: m.bounds for k, m in metrics.items()}
     order = list(figure.policies)
     colour_of = kind_lab.policy_color if kind_lab else charts.policy_color
     axes = [{"param": p, "values": list(v)} for p, v in figure.axes]
@@ -103,7 +118,7 @@ def figures_of(figure: Figure, rows: list[dict]) -> list[dict]:
     for key in figure.metrics:
         m = metrics.get(key)
         title, unit = (m.label, m.unit) if m else (key, "")
-        bounds = m.bounds if m else UNBOUNDED
+        bounds = ranges.get(key, UNBOUNDED)
         if axes:
             fig = sweep_lines(rows, axes, key, title, unit, order, colour_of, bounds=bounds,
                               axis_titles=titles)
@@ -124,12 +139,13 @@ def figures_of(figure: Figure, rows: list[dict]) -> list[dict]:
     return out
 
 
-def points_csv(figure: Figure, rows: list[dict]) -> str:
+def points_csv(figure: Figure, rows: list[dict], bounds: dict | None = None) -> str:
     """One line per (point, policy): the setting, n, and mean/low/high of every metric (and
-    of its paired difference to the baseline), the interval kept inside the metric's range."""
+    of its paired difference to the baseline), the interval kept inside the metric's range
+    (``bounds``: :func:`bounds_of` the runs, else the declared ranges)."""
     params = [p for p, _ in figure.axes]
     kind_lab = kinds.get_kind(figure.kind)
-    declared = {m.key: m.bounds for m in kind_lab.metrics} if kind_lab else {}
+    declared = bounds or ({m.key: m.bounds for m in kind_lab.metrics} if kind_lab else {})
     bounds = {k: declared.get(k, UNBOUNDED) for k in figure.metrics}
     if figure.baseline:
         bounds |= {f"{k}:diff": declared.get(k, UNBOUNDED).difference() for k in figure.metrics}
@@ -140,7 +156,7 @@ def points_csv(figure: Figure, rows: list[dict]) -> str:
     for row in rows:
         cells = []
         for k, b in bounds.items():
-            ci = interval(row.get(k), b)
+            ci = interval(row.get(k), b.at(row.get("point")))
             cells += [ci.mean, ci.low, ci.high]
         writer.writerow([row["point"], *[axis_value(row["setting"], p) for p in params],
                          row["policy"], row["n"], *["" if c is None else c for c in cells]])
@@ -297,7 +313,8 @@ def write_outputs(figure: Figure, runs: list[SweepRun], checks: list[dict], out:
     files = {"csv": out / f"{figure.name}.csv", "runs": out / f"{figure.name}-runs.csv",
              "json": out / f"{figure.name}.json", "html": out / f"{figure.name}.html",
              "png": out / f"{figure.name}.png"}
-    files["csv"].write_text(points_csv(figure, rows))
+    ranges = bounds_of(figure, runs)
+    files["csv"].write_text(points_csv(figure, rows, ranges))
     files["runs"].write_text(runs_csv(figure, runs))
     added = scoreboard.standing_of(figure, runs)
     files["json"].write_text(json.dumps({"figure": figure.public(),
@@ -305,7 +322,7 @@ def write_outputs(figure: Figure, runs: list[SweepRun], checks: list[dict], out:
                                          "checks": checks,
                                          **({"standing": added} if added else {})},
                                         indent=1, default=str))
-    files["html"].write_text(standalone_html(figure, figures_of(figure, rows), checks))
+    files["html"].write_text(standalone_html(figure, figures_of(figure, rows, ranges), checks))
     why = screenshot(files["html"], files["png"]) if png else "not asked for"
     if why:
         files.pop("png")

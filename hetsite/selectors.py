@@ -10,7 +10,8 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from simcore.params import whole_number
+from simcore.errors import ScenarioError
+from simcore.params import whole_number, with_overrides
 
 from . import kinds, permissions
 from .models import Experiment, ExperimentUpload, Run, Scenario, Status, UploadOwner
@@ -245,17 +246,36 @@ def run_groups(experiment: Experiment, policies: list[str] | None = None,
     runs = runs if runs is not None else runs_of(experiment)
     wanted = policies or experiment.policies
     groups: dict[str, list[kinds.RunData]] = {p: [] for p in wanted}
+    params: dict[int, dict | None] = {}  # a point's parameters, worked out once
     for r in runs:
         if r.status == Status.DONE and r.policy in groups and point in (None, r.point):
-            groups[r.policy].append(run_data(r))
+            if r.point not in params:
+                params[r.point] = run_params(experiment, r)
+            groups[r.policy].append(run_data(r, params=params[r.point]))
     return {p: g for p, g in groups.items() if g}
 
 
-def run_data(run: Run, label: str = "") -> kinds.RunData:
+def run_params(experiment: Experiment, run: Run) -> dict | None:
+    """The parameters a run ran with: its point's overrides over the scenario's (None when
+    they no longer apply: stored before a parameter was renamed)."""
+    scenario = experiment.scenario.params
+    if not run.overrides:
+        return scenario
+    try:
+        return with_overrides(scenario, run.overrides)
+    except ScenarioError:
+        return None
+
+
+def run_data(run: Run, label: str = "", params: dict | None = None) -> kinds.RunData:
+    """A finished run as chart input; ``params``: its parameters (:func:`run_params`), if
+    already worked out."""
     kind_lab = kinds.get_kind(run.experiment.kind)
     return kinds.RunData(policy=run.policy, trial=run.trial, seed=run.seed, summary=run.summary,
                          series=run.series, dist=run.dist, label=label or run.policy,
-                         color=kind_lab.policy_color(run.policy) if kind_lab else "")
+                         color=kind_lab.policy_color(run.policy) if kind_lab else "",
+                         params=params if params is not None
+                         else run_params(run.experiment, run))
 
 
 def result_json(run: Run) -> bytes:

@@ -59,8 +59,34 @@ class Bounds:
         hi = np.inf if self.upper is None else self.upper
         return np.where(np.isnan(arr), np.nan, np.clip(arr, lo, hi))
 
+    def at(self, point: int | None) -> Bounds:
+        """The range at a sweep point: the same at every one (see :class:`PerPoint`)."""
+        return self
+
 
 UNBOUNDED = Bounds()
+
+
+@dataclass(frozen=True)
+class PerPoint:
+    """A range that differs from one sweep point to another, where the scenario sets it (an
+    energy budget swept over its values bounds the energy used at each point by its own):
+    ``points[k]`` at point k, ``default`` (the metric's declared range) elsewhere. Charts of
+    sweep rows ask each row's range with :meth:`at`, as they would a :class:`Bounds`."""
+
+    default: Bounds
+    points: dict[int, Bounds]
+
+    def at(self, point: int | None) -> Bounds:
+        return self.points.get(point, self.default) if point is not None else self.default
+
+    def difference(self) -> PerPoint:
+        return PerPoint(self.default.difference(),
+                        {k: b.difference() for k, b in self.points.items()})
+
+    def scaled(self, factor: float) -> PerPoint:
+        return PerPoint(self.default.scaled(factor),
+                        {k: b.scaled(factor) for k, b in self.points.items()})
 
 
 @dataclass(frozen=True)

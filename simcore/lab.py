@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import math
 import threading
 import tomllib
 from collections.abc import Callable
@@ -44,7 +45,12 @@ class Metric:
     better, None for a quantity with no better side (the energy of the tasks that completed
     grows with the work done; a diagnostic count such as tasks dropped), never ranked.
     ``lower``/``upper`` bound the metric's range (stored units): every interval of it, in
-    tables, bars, bands and hovers, is clipped there (simcore.bounds), and says so."""
+    tables, bars, bands and hovers, is clipped there (simcore.bounds), and says so.
+    ``upper_of(params, summary)``, where the scenario bounds the metric (the energy a run may
+    use is what its budget allows), gives one run's own upper bound from its parameters and
+    summary, or None where none applies: :meth:`bounds_for` brings the upper end down to it.
+    ``missing`` says, where a run can have no value of the metric, when it has one: a page
+    whose runs have none draws no chart of it and says why in these words."""
 
     key: str
     label: str
@@ -56,6 +62,8 @@ class Metric:
     shown_unit: str | None = None
     lower: float | None = None
     upper: float | None = None
+    upper_of: Callable[[dict, dict], float | None] | None = field(default=None, compare=False)
+    missing: str = ""
 
     def __post_init__(self):
         if not (self.higher_is_better is None or isinstance(self.higher_is_better, bool)):
@@ -73,6 +81,30 @@ class Metric:
     def bounds(self) -> Bounds:
         return Bounds(self.lower, self.upper)
 
+    def bounds_for(self, runs) -> Bounds:
+        """The metric's range over some runs, ``(params, summary)`` pairs of finished runs (the
+        runs of one table, bar chart or sweep point): the declared range, its upper end brought
+        down to the largest of the runs' own bounds (``upper_of``; a mean of runs under
+        different budgets stays under the largest) when every run that has a value has one and
+        kept it. A run without one, or past its own (which the engine's invariants forbid),
+        leaves the declared range, so that nothing a run did is cut away."""
+        declared = self.bounds
+        if self.upper_of is None:
+            return declared
+        caps = []
+        for params, summary in runs:
+            value = (summary or {}).get(self.key)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            cap = self.upper_of(params, summary) if params is not None else None
+            if cap is None or not math.isfinite(cap) or value > cap + 1e-9 * max(1.0, abs(cap)):
+                return declared
+            caps.append(float(cap))
+        if not caps:
+            return declared
+        upper = max(caps) if declared.upper is None else min(declared.upper, max(caps))
+        return Bounds(declared.lower, upper)
+
 
 # Durations are shown in the largest unit that keeps the column's values >= about 2.
 DURATION_UNITS = [("days", 86400.0, 3 * 86400.0), ("h", 3600.0, 2 * 3600.0),
@@ -88,6 +120,8 @@ class Column:
     unit: str  # shown unit
     factor: float  # stored value x factor = shown value
     digits: int
+    # The range of the runs shown (stored units; Metric.bounds_for), None: the declared one.
+    range: Bounds | None = None
 
     @property
     def header(self) -> str:
@@ -96,17 +130,19 @@ class Column:
     @property
     def bounds(self) -> Bounds:
         """The metric's range in the shown unit."""
-        return self.metric.bounds.scaled(self.factor)
+        return (self.metric.bounds if self.range is None else self.range).scaled(self.factor)
 
 
-def column_for(metric: Metric, means: list[float]) -> Column:
+def column_for(metric: Metric, means: list[float], bounds: Bounds | None = None) -> Column:
+    """How a column (or an axis) shows ``metric`` for values of about ``means``; ``bounds``:
+    the range of the runs shown (Metric.bounds_for), when it is not the declared one."""
     seconds = TO_SECONDS.get(metric.unit)
     if seconds is not None and metric.shown_unit is None:
         biggest = max((abs(m) * seconds for m in means), default=0.0)
         for unit, size, threshold in DURATION_UNITS:
             if biggest >= threshold:
-                return Column(metric, unit, seconds / size, 0 if unit == "s" else 1)
-    return Column(metric, metric.display_unit, metric.scale, metric.digits)
+                return Column(metric, unit, seconds / size, 0 if unit == "s" else 1, bounds)
+    return Column(metric, metric.display_unit, metric.scale, metric.digits, bounds)
 
 
 @dataclass(frozen=True)
@@ -121,6 +157,9 @@ class RunData:
     dist: dict
     label: str = ""
     color: str = ""  # the policy's colour (LabKind.policy_color), the same on every chart
+    # The parameters the run ran with (a sweep point's over the scenario's), where known: what
+    # a bound the scenario sets is read from (Metric.upper_of).
+    params: dict | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -136,6 +175,15 @@ class ChartSpec:
     # Shown only when this returns True for the experiment's groups (e.g. metaheuristic runs).
     applies: Callable[[dict[str, list[RunData]]], bool] | None = None
 
+    def shows(self, groups: dict[str, list[RunData]]) -> bool:
+        """Whether the chart is drawn for these groups: it applies, and a chart of one
+        headline metric (MetricBars) has a run with a value of it (an empty chart is left out,
+        and the page says why: hetsite.figures.not_drawn)."""
+        if self.applies is not None and not self.applies(groups):
+            return False
+        has_values = getattr(self.build, "has_values", None)
+        return has_values is None or has_values(groups)
+
 
 def metric_bars(groups: dict, metric: Metric, title: str) -> dict:
     """Bars of a headline metric in the summary table's unit (hours or days rather than
@@ -147,8 +195,9 @@ def metric_bars(groups: dict, metric: Metric, title: str) -> dict:
              [mean_ci([r.summary.get(metric.key) for r in runs
                        if isinstance(r.summary.get(metric.key), (int, float))])["mean"]]
              if m is not None]
-    column = column_for(metric, means)
-    return charts.metric_bars(groups, metric.key, title, column.unit, bounds=metric.bounds,
+    bounds = metric.bounds_for((r.params, r.summary) for runs in groups.values() for r in runs)
+    column = column_for(metric, means, bounds)
+    return charts.metric_bars(groups, metric.key, title, column.unit, bounds=bounds,
                               scale=column.factor)
 
 
@@ -164,6 +213,12 @@ class MetricBars:
 
     def bind(self, lab: LabKind) -> None:
         self.metric = lab.metric(self.key)
+
+    def has_values(self, groups: dict) -> bool:
+        """Whether any run has a value of the metric (with none, no bar has a height)."""
+        return any(isinstance(r.summary.get(self.key), (int, float))
+                   and not isinstance(r.summary.get(self.key), bool)
+                   for runs in groups.values() for r in runs)
 
     def __call__(self, groups: dict) -> dict:
         return metric_bars(groups, self.metric, self.title)
@@ -298,6 +353,10 @@ class LabKind:
     # default its ``tasks`` with status codes as the result's words. A kind whose codes alone
     # would say less than its summary counts (a reservation past the end) says it here.
     task_records: Callable[[dict], dict] | None = None
+    # Export names of per-task record columns whose own name would mislead a reader, keyed by
+    # the record's name (kept in the result JSON and the API): swf-preemptive's job run time,
+    # stored as ``run``, beside the ``run`` id column of tasks.csv ({"run": "runtime"}).
+    task_names: dict[str, str] = field(default_factory=dict)
     # Worker-seconds per unit of the engine's cost estimate (``Kind.cost``), measured on one
     # stated run of the kind (benchmarks/cost_estimates.py): budgets are priced in seconds.
     seconds_per_cost: float = 1.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from .bounds import UNBOUNDED, Bounds, interval
+from .bounds import UNBOUNDED, Bounds, PerPoint, interval
 from .charts import CLIP_NOTE, layout, note, rounded
 from .sweep import axis_value
 
@@ -25,9 +25,10 @@ def spans_decades(values: Sequence) -> bool:
         max(nums) / min(nums) >= 100
 
 
-def _ci(row: dict, key: str, bounds: Bounds) -> tuple:
-    """(mean, low, high, n, clipped) of a row's metric, the interval kept inside ``bounds``."""
-    ci = interval(row.get(key), bounds)
+def _ci(row: dict, key: str, bounds: Bounds | PerPoint) -> tuple:
+    """(mean, low, high, n, clipped) of a row's metric, the interval kept inside ``bounds``
+    (at the row's point, where they differ from point to point)."""
+    ci = interval(row.get(key), bounds.at(row.get("point")))
     return ci.mean, ci.low, ci.high, ci.n, ci.clipped
 
 
@@ -53,7 +54,7 @@ def _alpha(colour: str, alpha: float) -> str:
 
 def sweep_lines(rows: list[dict], axes: list[dict], key: str, title: str, unit: str,
                 policies: Sequence[str], colour_of: ColorOf,
-                labels: dict[str, str] | None = None, *, bounds: Bounds = UNBOUNDED,
+                labels: dict[str, str] | None = None, *, bounds: Bounds | PerPoint = UNBOUNDED,
                 axis_titles: dict[str, str] | None = None) -> dict:
     """A metric against the first swept parameter: one line per policy (and per value of a
     second parameter, dashed), the 95% CI as a band kept inside ``bounds``, a log x axis when
@@ -108,7 +109,8 @@ def sweep_lines(rows: list[dict], axes: list[dict], key: str, title: str, unit: 
 
 def paired_bars(rows: list[dict], key: str, baseline: str, title: str, unit: str,
                 policies: Sequence[str], colour_of: ColorOf,
-                labels: dict[str, str] | None = None, *, bounds: Bounds = UNBOUNDED) -> dict:
+                labels: dict[str, str] | None = None, *,
+                bounds: Bounds | PerPoint = UNBOUNDED) -> dict:
     """Each policy's mean per-trial difference to the baseline (same seed) with its 95% CI,
     kept inside ``bounds`` (the metric's own: a difference lies in its ``difference()``)."""
     labels = labels or {}
@@ -126,7 +128,7 @@ def paired_bars(rows: list[dict], key: str, baseline: str, title: str, unit: str
 
 
 def _ci_bars(shown: list[dict], names: list[str], key: str, colour_of: ColorOf, what: str,
-             n_unit: str, bounds: Bounds = UNBOUNDED) -> tuple[dict, bool]:
+             n_unit: str, bounds: Bounds | PerPoint = UNBOUNDED) -> tuple[dict, bool]:
     """One bar per row: the mean of ``key`` with asymmetric 95% CI error bars kept inside
     ``bounds``; and whether any had to be cut."""
     mean, low, high, n, clipped = zip(*(_ci(r, key, bounds) for r in shown), strict=True) \
@@ -149,7 +151,7 @@ def _ci_bars(shown: list[dict], names: list[str], key: str, colour_of: ColorOf, 
 
 def point_bars(rows: list[dict], key: str, title: str, unit: str, policies: Sequence[str],
                colour_of: ColorOf, labels: dict[str, str] | None = None, *,
-               bounds: Bounds = UNBOUNDED) -> dict:
+               bounds: Bounds | PerPoint = UNBOUNDED) -> dict:
     """A metric per policy at one point (an experiment without axes): mean with its 95% CI
     kept inside ``bounds``."""
     labels = labels or {}

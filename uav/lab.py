@@ -20,7 +20,9 @@ METRICS = [
     Metric("value", "surveillance value", "priority-weighted surveils", higher_is_better=True,
            lower=0),
     Metric("value_pct_over_random", "value over Random", "%", higher_is_better=True,
-           lower=-100),
+           lower=-100,
+           missing="a run has one only when Random flies the same mission beside it (the "
+                   "scenario's “Also run Random”, compare_random) and earns some value there"),
     # the most one complete surveil per window could earn (None with unlimited repeats)
     Metric("value_pct_of_bound", "value of the per-window bound", "%", higher_is_better=True,
            lower=0, upper=100),

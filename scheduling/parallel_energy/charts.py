@@ -63,7 +63,9 @@ def energy_vs_budget(groups: dict) -> dict:
 def _budget_cap(runs, n: int) -> np.ndarray | None:
     """The budget in force at each sample as the bound of the energy used that day, where it
     is one: a budget every run kept at every sample (None without a budget, or if any run
-    went past it, which the chart then shows)."""
+    went past it, which the chart then shows). Runs under different budgets (a share of Max
+    UPR PH's energy is set trial by trial) bound their mean by the largest, not the smallest:
+    a mean of runs each under its own budget can pass the smallest."""
     rows = []
     for r in runs:
         b, e = r.series.get("budget_gj"), r.series.get("energy_day_gj")
@@ -76,7 +78,7 @@ def _budget_cap(runs, n: int) -> np.ndarray | None:
         rows.append(b)
     if not rows:
         return None
-    cap = np.min(rows, axis=0)
+    cap = np.max(rows, axis=0)
     return np.where(np.isfinite(cap), cap, np.inf)
 
 

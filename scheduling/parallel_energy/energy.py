@@ -24,6 +24,39 @@ GJ = 1e9
 TOL = 1e-6  # joules; float slack of the budget check
 
 
+def window_budget_gj(params: dict, budget_gj: float | None) -> float | None:
+    """The most energy (GJ) a run may use in its measured window, from the end of the warm-up
+    to the end of the simulation (the summary's ``energy_gj``), under a daily budget of
+    ``budget_gj`` (the run's own: a share of Max UPR PH's energy is set trial by trial): the
+    budgets of the days the window spans, since no day's energy passes its budget, and, when
+    energy is charged to the day a task starts in, the warm-up day's too (a task started in
+    it runs on into the window). ``params`` are the scenario's, as validated. None where
+    nothing bounds it: no budget, an unconstrained warm-up day that counts, or idle power
+    (idle nodes draw it whatever the budget, which then need not be kept)."""
+    try:
+        time, energy = params["time"], params["energy"]
+        warmup_h, sim_h, day_h = float(time["warmup_h"]), float(time["sim_h"]), \
+            float(energy["day_h"])
+        charge, warmup_budget = energy["charge"], energy["warmup_budget"]
+        idle = float(energy["idle_power_w"] or 0.0)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if budget_gj is None or not math.isfinite(budget_gj) or idle > 0 or day_h <= 0 \
+            or sim_h <= warmup_h:
+        return None
+    cap = budget_gj * math.ceil((sim_h - warmup_h) / day_h - 1e-9)
+    if charge == "start-day" and warmup_h > 0:
+        if warmup_budget != "prorated":
+            return None
+        cap += budget_gj * warmup_h / day_h
+    return cap
+
+
+def run_window_budget_gj(params: dict, summary: dict) -> float | None:
+    """:func:`window_budget_gj` of one run, under the budget its summary records."""
+    return window_budget_gj(params, summary.get("energy_budget_gj"))
+
+
 class EnergyLedger:
     def __init__(self, cfg: EnergyConfig, warmup_s: float, until_s: float,
                  idle_power_total_w: float = 0.0):

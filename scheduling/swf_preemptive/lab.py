@@ -88,7 +88,9 @@ LAB = LabKind(
     # Trace time, in seconds like the SWF file: the completed run's length and the EASY
     # reservation too.
     task_units={"submit": "s", "start": "s", "end": "s", "wait": "s", "estimate": "s",
-                "run": "s", "reservation": "s"},
+                "reservation": "s", "run": "s", "procs": "processors", "nodes": "nodes"},
+    # The job's run time is ``run`` in the result; tasks.csv names it apart from its run id.
+    task_names={"run": "runtime"},
     limits=TRACE_LIMITS,
     work=trace_work,
 )

@@ -120,6 +120,22 @@ def test_the_energy_band_never_passes_the_budget_in_force(shares):
     assert max(h for h in high if h is not None) > 0.9
 
 
+def test_runs_under_different_budgets_keep_a_band_under_the_largest_not_the_smallest():
+    """A share of Max UPR PH's energy sets each trial's budget: runs each under their own
+    budget have a mean that can pass the smallest, and the band is not cut beneath it."""
+    t = list(range(0, 180, 60))
+    runs = [run("p", 0, {}, {"t_min": t, "budget_gj": [1.0] * 3, "energy_day_gj": [1.0] * 3}),
+            run("p", 1, {}, {"t_min": t, "budget_gj": [0.5] * 3, "energy_day_gj": [0.5] * 3})]
+    fig = parallel.energy_vs_budget({"p": runs})
+    mean = next(tr for tr in fig["data"] if tr["name"] == "p")["y"]
+    high = next(tr for tr in fig["data"] if tr["name"] == "p 95% CI")["y"]
+    low = next(tr for tr in fig["data"] if tr["name"] == "p 95% CI low")["y"]
+    assert mean == [0.75] * 3
+    assert all(lo <= m <= h <= 1.0 for lo, m, h in zip(low, mean, high, strict=True))
+    assert high == [1.0] * 3  # cut at the largest budget, and said so
+    assert "clipped" in fig["layout"]["title"]["subtitle"]["text"]
+
+
 def test_metaheuristic_choice_share():
     s = lambda c: {"t_min": [0, 1, 2], "chosen": c}  # noqa: E731
     groups = {"m": [run("m", 0, {}, s(["upe", "upr", None])),
