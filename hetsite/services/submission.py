@@ -437,7 +437,12 @@ def axis_values(axis: dict, where: str = "axis", most: int = MAX_AXIS_VALUES) ->
     keys = set(axis) - {"param"}
     if keys == {"values"}:
         values = axis["values"]
-        if not isinstance(values, list) or not values:
+        if not isinstance(values, list):
+            raise ScenarioError("axes", f"{where} ({axis['param']}): values must be a list, "
+                                        "e.g. [8, 10, 12]; a range is start, stop and step "
+                                        "(or factor), e.g. {\"start\": 8, \"stop\": 16, "
+                                        "\"step\": 2}")
+        if not values:
             raise ScenarioError("axes", f"{where} ({axis['param']}): give at least one value")
         _at_most(len(values), most, where)
         if not all(isinstance(v, SCALAR) and (not isinstance(v, str) or len(v) <= 200)
@@ -450,22 +455,39 @@ def axis_values(axis: dict, where: str = "axis", most: int = MAX_AXIS_VALUES) ->
                                     "factor)")
     start, stop = axis["start"], axis["stop"]
     by = axis.get("step", axis.get("factor"))
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-               for v in (start, stop, by)):
-        raise ScenarioError("axes", f"{where}: start, stop and step must be numbers")
+    if not all(_finite_number(v) for v in (start, stop, by)):
+        raise ScenarioError("axes", f"{where}: start, stop and step must be finite numbers")
     geometric = "factor" in axis
     if (geometric and (by <= 1 or start <= 0)) or (not geometric and by <= 0) or stop < start:
         raise ScenarioError("axes", f"{where}: need start <= stop and a positive step (a "
                                     "factor > 1 from a positive start)")
-    span = math.log(stop / start) / math.log(by) if geometric else (stop - start) / by
+    try:
+        span = math.log(stop / start) / math.log(by) if geometric else (stop - start) / by
+    except (OverflowError, ZeroDivisionError):  # 1e-300 to 1e300; -1e308 to 1e308
+        span = math.inf
+    if not span <= 1e15:  # too many to count exactly (floor(inf) raised OverflowError)
+        raise ScenarioError("axes", f"{where}: {start!r} to {stop!r} by "
+                                    f"{'*' if geometric else ''}{by!r} is more than "
+                                    f"{most:,} values; at most {most} (HETSITE_MAX_POINTS)")
     _at_most(math.floor(span * (1 + 1e-9) + 1e-9) + 1, most, where)
     values, v = [], start
-    while v <= stop * (1 + 1e-9) + 1e-12 and len(values) <= most:
+    while v <= stop + abs(stop) * 1e-9 + 1e-12 and len(values) <= most:  # (a negative stop too)
         values.append(v)
         v = v * by if geometric else start + len(values) * by
     _at_most(len(values), most, where)
     integral = all(isinstance(x, int) and not isinstance(x, bool) for x in (start, stop, by))
     return [int(round(x)) if integral else round(x, 12) for x in values]
+
+
+def _finite_number(value) -> bool:
+    """A JSON number (not a boolean) that a float holds finitely: ``math.isfinite`` raises
+    OverflowError for an integer past the float range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _at_most(count: int, most: int, where: str) -> None:

