@@ -8,14 +8,17 @@ policies and flags; 8. ``values`` as text; 9. the password-reset pages; 10. form
 fields than Django parses.
 """
 
+import gzip
+import random
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from hetsite.models import Experiment
+from hetsite.models import Experiment, Upload
 from hetsite.services import submission
 from simcore.errors import ScenarioError
 
@@ -117,6 +120,29 @@ def test_any_typed_range_is_values_or_a_scenario_error(text):
         assert err.field == "axes"
     else:
         assert len(values) <= 200
+
+
+# 2 ----------------------------------------------------------------------------------------------
+
+def test_a_truncated_gzip_upload_is_a_400_beside_its_file_field():
+    """Was a 500: EOFError out of gzip while the upload was checked."""
+    packed = gzip.compress(SWF)
+    half = SimpleUploadedFile("t.swf.gz", packed[: len(packed) // 2])
+    client = Client()
+    response = client.post("/new/swf-replay/", form_data(
+        client, "swf-replay", "swf-small", trace_file=half))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'data-field="trace_file"' in html and "not a whole gzip file" in html
+    rng = random.Random(1)  # run times that compress within the upload's ratio limit
+    runtimes = gzip.compress(b"".join(b"%.3f\n" % rng.uniform(1, 999) for _ in range(20_000)))
+    response = client.post("/new/many-task/", form_data(
+        client, "many-task", "many-task-small",
+        runtimes_file=SimpleUploadedFile("r.txt.gz", runtimes[: len(runtimes) // 2])))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'data-field="runtimes_file"' in html and "not a whole gzip file" in html
+    assert not Experiment.objects.exists() and not Upload.objects.exists()
 
 
 # 8 ----------------------------------------------------------------------------------------------
