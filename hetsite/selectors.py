@@ -127,16 +127,19 @@ def uploads_of(who: permissions.Viewer) -> QuerySet[UploadOwner]:
     return UploadOwner.objects.filter(permissions.mine(who)).order_by("-created", "-id")
 
 
-def upload_row(claim: UploadOwner) -> dict:
-    """What the API shows of one upload: its size and the records its check counted as stored
-    (the JSON's ``jobs``: a trace's jobs, a list's run times), and how many experiments use
-    it."""
+def upload_row(claim: UploadOwner, who: permissions.Viewer) -> dict:
+    """What the API shows of one of the viewer's uploads: its size and the records its check
+    counted as stored (the JSON's ``jobs``: a trace's jobs, a list's run times), and how many
+    of the viewer's own experiments use it (another's experiment using the same bytes is not
+    theirs to know of, a private one least of all)."""
     from .uploads import upload_store
 
     stored = upload_store().info(claim.sha256)
+    own = Experiment.objects.filter(permissions.mine(who))
     return {"sha256": claim.sha256, "ref": f"upload:{claim.sha256}",
             "size": stored.size if stored else None, "jobs": stored.records if stored else None,
-            "experiments": ExperimentUpload.objects.filter(sha256=claim.sha256).count(),
+            "experiments": ExperimentUpload.objects.filter(sha256=claim.sha256,
+                                                           experiment__in=own).count(),
             "created": claim.created}
 
 

@@ -270,7 +270,8 @@ class UploadSerializer(serializers.Serializer):
     ref = serializers.CharField(help_text="how a scenario names it: upload:<sha256>")
     size = serializers.IntegerField(allow_null=True, help_text="bytes as uploaded")
     jobs = serializers.IntegerField(allow_null=True, help_text="jobs or run times in the file")
-    experiments = serializers.IntegerField(help_text="experiments that use it")
+    experiments = serializers.IntegerField(help_text="the caller's own experiments that use "
+                                                     "it (others' are not counted)")
     created = serializers.DateTimeField()
 
 

@@ -150,10 +150,10 @@ class UploadList(APIView):
                    responses={200: S.UploadSerializer(many=True)})
     def get(self, request):
         """The caller's uploaded traces and run-time lists (uploaded through the form),
-        newest first."""
-        rows, headers = _page(request, selectors.uploads_of(permissions.viewer(request)),
-                              UPLOAD_PAGE_SIZE)
-        return Response(S.UploadSerializer([selectors.upload_row(r) for r in rows],
+        newest first, each with how many of the caller's own experiments use it."""
+        who = permissions.viewer(request)
+        rows, headers = _page(request, selectors.uploads_of(who), UPLOAD_PAGE_SIZE)
+        return Response(S.UploadSerializer([selectors.upload_row(r, who) for r in rows],
                                            many=True).data, headers=headers)
 
 

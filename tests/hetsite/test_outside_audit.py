@@ -9,9 +9,11 @@ fields than Django parses.
 """
 
 import gzip
+import hashlib
 import random
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from hypothesis import given, settings
@@ -143,6 +145,27 @@ def test_a_truncated_gzip_upload_is_a_400_beside_its_file_field():
     html = response.content.decode()
     assert 'data-field="runtimes_file"' in html and "not a whole gzip file" in html
     assert not Experiment.objects.exists() and not Upload.objects.exists()
+
+
+# 3 ----------------------------------------------------------------------------------------------
+
+def test_the_upload_list_counts_only_the_callers_own_experiments():
+    """Bob uploaded the bytes of Alice's private trace: his list said 2 experiments."""
+    clients = {}
+    for name, visibility in (("alice", "private"), ("bob", "unlisted")):
+        clients[name] = Client()
+        clients[name].force_login(User.objects.create_user(name))
+        page = clients[name].post("/new/swf-replay/", form_data(
+            clients[name], "swf-replay", "swf-small", visibility=visibility,
+            trace_file=SimpleUploadedFile("t.swf", SWF)))
+        assert page.status_code == 302, page.content.decode()[:2000]
+    sha = hashlib.sha256(SWF).hexdigest()
+    for name in ("alice", "bob"):
+        assert [(r["sha256"], r["experiments"]) for r in
+                clients[name].get("/api/uploads/").json()] == [(sha, 1)], name
+    schema = APIClient().get("/api/schema/?format=json").json()
+    assert "own" in schema["components"]["schemas"]["Upload"]["properties"]["experiments"][
+        "description"]
 
 
 # 8 ----------------------------------------------------------------------------------------------
