@@ -122,11 +122,29 @@ def _normalize(kind_lab: kinds.LabKind, params: dict | None,
     if params is not None and not isinstance(params, dict):
         raise ScenarioError("params", "must be an object of parameters")
     check_size("params", params)
+    if _holds_nul(params):
+        raise ScenarioError("params", "must not contain the NUL character (\\u0000)")
     base = _preset_params(kind_lab, preset) if preset else None
     merged = merge(base, params or {}) if base is not None else (params or {})
     normalized = to_dict(kind_lab.engine.scenario(kind_lab.kind, merged).params)
     check_size("params", normalized)  # defaults filled in
     return normalized, base
+
+
+def _holds_nul(value) -> bool:
+    """Whether a NUL character is in any key or text of JSON data (without recursion)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return False
 
 
 def check_size(field_name: str, value) -> None:
@@ -203,6 +221,7 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
             check_site_limits(kind_lab, point_params)
             costs.append([kind_lab.run_seconds(point_params, policy, spec) * factor
                           for policy in policies])
+    check_no_nul("name", name)
     name = (name or "").strip()[:200] or _default_name(kind_lab, preset, policies, axes)
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(kind_lab, normalized, list(policies), trials, base_seed, name, preset,
@@ -252,6 +271,7 @@ def clean_explain_tasks(tasks, explain: bool) -> list:
     cleaned = []
     for raw in tasks:
         text = str(raw).strip()
+        check_no_nul("explain_tasks", text)
         if not text or len(text) > TASK_CHARS:
             raise ScenarioError("explain_tasks", f"each id is 1 to {TASK_CHARS} "
                                                  f"characters; got {text[:40]!r}")
@@ -261,26 +281,46 @@ def clean_explain_tasks(tasks, explain: bool) -> list:
     return cleaned
 
 
+MAX_TAGS, MAX_TAG_CHARS, MAX_TAGS_TEXT = 20, 40, 500  # Experiment.tags holds 500
+
+
 def normalize_tags(tags) -> str:
-    """Tags as stored: lower case, comma-separated, unique, in the order given."""
+    """Tags as stored: lower case, comma-separated, unique, in the order given. At most
+    ``MAX_TAGS`` of at most ``MAX_TAG_CHARS`` characters each (spaces run together), at most
+    ``MAX_TAGS_TEXT`` characters stored, no NUL character (PostgreSQL refuses it in text): a
+    ScenarioError naming ``tags`` otherwise, never a tag silently cut."""
     if tags is None:
         tags = ""
     if not isinstance(tags, (str, list, tuple)):
         raise ScenarioError("tags", "must be words separated by commas (or a list of them)")
     items = tags if isinstance(tags, (list, tuple)) else tags.split(",")
-    if len(items) > 20:
-        raise ScenarioError("tags", "at most 20 tags of at most 40 characters each")
+    items = [i for i in items if not isinstance(i, str) or i.strip()]  # "a, b," is two tags
+    limits = f"at most {MAX_TAGS} tags of at most {MAX_TAG_CHARS} characters each"
+    if len(items) > MAX_TAGS:
+        raise ScenarioError("tags", f"{len(items):,} tags; {limits}")
     out: list[str] = []
     for item in items:
         if not isinstance(item, str):
             raise ScenarioError("tags", "must be words separated by commas (or a list of them)")
-        tag = " ".join(item.replace(",", " ").split()).lower()[:40]
+        check_no_nul("tags", item)
+        tag = " ".join(item.replace(",", " ").split()).lower()
+        if len(tag) > MAX_TAG_CHARS:
+            raise ScenarioError("tags", f"{tag[:20]!r}... has {len(tag):,} characters; "
+                                        f"{limits}")
         if tag and tag not in out:
             out.append(tag)
     text = ",".join(out)
-    if len(out) > 20 or len(text) > 500:
-        raise ScenarioError("tags", "at most 20 tags of at most 40 characters each")
+    if len(text) > MAX_TAGS_TEXT:  # the column's width
+        raise ScenarioError("tags", f"are {len(text):,} characters together (with a comma "
+                                    f"between tags); at most {MAX_TAGS_TEXT}")
     return text
+
+
+def check_no_nul(field_name: str, text) -> None:
+    """Refuse a NUL character in text that is stored (PostgreSQL refuses it in text and JSON:
+    a 500 there; SQLite kept it)."""
+    if isinstance(text, str) and "\x00" in text:
+        raise ScenarioError(field_name, "must not contain the NUL character (\\u0000)")
 
 
 def clean_labels(*, visibility=None, notes=None, tags=None) -> dict:
@@ -293,6 +333,7 @@ def clean_labels(*, visibility=None, notes=None, tags=None) -> dict:
     if notes is not None:
         if not isinstance(notes, str) or len(notes) > 20_000:
             raise ScenarioError("notes", "must be text of at most 20,000 characters")
+        check_no_nul("notes", notes)
         out["notes"] = notes.strip()
     if tags is not None:
         out["tags"] = normalize_tags(tags)
@@ -308,6 +349,7 @@ def update_experiment(experiment: Experiment, *, name=None, notes=None, tags=Non
             raise ScenarioError("name", "must not be empty")
         if len(name.strip()) > 200:
             raise ScenarioError("name", "at most 200 characters")
+        check_no_nul("name", name)
         changes["name"] = name.strip()
     if changes:
         Experiment.objects.filter(pk=experiment.pk).update(**changes)
@@ -449,6 +491,9 @@ def axis_values(axis: dict, where: str = "axis", most: int = MAX_AXIS_VALUES) ->
                    for v in values):
             raise ScenarioError("axes", f"{where} ({axis['param']}): values must be numbers, "
                                         "booleans or short strings")
+        if _holds_nul(values):
+            raise ScenarioError("axes", f"{where} ({axis['param']}): values must not contain "
+                                        "the NUL character (\\u0000)")
         return list(values)
     if keys not in ({"start", "stop", "step"}, {"start", "stop", "factor"}):
         raise ScenarioError("axes", f"{where}: expected values, or start, stop and step (or "

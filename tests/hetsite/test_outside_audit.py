@@ -168,6 +168,56 @@ def test_the_upload_list_counts_only_the_callers_own_experiments():
         "description"]
 
 
+# 4 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tags, says", [
+    (["t\u0000x"], "NUL"), ("a,t\u0000x", "NUL"), (["ok", "x" * 1000], "at most 40 characters"),
+    ("y" * 41, "at most 40 characters"), ([f"{i:02d}" + "z" * 38 for i in range(20)], "500"),
+])
+def test_nul_and_over_long_tags_are_a_400_on_tags(tags, says):
+    """NUL was stored (a 500 on PostgreSQL), a 1,000-character tag silently cut to 40."""
+    api = APIClient()
+    response = api.post("/api/experiments/", {**GRID, "tags": tags}, format="json")
+    assert response.status_code == 400 and says in response.json()["tags"][0]
+    assert not Experiment.objects.exists()
+    created = api.post("/api/experiments/", {**GRID, "tags": "kept"}, format="json").json()
+    url = f"/api/experiments/{created['id']}/"
+    patch = api.patch(url, {"tags": tags}, format="json")
+    assert patch.status_code == 400 and says in patch.json()["tags"][0]
+    # The owner's form on the page: refused with the same words, nothing changed.
+    browser = Client()
+    browser.cookies = api.cookies
+    edited = browser.post(f"/e/{created['id']}/edit/", {
+        "name": "n", "notes": "", "visibility": "unlisted",
+        "tags": tags if isinstance(tags, str) else ",".join(tags)}, follow=True)
+    assert "Not saved: tags" in edited.content.decode()
+    assert Experiment.objects.get().tags == "kept"
+
+
+@pytest.mark.parametrize("field, value", [("notes", "a\u0000b"), ("name", "a\u0000b")])
+def test_nul_in_the_edit_forms_text_is_refused(field, value):
+    """The page's edit form passed name and notes to the service unchecked."""
+    api = APIClient()
+    created = api.post("/api/experiments/", GRID, format="json").json()
+    browser = Client()
+    browser.cookies = api.cookies
+    form = {"name": "n", "notes": "", "tags": "", "visibility": "unlisted", field: value}
+    page = browser.post(f"/e/{created['id']}/edit/", form, follow=True)
+    assert f"Not saved: {field}" in page.content.decode()
+    assert "\u0000" not in getattr(Experiment.objects.get(), field)
+
+
+@pytest.mark.parametrize("extra, field", [
+    ({"params": {"jobs": {"iat_s": 1.0}, "x\u0000": 1}}, "params"),
+    ({"axes": [{"param": "jobs.iat_s", "values": ["a\u0000"]}]}, "axes"),
+    ({"explain": True, "explain_tasks": ["a\u0000"]}, "explain_tasks"),
+])
+def test_nul_anywhere_stored_is_a_400_naming_the_field(extra, field):
+    response = APIClient().post("/api/experiments/", {**GRID, **extra}, format="json")
+    assert response.status_code == 400 and field in response.json(), response.json()
+    assert not Experiment.objects.exists()
+
+
 # 8 ----------------------------------------------------------------------------------------------
 
 def test_axis_values_as_text_say_they_must_be_a_list():
