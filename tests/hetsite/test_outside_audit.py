@@ -14,12 +14,15 @@ import random
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
+from frontend.forms import DecimalNumberField, WholeNumberField
+from hetsite.api.serializers import JsonInteger
 from hetsite.models import Experiment, Upload
 from hetsite.services import submission
 from simcore.errors import ScenarioError
@@ -216,6 +219,79 @@ def test_nul_anywhere_stored_is_a_400_naming_the_field(extra, field):
     response = APIClient().post("/api/experiments/", {**GRID, **extra}, format="json")
     assert response.status_code == 400 and field in response.json(), response.json()
     assert not Experiment.objects.exists()
+
+
+# 5 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("extra, field", [
+    ({"trials": "٣"}, "trials"), ({"trials": "3"}, "trials"), ({"trials": "²"}, "trials"),
+    ({"base_seed": "٣٣"}, "base_seed"), ({"trials": 2.5}, "trials"),
+    ({"dry_run": "true"}, "dry_run"), ({"explain": 1}, "explain"),
+])
+def test_the_api_takes_numbers_and_truth_values_as_json_only(extra, field):
+    """"trials": "٣" made 3 trials; scenario parameters never took text for numbers."""
+    response = APIClient().post("/api/experiments/", {**GRID, **extra}, format="json")
+    assert response.status_code == 400 and list(response.json()) == [field], response.json()
+    assert not Experiment.objects.exists()
+
+
+def test_a_figure_run_and_added_trials_take_json_numbers_only():
+    api = APIClient()
+    response = api.post("/api/figures/ch3-quick/run/", {"trials": "٣", "dry_run": True},
+                        format="json")
+    assert response.status_code == 400 and "trials" in response.json()
+    created = api.post("/api/experiments/", GRID, format="json").json()
+    more = api.post(f"/api/experiments/{created['id']}/trials/", {"add": "٣"}, format="json")
+    assert more.status_code == 400 and "add" in more.json()
+    assert Experiment.objects.get().trials == 1
+
+
+@pytest.mark.parametrize("name, value", [
+    ("trials", "٣"), ("base_seed", "٣٣"), ("p.nodes.n_nodes", "٣٣"), ("p.jobs.iat_s", "٣.٥"),
+    ("trials", "²"), ("p.nodes.n_nodes", "1_0"), ("p.jobs.iat_s", "1_0.5"),
+    ("p.jobs.iat_s", "inf"),
+])
+def test_the_forms_typed_numbers_are_ascii_digits(name, value):
+    client = Client()
+    data = form_data(client, "grid", "grid-small", **{name: value})
+    response = client.post("/new/grid/estimate/", data)
+    assert response.status_code == 400
+    assert "digits 0-9" in errors_of(response)[f"id_{name}"]
+    assert client.post("/new/grid/", data).status_code == 400
+    assert not Experiment.objects.exists()
+    ok = client.post("/new/grid/estimate/", form_data(client, "grid", "grid-small", **{
+        name: {"trials": "3", "base_seed": "33"}.get(name, "3" if "n_nodes" in name else
+                                                     "3.5")}))
+    assert ok.status_code == 200, ok.content
+
+
+TYPED = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.from_regex(
+    r"\A[+-]?[0-9٣²]{0,4}[.]?[0-9٣]{0,3}(e[+-]?[0-9]{1,3})?\Z")
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TYPED)
+def test_odd_typed_numbers_are_refused_or_ascii(text):
+    for field in (WholeNumberField(), DecimalNumberField(), WholeNumberField(min_value=1)):
+        try:
+            value = field.clean(text)
+        except ValidationError:
+            continue
+        assert text.strip().isascii()
+        assert value == (float(text) if isinstance(field, DecimalNumberField) else int(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=8), st.booleans(), st.floats(), st.integers(),
+                 st.none(), st.lists(st.integers(), max_size=2)))
+def test_a_json_integer_is_a_json_number(value):
+    try:
+        number = JsonInteger().run_validation(value)
+    except Exception as err:  # noqa: BLE001 - DRF's ValidationError (or SkipField for None)
+        assert type(err).__name__ in ("ValidationError", "SkipField"), err
+    else:
+        assert isinstance(value, (int, float)) and not isinstance(value, bool)
+        assert number == value
 
 
 # 8 ----------------------------------------------------------------------------------------------
