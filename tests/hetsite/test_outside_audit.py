@@ -11,6 +11,7 @@ fields than Django parses.
 import gzip
 import hashlib
 import random
+from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth.models import User
@@ -292,6 +293,115 @@ def test_a_json_integer_is_a_json_number(value):
     else:
         assert isinstance(value, (int, float)) and not isinstance(value, bool)
         assert number == value
+
+
+# 6 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("point", ["99", "2", "-1", "x", "٣", "1.0", " 1"])
+def test_a_point_that_is_not_one_of_the_sweeps_is_refused_naming_point(point):
+    """Was the whole sweep (page, figures API, points.csv) or its first point (summary)."""
+    eid, client = sweep(), Client()
+    query = urlencode({"point": point})
+    for path in (f"/e/{eid}/", f"/e/{eid}/summary.csv", f"/e/{eid}/summary.tex",
+                 f"/e/{eid}/points.csv"):
+        response = client.get(f"{path}?{query}")
+        assert response.status_code == 404, path
+        text = response.content.decode()
+        assert 'data-field="point"' in text and "its points are 0 to 1" in text, path
+    figure = client.get(f"/api/experiments/{eid}/figures/wait-mean/?{query}")
+    assert figure.status_code == 400 and "0 to 1" in figure.json()["point"][0]
+    compared = client.get(f"/compare/experiments/?e={eid}:0&e={eid}:{point}")
+    assert compared.status_code in (400, 404)
+    if compared.status_code == 400:
+        assert "point" in compared.context["error"]
+
+
+def test_a_point_of_the_sweep_is_that_point_everywhere():
+    eid, client = sweep(), Client()
+    assert "Point 2 of 2" in client.get(f"/e/{eid}/?point=1").content.decode()
+    rows = client.get(f"/e/{eid}/points.csv?point=1").content.decode().splitlines()[1:]
+    assert len(rows) == 2 and all(r.startswith("1,") for r in rows)  # two policies
+    assert client.get(f"/e/{eid}/summary.csv?point=1").status_code == 200
+    one = client.get(f"/api/experiments/{eid}/figures/wait-mean/?point=1").json()
+    whole = client.get(f"/api/experiments/{eid}/figures/wait-mean/").json()
+    assert one != whole
+    compared = client.get(f"/compare/experiments/?e={eid}:0&e={eid}:1")
+    assert compared.status_code == 200 and len(compared.context["sides"]) == 2
+    # ":00" is point 0 again: one side, not a comparison of a point with itself
+    assert len(client.get(f"/compare/experiments/?e={eid}:0&e={eid}:00").context["sides"]) == 1
+
+
+def test_an_experiment_without_a_sweep_has_point_0_only():
+    eid = APIClient().post("/api/experiments/", REPLAY, format="json").json()["id"]
+    client = Client()
+    assert client.get(f"/e/{eid}/?point=0").status_code == 200
+    response = client.get(f"/e/{eid}/?point=1")
+    assert response.status_code == 404 and "not a sweep" in response.content.decode()
+    assert client.get(f"/compare/experiments/?e={eid}:3&e={sweep()}").status_code == 400
+
+
+@pytest.mark.parametrize("page, status", [("-1", 400), ("²", 400), ("٣", 400), ("x", 400),
+                                          ("0", 400), ("9" * 5000, 400), ("99999", 404),
+                                          ("1", 200)])
+def test_progress_pages_as_the_api_lists_do(page, status):
+    """Was page 1 for every one of them."""
+    eid = sweep()
+    response = APIClient().get(f"/api/experiments/{eid}/progress/?page={page}")
+    assert response.status_code == status
+    if status == 400:
+        assert "page" in response.json()
+    if status == 404:
+        assert "page 99999" in response.json()["detail"]
+
+
+def test_the_pages_lists_clamp_a_page_to_the_first_or_last():
+    """The pages' rule (documented): a page that is not ASCII digits is the first (``-1``
+    was the last, ``٣`` the third), one past the end the last."""
+    for i in range(30):
+        APIClient().post("/api/experiments/", {**GRID, "visibility": "public",
+                                               "name": f"e{i}"}, format="json")
+    client = Client()
+    for page, shown in (("-1", 1), ("²", 1), ("٣", 1), ("2", 2), ("99", 2)):
+        assert client.get(f"/?page={page}").context["page"].number == shown, page
+
+
+# 7 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query, field, known", [
+    ("status=bogus", "status", "cancelled"), ("kind=bogus", "kind", "swf-replay"),
+    ("mine=maybe", "mine", "true"), ("status=DONE", "status", "done"),
+])
+def test_an_unknown_list_filter_is_a_400_naming_it_with_the_known_values(query, field, known):
+    """Was an empty list, as if nothing matched."""
+    response = APIClient().get(f"/api/experiments/?{query}")
+    assert response.status_code == 400 and known in response.json()[field][0]
+
+
+def test_a_known_list_filter_answers():
+    APIClient().post("/api/experiments/", {**GRID, "visibility": "public"}, format="json")
+    api = APIClient()
+    assert len(api.get("/api/experiments/?status=done&kind=grid").json()) == 1
+    assert api.get("/api/experiments/?mine=0").status_code == 200
+    assert api.get("/api/experiments/?mine=1").json() == []
+
+
+@pytest.mark.parametrize("query, field", [
+    ("policies=nonexistent", "policies"), ("policies=fcfs,nope", "policies"),
+    ("side_by_side=²", "side_by_side"), ("side_by_side=2", "side_by_side"),
+])
+def test_a_charts_unknown_policy_or_flag_is_a_400_naming_it(query, field):
+    """Was an empty chart, or side by side silently off."""
+    eid = sweep()
+    response = APIClient().get(f"/api/experiments/{eid}/figures/wait-mean/?{query}")
+    assert response.status_code == 400 and field in response.json()
+
+
+def test_a_charts_documented_flags_and_policies_answer():
+    eid = sweep()
+    api = APIClient()
+    for query in ("policies=fcfs", "side_by_side=1", "side_by_side=true", "side_by_side=0",
+                  "policies=easy,fcfs&side_by_side=yes"):
+        assert api.get(f"/api/experiments/{eid}/figures/wait-mean/?{query}").status_code == 200
 
 
 # 8 ----------------------------------------------------------------------------------------------
