@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, LogoutView
 from django.urls import include, path
 
 from . import views
@@ -12,7 +12,10 @@ urlpatterns = [
     path("admin/plugins/", admin.site.admin_view(views.plugins), name="plugins"),
     path("admin/", admin.site.urls),
     path("api/", include("hetsite.api.urls")),
+    # Only the two account views the site uses: passwords go through this rate-limited login
+    # alone (django.contrib.auth.urls also served password change and an e-mail reset,
+    # neither rate limited, with no mail configured).
     path("accounts/login/", LoginView.as_view(authentication_form=LoginForm), name="login"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/logout/", LogoutView.as_view(), name="logout"),
     path("", include("frontend.urls")),
 ]

@@ -415,3 +415,26 @@ def test_axis_values_as_text_say_they_must_be_a_list():
     message = response.json()["axes"][0]
     assert "values must be a list" in message and "start, stop and step" in message
     assert not Experiment.objects.exists()
+
+
+# 9 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [
+    "/accounts/password_reset/", "/accounts/password_reset/done/",
+    "/accounts/reset/MQ/set-password/", "/accounts/reset/done/",
+    "/accounts/password_change/", "/accounts/password_change/done/"])
+def test_the_password_reset_and_change_pages_are_gone(path):
+    """No mail is configured and neither was rate limited: passwords go through the login."""
+    client = Client()
+    assert client.get(path).status_code == 404
+    assert client.post(path, {"email": "a@b.c"}).status_code in (403, 404)  # CSRF or gone
+
+
+def test_login_and_logout_stay():
+    User.objects.create_user("ada", password="pw-123456789")
+    client = Client()
+    assert client.get("/accounts/login/").status_code == 200
+    assert client.post("/accounts/login/", {"username": "ada", "password": "pw-123456789"}
+                       ).status_code == 302
+    assert client.post("/accounts/logout/").status_code == 302
+    assert "_auth_user_id" not in client.session
