@@ -6,6 +6,7 @@ from . import views
 from .logins import AdminLoginForm, LoginForm
 
 admin.site.login_form = AdminLoginForm
+handler400 = "hetsite.views.bad_request"
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),

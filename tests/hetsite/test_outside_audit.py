@@ -10,6 +10,7 @@ fields than Django parses.
 
 import gzip
 import hashlib
+import json
 import random
 from urllib.parse import urlencode
 
@@ -438,3 +439,39 @@ def test_login_and_logout_stay():
                        ).status_code == 302
     assert client.post("/accounts/logout/").status_code == 302
     assert "_auth_user_id" not in client.session
+
+
+# 10 ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/new/grid/", "/new/grid/estimate/", "/new/swf-replay/"])
+@pytest.mark.parametrize("encoding", ["urlencoded", "multipart"])
+def test_a_form_with_more_fields_than_django_parses_says_so(path, encoding, settings):
+    """Was Django's bare 400 (TooManyFieldsSent from the CSRF check's read), naming nothing."""
+    data = {"trials": "1", "policies": [f"p{i}" for i in range(5000)]}
+    client = Client()
+    if encoding == "urlencoded":
+        response = client.post(path, urlencode(data, doseq=True),
+                                content_type="application/x-www-form-urlencoded")
+    else:
+        response = client.post(path, data)
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "fields" in text and "1,000" in text and "DATA_UPLOAD_MAX_NUMBER_FIELDS" in text
+    assert not Experiment.objects.exists()
+
+
+def test_a_multipart_form_with_more_files_than_django_takes_says_so():
+    files = {f"f{i}": SimpleUploadedFile(f"{i}.swf", b"1") for i in range(6)}
+    response = Client().post("/new/swf-replay/", {"trials": "1", **files})
+    assert response.status_code == 400
+    assert "DATA_UPLOAD_MAX_NUMBER_FILES" in response.content.decode()
+    assert not Upload.objects.exists()
+
+
+def test_a_form_within_the_field_limit_is_read_as_before():
+    client = Client()
+    data = form_data(client, "grid", "grid-small")
+    response = client.post("/new/grid/estimate/", urlencode(data, doseq=True),
+                           content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 200, response.content
+    assert json.loads(response.content)["runs"] == int(data["trials"])
