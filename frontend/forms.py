@@ -8,7 +8,10 @@ field they name.
 
 from __future__ import annotations
 
+import re
+
 from django import forms
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
 
 from hetsite import inputs, kinds
@@ -17,7 +20,7 @@ from hetsite.kinds import LabKind
 from hetsite.models import Visibility
 from hetsite.services import submission
 from simcore.errors import ScenarioError
-from simcore.params import describe
+from simcore.params import describe, whole_number
 from simcore.references import spell
 
 
@@ -42,6 +45,48 @@ def _flatten(params: dict, prefix: str = "") -> dict:
     return out
 
 
+class WholeNumberField(forms.IntegerField):
+    """A typed integer in ASCII digits, optionally signed (at most 19 digits, a seed's). Django's
+    IntegerField reads text through ``int``, which also takes other scripts' digits ("٣" was 3
+    trials), underscores ("1_000") and a trailing ".0"."""
+
+    default_error_messages = {"invalid": "Enter a whole number in the digits 0-9."}
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):  # an initial value
+            return value
+        text = str(value).strip()
+        sign = -1 if text.startswith("-") else 1
+        number = whole_number(text[1:] if text[:1] in ("+", "-") else text, digits=19)
+        if number is None:
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return sign * number
+
+
+# A decimal number as typed: digits 0-9, an optional point, fraction and exponent.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?", re.ASCII)
+
+
+class DecimalNumberField(forms.FloatField):
+    """A typed number in ASCII digits (``2.5``, ``-1e-3``). Django's FloatField reads text
+    through ``float``, which also takes other scripts' digits ("٣.٥" was 3.5) and
+    underscores; "inf" and "nan" it refuses, and so does this."""
+
+    default_error_messages = {"invalid": "Enter a number in the digits 0-9, e.g. 2.5 or 1e-3."}
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):  # an initial value
+            return super().to_python(value)
+        text = str(value).strip()
+        if len(text) > 64 or not _DECIMAL.fullmatch(text):
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(text)
+
+
 def param_field(d: dict) -> forms.Field:
     """One Django field from one ``describe()`` entry, under its declared label and group."""
     help_bits = [d["help"]] if d["help"] else []
@@ -53,9 +98,9 @@ def param_field(d: dict) -> forms.Field:
     if kind == "bool":
         field = forms.BooleanField(**common)
     elif kind == "int":
-        field = forms.IntegerField(min_value=_lower(d), max_value=d["max"], **common)
+        field = WholeNumberField(min_value=_lower(d), max_value=d["max"], **common)
     elif kind == "float":
-        field = forms.FloatField(min_value=_lower(d), max_value=d["max"], **common)
+        field = DecimalNumberField(min_value=_lower(d), max_value=d["max"], **common)
     elif d["choices"] and kind != "json":  # a list's choices apply to its items: JSON below
         field = forms.ChoiceField(choices=[(c, c) for c in d["choices"]], **common)
     elif kind == "str":
@@ -94,10 +139,10 @@ class ExperimentForm(forms.Form):
                                          help_text="heuristics to compare",
                                          error_messages={"required": "choose at least one "
                                                                      "policy"})
-    trials = forms.IntegerField(min_value=1, initial=3,
-                                help_text="random instances (seeds) per policy")
-    base_seed = forms.IntegerField(min_value=0, initial=0, label="First seed",
-                                   help_text="trial k uses seed first seed + k")
+    trials = WholeNumberField(min_value=1, initial=3,
+                              help_text="random instances (seeds) per policy")
+    base_seed = WholeNumberField(min_value=0, initial=0, label="First seed",
+                                 help_text="trial k uses seed first seed + k")
     visibility = forms.ChoiceField(choices=Visibility.choices, initial=Visibility.UNLISTED,
                                    required=False,
                                    help_text="who can find it; you can change this later")
@@ -119,7 +164,7 @@ class ExperimentForm(forms.Form):
         self.who = who
         self.refused = refused or {}
         self.staged = []  # uploads checked by the kind's hook, stored only with the experiment
-        self.fields["trials"] = forms.IntegerField(
+        self.fields["trials"] = WholeNumberField(
             min_value=1, max_value=submission.limits()["max_trials"],
             initial=self.default_trials(kind_lab), help_text=self.trials_help(kind_lab))
         policies = kind_lab.engine.list_policies(kind_lab.kind)

@@ -39,12 +39,26 @@ PAGE_SIZE = 25
 RUN_CHOICES = 200  # finished runs offered in the run-chart picker, failed runs listed
 
 
+def _page_of(request, rows, size: int):
+    """The ``?page=`` of a page's list, clamped as every page's list is (a page that is not
+    1-12 ASCII digits is the first, one past the last the last; the API answers 400/404)."""
+    return Paginator(rows, size).get_page(selectors.page_number(request.GET.get("page")))
+
+
+def _no_such_point(request, experiment, err: ScenarioError):
+    """The answer to a ``?point=`` that is not a point of the experiment: a 404 saying so,
+    never the whole sweep (or its first point) in its place."""
+    return render(request, "frontend/bad_query.html", {
+        "title": "No such point", "field": err.field, "message": err.message,
+        "back": reverse("frontend:experiment", args=[experiment.public_id]),
+        "back_text": f"The whole of “{experiment.name}”"}, status=404)
+
+
 def home(request):
     """"New experiment" first, then the experiment browser (search, filters, pages)."""
     who = permissions.viewer(request)
     browse = selectors.Browse.from_query(request.GET)
-    pages = Paginator(selectors.browse_experiments(who, browse), PAGE_SIZE)
-    page = pages.get_page(request.GET.get("page"))
+    page = _page_of(request, selectors.browse_experiments(who, browse), PAGE_SIZE)
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "frontend/home.html", {
@@ -210,9 +224,12 @@ def experiment_page(request, public_id):
     experiment = selectors.experiment_by_public_id(public_id, who)
     kind_lab = kinds.get_kind(experiment.kind)
     # Bounded whatever the experiment's size: one page of runs, counts for the rest.
+    try:
+        point = selectors.point_of(experiment, request.GET.get("point"))
+    except ScenarioError as err:
+        return _no_such_point(request, experiment, err)
     runs, paging = selectors.runs_page(experiment, request.GET.get("runs_page"))
     counts = selectors.status_counts(experiment)
-    point = selectors.point_of(experiment, request.GET.get("point"))
     # A point's page counts and charts that point's runs only.
     shown = counts if point is None else selectors.status_counts(experiment, point)
     done = experiment.runs.filter(status=Status.DONE)
@@ -325,8 +342,13 @@ def run_figure(request, name):
 
 
 def export_points_csv(request, public_id):
+    """A row per (point, policy); ``?point=k`` that point's rows only."""
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
-    return exports.points_csv(experiment)
+    try:
+        point = selectors.point_of(experiment, request.GET.get("point"))
+    except ScenarioError as err:
+        return _no_such_point(request, experiment, err)
+    return exports.points_csv(experiment, point)
 
 
 def compare_policies(request, public_id):
@@ -395,9 +417,9 @@ def compare_experiments(request):
             not_drawn=[{"title": t.column.metric.label, "why": t.column.metric.missing}
                        for t in tables if t not in measured])
     kind = sides[0].experiment.kind if sides else request.GET.get("kind", "")
-    pages = Paginator(selectors.browse_experiments(who, selectors.Browse(kind=kind[:40])).filter(
-        status=Status.DONE).exclude(pk__in=[s.experiment.pk for s in sides]), 10)
-    page = pages.get_page(request.GET.get("page"))
+    page = _page_of(request, selectors.browse_experiments(
+        who, selectors.Browse(kind=kind[:40])).filter(status=Status.DONE).exclude(
+        pk__in=[s.experiment.pk for s in sides]), 10)
     query = request.GET.copy()
     query.pop("page", None)
     context.update(kind=kind, page=page, query=query.urlencode(), choices=[
@@ -407,9 +429,8 @@ def compare_experiments(request):
 
 def _run_picker(request, who):
     browse = selectors.Browse.from_query(request.GET)
-    pages = Paginator(selectors.browse_experiments(who, browse).filter(
+    page = _page_of(request, selectors.browse_experiments(who, browse).filter(
         runs__status=Status.DONE).distinct(), 10)
-    page = pages.get_page(request.GET.get("page"))
     rows = [(e, list(e.runs.filter(status=Status.DONE).defer(*selectors.HEAVY, "series", "dist")
                      .order_by("point", "trial", "id")[:RUN_CHOICES]))
             for e in page.object_list]
@@ -491,7 +512,10 @@ def export_summary(request, public_id, fmt: str):
         raise Http404("the summary comes as .csv or .tex")
     experiment = selectors.experiment_by_public_id(public_id, permissions.viewer(request))
     kind_lab = kinds.get_kind(experiment.kind)
-    point = selectors.point_of(experiment, request.GET.get("point")) or 0
+    try:
+        point = selectors.point_of(experiment, request.GET.get("point")) or 0
+    except ScenarioError as err:
+        return _no_such_point(request, experiment, err)
     table = presenters.summary_table(kind_lab, experiment, point)
     if fmt == "tex":
         return exports.summary_latex(experiment, table, point)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from simcore.charts import layout, note, place_header, rounded
+from simcore.errors import ScenarioError
 
 from . import kinds, presenters, selectors
 from .models import Experiment
@@ -62,13 +63,18 @@ def read_sides(asked: list[str], who) -> list[Side]:
         raise Refused(f"Compare at most {MAX_SIDES} experiments at a time "
                       f"({len(asked)} were asked).")
     sides = []
-    for i, text in enumerate(asked):
-        found = re.fullmatch(r"([0-9a-fA-F-]{32,36})(?::(\d{1,6}))?", text)
+    for text in asked:
+        found = re.fullmatch(r"([0-9a-fA-F-]{32,36})(?::(.*))?", text, re.ASCII | re.DOTALL)
         experiment = selectors.experiment_by_public_id(found.group(1) if found else text, who)
-        point = None
-        if experiment.axes:
-            point = selectors.point_of(experiment, found.group(2) if found else None) or 0
-        sides.append(Side(experiment, point, chr(ord("A") + i)))
+        try:
+            point = selectors.point_of(experiment, found.group(2) if found else None)
+        except ScenarioError as err:  # ":99" past the sweep, ":٣", ":x": named, never point 0
+            raise Refused(f"e={text[:80]}: {err.field} {err.message}.") from None
+        if experiment.axes and point is None:
+            point = 0
+        side = Side(experiment, point, chr(ord("A") + len(sides)))
+        if all(s.key != side.key for s in sides):  # "<id>:0" and "<id>:00" are one side
+            sides.append(side)
     kinds_asked = sorted({s.experiment.kind for s in sides})
     if len(kinds_asked) > 1:
         raise Refused("Experiments of different kinds measure different things and cannot "

@@ -149,10 +149,10 @@ def result_json(run, attachment: bool) -> HttpResponse:
     return response
 
 
-def points_csv(experiment) -> HttpResponse:
-    """One row per (sweep point, policy): the point and the swept parameters' values, finished
-    runs, and the mean and 95% CI ends of every headline metric (clipped to its range, units
-    in the header)."""
+def points_csv(experiment, point: int | None = None) -> HttpResponse:
+    """One row per (sweep point, policy), of every point or of ``point`` only: the point and
+    the swept parameters' values, finished runs, and the mean and 95% CI ends of every headline
+    metric (clipped to its range, units in the header)."""
     kind_lab = kinds.get_kind(experiment.kind)
     metrics = kind_lab.metrics if kind_lab else []
     params = [a["param"] for a in experiment.axes]
@@ -163,6 +163,8 @@ def points_csv(experiment) -> HttpResponse:
                        for part in ("mean", "ci_low", "ci_high")]])
     bounds = presenters.experiment_bounds(kind_lab, experiment)
     for row in experiment.summary:
+        if point is not None and row["point"] != point:
+            continue
         cells = []
         for m in metrics:
             ci = interval(row.get(m.key), bounds[m.key].at(row["point"]))

@@ -90,8 +90,9 @@ def _code() -> str:
 
 
 def experiment_figure(experiment: Experiment, chart_id: str, policies: list[str] | None = None,
-                      side_by_side: bool = False) -> dict:
-    groups = selectors.run_groups(experiment, policies)
+                      side_by_side: bool = False, point: int | None = None) -> dict:
+    """One of the kind's experiment charts (of one sweep point when ``point`` is given)."""
+    groups = selectors.run_groups(experiment, policies, point=point)
     for spec in _charts(experiment.kind, groups):
         if spec.id == chart_id:
             return _draw(spec, groups, side_by_side)

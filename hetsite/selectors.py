@@ -128,16 +128,19 @@ def uploads_of(who: permissions.Viewer) -> QuerySet[UploadOwner]:
     return UploadOwner.objects.filter(permissions.mine(who)).order_by("-created", "-id")
 
 
-def upload_row(claim: UploadOwner) -> dict:
-    """What the API shows of one upload: its size and the records its check counted as stored
-    (the JSON's ``jobs``: a trace's jobs, a list's run times), and how many experiments use
-    it."""
+def upload_row(claim: UploadOwner, who: permissions.Viewer) -> dict:
+    """What the API shows of one of the viewer's uploads: its size and the records its check
+    counted as stored (the JSON's ``jobs``: a trace's jobs, a list's run times), and how many
+    of the viewer's own experiments use it (another's experiment using the same bytes is not
+    theirs to know of, a private one least of all)."""
     from .uploads import upload_store
 
     stored = upload_store().info(claim.sha256)
+    own = Experiment.objects.filter(permissions.mine(who))
     return {"sha256": claim.sha256, "ref": f"upload:{claim.sha256}",
             "size": stored.size if stored else None, "jobs": stored.records if stored else None,
-            "experiments": ExperimentUpload.objects.filter(sha256=claim.sha256).count(),
+            "experiments": ExperimentUpload.objects.filter(sha256=claim.sha256,
+                                                           experiment__in=own).count(),
             "created": claim.created}
 
 
@@ -205,10 +208,7 @@ def runs_page(experiment: Experiment, page=1, size: int = RUNS_PAGE,
     qs = ordered_runs(experiment, fields)
     total = experiment.runs.count()
     pages = max(1, -(-total // size))
-    try:
-        number = min(max(1, int(page)), pages)
-    except (TypeError, ValueError, OverflowError):
-        number = 1
+    number = min(max(1, page if isinstance(page, int) else page_number(page)), pages)
     runs = list(qs[(number - 1) * size: number * size])
     return runs, {"page": number, "pages": pages, "total": total, "size": size,
                   "first": (number - 1) * size + 1, "last": min(number * size, total)}
@@ -305,6 +305,23 @@ def point_count(experiment: Experiment) -> int:
 
 
 def point_of(experiment: Experiment, value) -> int | None:
-    """A sweep point index from a query value, or None when absent, malformed or unknown."""
-    point = whole_number(value) if experiment.axes else None
-    return point if point is not None and point < point_count(experiment) else None
+    """The sweep point a query's ``point`` names (k from 0), or None when it names none: absent
+    or empty (the whole sweep), or 0 of an experiment without a sweep (its only point). Anything
+    else is not a point of this experiment: a ScenarioError naming ``point`` and the points
+    there are, never the whole sweep in its place."""
+    if value is None or value == "":
+        return None
+    count = point_count(experiment)
+    point = whole_number(value, 6)
+    if point is None or point >= count:
+        shown = str(value)[:20]
+        there = (f"its points are 0 to {count - 1} (counted from 0)" if experiment.axes else
+                 "it is not a sweep (its one point is 0)")
+        raise ScenarioError("point", f"{shown!r} is not a point of this experiment: {there}")
+    return point if experiment.axes else None
+
+
+def page_number(value) -> int:
+    """A page's number as a page's ``?page=`` gives it, clamped (the pages' rule; the API's
+    lists answer 400 and 404 instead): 1-12 ASCII digits, else the first page."""
+    return whole_number(value or "") or 1

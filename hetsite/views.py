@@ -1,6 +1,9 @@
+from django.conf import settings
 from django.contrib import admin
-from django.http import JsonResponse
+from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views import defaults
 from django.views.decorators.cache import never_cache
 
 from .health import health_report
@@ -20,3 +23,19 @@ def plugins(request):
     return render(request, "hetsite/plugins.html",
                   {**admin.site.each_context(request), "title": "Policy plugins",
                    "installed": installed, "failed": failed})
+
+
+def bad_request(request, exception, template_name="400.html"):
+    """Django's 400 page, except for a multipart form with more fields or files than it
+    parses (counted as the form is read), which is said in words (``handler400``)."""
+    if isinstance(exception, TooManyFieldsSent):
+        return HttpResponse(f"The form has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} "
+                            "fields; this site takes at most that many "
+                            "(DATA_UPLOAD_MAX_NUMBER_FIELDS).\n", status=400,
+                            content_type="text/plain")
+    if isinstance(exception, TooManyFilesSent):
+        return HttpResponse(f"The form has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES:,} "
+                            "files; this site takes at most that many "
+                            "(DATA_UPLOAD_MAX_NUMBER_FILES).\n", status=400,
+                            content_type="text/plain")
+    return defaults.bad_request(request, exception, template_name)

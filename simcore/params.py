@@ -98,7 +98,10 @@ def _convert_scalar(tp, value, name: str, info: ParamInfo):
     elif tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ScenarioError(name, f"must be a number, got {value!r}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer past the float range (JSON has no limit)
+            value = math.inf
         if not math.isfinite(value):
             raise ScenarioError(name, f"must be a finite number, got {value!r}")
     elif tp is str and not isinstance(value, str):

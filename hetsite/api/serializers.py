@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from rest_framework import serializers
@@ -37,6 +38,32 @@ class StrictSerializer(serializers.Serializer):
                     {name[:80]: [f"unknown field; known fields: {known}"]
                      for name in unknown[:20]})
         return super().to_internal_value(data)
+
+
+class JsonInteger(serializers.IntegerField):
+    """An integer given as a JSON number (``3``, or ``3.0``), as every scenario parameter is:
+    text (``"3"``, ``"٣"``, ``"²"``) is a 400 naming the field. DRF's own field reads text
+    through ``int``, which takes other scripts' digits (``"٣"`` was 3 trials)."""
+
+    default_error_messages = {
+        "invalid": "A valid integer is required: a JSON number such as 3, not text."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, float)) or (
+                isinstance(data, float) and not (math.isfinite(data) and data.is_integer())):
+            self.fail("invalid")
+        return super().to_internal_value(int(data))
+
+
+class JsonBoolean(serializers.BooleanField):
+    """JSON ``true`` or ``false`` only (DRF's own field also takes "yes", "on", 1, ...)."""
+
+    default_error_messages = {"invalid": "Must be a valid boolean: JSON true or false."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -168,8 +195,8 @@ class ExperimentCreateSerializer(StrictSerializer):
                                    help_text="scenario parameters (override the preset)")
     policies = serializers.ListField(child=serializers.CharField(max_length=80),
                                      allow_empty=False, max_length=200)
-    trials = serializers.IntegerField(min_value=1, default=1)
-    base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, default=0)
+    trials = JsonInteger(min_value=1, default=1)
+    base_seed = JsonInteger(min_value=0, max_value=2**62 - 1, default=0)
     name = serializers.CharField(required=False, allow_blank=True, max_length=200)
     axes = serializers.ListField(child=serializers.DictField(), required=False, max_length=4,
                                  help_text="swept parameters [{param, values}]; their product "
@@ -178,10 +205,10 @@ class ExperimentCreateSerializer(StrictSerializer):
                                          help_text="unlisted (link only), public or private")
     notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     tags = serializers.JSONField(required=False, help_text="list of tags or comma-separated")
-    dry_run = serializers.BooleanField(required=False, default=False,
-                                       help_text="true: answer 200 with the price (runs, CPU "
-                                                 "and wall time, budget) and create nothing")
-    explain = serializers.BooleanField(
+    dry_run = JsonBoolean(required=False, default=False,
+                          help_text="true: answer 200 with the price (runs, CPU and wall "
+                                    "time, budget) and create nothing")
+    explain = JsonBoolean(
         required=False, default=False,
         help_text="true: every run records its decisions with their reasons (read them at "
                   "/api/runs/<id>/decisions/); experiments without axes only, priced with the "
@@ -208,19 +235,17 @@ class ExperimentCreateSerializer(StrictSerializer):
 
 
 class FigureRunSerializer(StrictSerializer):
-    trials = serializers.IntegerField(min_value=1, required=False,
-                                      help_text="trials per point and policy (default: the "
-                                                "figure's)")
-    base_seed = serializers.IntegerField(min_value=0, max_value=2**62 - 1, required=False,
-                                         help_text="seed of the first trial (default: the "
-                                                   "figure's recorded seeds, from 1000)")
+    trials = JsonInteger(min_value=1, required=False,
+                         help_text="trials per point and policy (default: the figure's)")
+    base_seed = JsonInteger(min_value=0, max_value=2**62 - 1, required=False,
+                            help_text="seed of the first trial (default: the figure's "
+                                      "recorded seeds, from 1000)")
     with_policies = serializers.ListField(
         child=serializers.CharField(max_length=80), required=False, max_length=64,
         help_text="other policies of the figure's kind to run beside the published ones, on "
                   "the same seeds; the result page compares each with every published policy")
-    dry_run = serializers.BooleanField(required=False, default=False,
-                                       help_text="true: answer 200 with the price and create "
-                                                 "nothing")
+    dry_run = JsonBoolean(required=False, default=False,
+                          help_text="true: answer 200 with the price and create nothing")
 
     def validate(self, data):
         self.dry_run = data.get("dry_run", False)
@@ -233,11 +258,11 @@ class FigureRunSerializer(StrictSerializer):
 
 
 class AddTrialsSerializer(StrictSerializer):
-    add = serializers.IntegerField(min_value=1, help_text="trials to add to every (point, "
-                                                          "policy); seeds continue the sequence")
-    dry_run = serializers.BooleanField(required=False, default=False,
-                                       help_text="true: answer 200 with the price of the added "
-                                                 "runs and add nothing")
+    add = JsonInteger(min_value=1, help_text="trials to add to every (point, policy); seeds "
+                                             "continue the sequence")
+    dry_run = JsonBoolean(required=False, default=False,
+                          help_text="true: answer 200 with the price of the added runs and "
+                                    "add nothing")
 
 
 class QuoteSerializer(serializers.Serializer):
@@ -270,7 +295,8 @@ class UploadSerializer(serializers.Serializer):
     ref = serializers.CharField(help_text="how a scenario names it: upload:<sha256>")
     size = serializers.IntegerField(allow_null=True, help_text="bytes as uploaded")
     jobs = serializers.IntegerField(allow_null=True, help_text="jobs or run times in the file")
-    experiments = serializers.IntegerField(help_text="experiments that use it")
+    experiments = serializers.IntegerField(help_text="the caller's own experiments that use "
+                                                     "it (others' are not counted)")
     created = serializers.DateTimeField()
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import re
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from simcore.errors import ScenarioError
-from simcore.params import describe
+from simcore.params import describe, whole_number
 from simcore.references import spell
 
 from .. import decisions, exports, figures, kinds, permissions, selectors, uploads
@@ -23,17 +23,24 @@ from ..throttles import EstimateThrottle, SubmitThrottle
 from . import serializers as S
 
 
-def _page(request, rows, size: int) -> tuple[list, dict]:
-    """One page of ``rows`` (a queryset) by ``?page=N`` and its headers: ``X-Total-Count`` and
-    a ``Link`` to the next page. A page that is not a positive integer is a 400; one past the
-    last is a 404 (the first page of nothing is empty)."""
-    raw = request.query_params.get("page", "1")
-    if not re.fullmatch(r"[0-9]{1,18}", raw) or int(raw) < 1:
-        raise ValidationError({"page": ["must be a positive integer"]})
-    page, total = int(raw), rows.count()
+def _page_number(request, total: int, size: int) -> tuple[int, int]:
+    """``?page=N`` of ``total`` rows, ``size`` a page, and the last page's number: a page that
+    is not a positive integer (1-18 ASCII digits) is a 400 naming ``page``, one past the last
+    a 404 (the first page of nothing is empty)."""
+    page = whole_number(request.query_params.get("page", "1"), 18)
+    if page is None or page < 1:
+        raise ValidationError({"page": ["must be a positive integer (digits 0-9)"]})
     last = max(1, math.ceil(total / size))
     if page > last:
         raise NotFound(f"there is no page {page}; the last is {last}")
+    return page, last
+
+
+def _page(request, rows, size: int) -> tuple[list, dict]:
+    """One page of ``rows`` (a queryset) by ``?page=N`` (:func:`_page_number`) and its headers:
+    ``X-Total-Count`` and a ``Link`` to the next page."""
+    total = rows.count()
+    page, last = _page_number(request, total, size)
     headers = {"X-Total-Count": str(total)}
     if page < last:
         query = request.query_params.copy()
@@ -48,9 +55,48 @@ def _page_param(size: int) -> OpenApiParameter:
                             description=f"page number ({size} per page; past the last: 404)")
 
 
-def _policies_param(request) -> list[str] | None:
+def _policies_param(request, experiment) -> list[str] | None:
+    """``?policies=a,b``: policies of the experiment (None: all of them); a name it did not
+    run is a 400 naming ``policies``, never an empty chart."""
     raw = request.query_params.get("policies")
-    return [p for p in raw.split(",") if p] if raw else None
+    names = list(dict.fromkeys(p for p in raw.split(",") if p)) if raw else []
+    unknown = [p for p in names if p not in experiment.policies]
+    if unknown:
+        raise ValidationError({"policies": [
+            f"not run by this experiment: {', '.join(repr(u[:40]) for u in unknown[:5])}; "
+            f"its policies are {', '.join(experiment.policies)}"]})
+    return names or None
+
+
+# The spellings of a yes/no query parameter (``?side_by_side=1``, ``?mine=true``).
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+def query_flag(request, name: str) -> bool:
+    """A yes/no query parameter: absent is no; one of TRUE_WORDS or FALSE_WORDS (any case);
+    anything else a 400 naming it."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return False
+    word = raw.strip().lower() if raw.isascii() else raw
+    if word not in TRUE_WORDS + FALSE_WORDS:
+        raise ValidationError({name: [f"must be one of {', '.join(TRUE_WORDS)} (yes) or "
+                                      f"{', '.join(w for w in FALSE_WORDS if w)} (no)"]})
+    return word in TRUE_WORDS
+
+
+def _browse(request) -> selectors.Browse:
+    """The list's filters; a ``kind`` or ``status`` that no experiment can have is a 400
+    naming it with the known values (an empty list would look like an answer)."""
+    q = request.query_params
+    browse = selectors.Browse.from_query(q)
+    known = {"kind": [k.kind for k in kinds.all_kinds()], "status": [s.value for s in Status]}
+    for name, values in known.items():
+        given = getattr(browse, name)
+        if given and given not in values:
+            raise ValidationError({name: [f"unknown {name} {given[:40]!r}; known: "
+                                          f"{', '.join(values)}"]})
+    return dataclasses.replace(browse, mine=query_flag(request, "mine"))
 
 
 def _preset(p) -> dict:
@@ -150,10 +196,10 @@ class UploadList(APIView):
                    responses={200: S.UploadSerializer(many=True)})
     def get(self, request):
         """The caller's uploaded traces and run-time lists (uploaded through the form),
-        newest first."""
-        rows, headers = _page(request, selectors.uploads_of(permissions.viewer(request)),
-                              UPLOAD_PAGE_SIZE)
-        return Response(S.UploadSerializer([selectors.upload_row(r) for r in rows],
+        newest first, each with how many of the caller's own experiments use it."""
+        who = permissions.viewer(request)
+        rows, headers = _page(request, selectors.uploads_of(who), UPLOAD_PAGE_SIZE)
+        return Response(S.UploadSerializer([selectors.upload_row(r, who) for r in rows],
                                            many=True).data, headers=headers)
 
 
@@ -200,7 +246,7 @@ class ExperimentListCreate(APIView):
         """The experiments the caller may list (public ones and their own; staff: all),
         newest first, 100 per page; ``Link`` and ``X-Total-Count`` headers page through."""
         who = permissions.viewer(request)
-        qs = selectors.browse_experiments(who, selectors.Browse.from_query(request.query_params))
+        qs = selectors.browse_experiments(who, _browse(request))
         rows, headers = _page(request, qs, PAGE_SIZE)
         return Response(S.ExperimentListSerializer(rows, many=True).data, headers=headers)
 
@@ -360,11 +406,12 @@ class ExperimentProgress(APIView):
     """Status and progress of an experiment, its runs by status, and the runs of one page
     (``?page=``, 100 per page) with their progress (polled by the page)."""
 
-    @extend_schema(parameters=[OpenApiParameter("page", int, required=False)],
+    @extend_schema(parameters=[_page_param(selectors.RUNS_PAGE)],
                    responses={200: S.ProgressSerializer})
     def get(self, request, id):
-        return Response(selectors.progress_of(_readable(request, id),
-                                              request.query_params.get("page", 1)))
+        experiment = _readable(request, id)
+        page, _ = _page_number(request, experiment.runs.count(), selectors.RUNS_PAGE)
+        return Response(selectors.progress_of(experiment, page))
 
 
 class ExperimentRuns(APIView):
@@ -382,16 +429,26 @@ class ExperimentRuns(APIView):
 class ExperimentFigure(APIView):
     @extend_schema(parameters=[
         OpenApiParameter("policies", str, required=False,
-                         description="comma-separated policies to include"),
+                         description="comma-separated policies of the experiment to include "
+                                     "(another is a 400)"),
         OpenApiParameter("side_by_side", bool, required=False,
-                         description="one panel per policy on shared axes")],
+                         description="one panel per policy on shared axes (1/true/yes/on or "
+                                     "0/false/no/off)"),
+        OpenApiParameter("point", int, required=False,
+                         description="a sweep's point (from 0): that point's runs only (one "
+                                     "that is not a point of the experiment is a 400)")],
         responses={200: S.FigureSerializer})
     def get(self, request, id, chart):
         experiment = _readable(request, id)
-        side = request.query_params.get("side_by_side") in ("1", "true", "yes")
+        side = query_flag(request, "side_by_side")
+        policies = _policies_param(request, experiment)
         try:
-            figure = figures.experiment_figure(experiment, chart, _policies_param(request),
-                                               side_by_side=side)
+            point = selectors.point_of(experiment, request.query_params.get("point"))
+        except ScenarioError as err:
+            raise ValidationError({err.field: [err.message]}) from None
+        try:
+            figure = figures.experiment_figure(experiment, chart, policies, side_by_side=side,
+                                               point=point)
         except figures.UnknownChart as exc:
             raise NotFound(f"no chart {exc.args[0]!r} for this experiment") from None
         return Response(figure)

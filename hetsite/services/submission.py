@@ -122,11 +122,29 @@ def _normalize(kind_lab: kinds.LabKind, params: dict | None,
     if params is not None and not isinstance(params, dict):
         raise ScenarioError("params", "must be an object of parameters")
     check_size("params", params)
+    if _holds_nul(params):
+        raise ScenarioError("params", "must not contain the NUL character (\\u0000)")
     base = _preset_params(kind_lab, preset) if preset else None
     merged = merge(base, params or {}) if base is not None else (params or {})
     normalized = to_dict(kind_lab.engine.scenario(kind_lab.kind, merged).params)
     check_size("params", normalized)  # defaults filled in
     return normalized, base
+
+
+def _holds_nul(value) -> bool:
+    """Whether a NUL character is in any key or text of JSON data (without recursion)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return False
 
 
 def check_size(field_name: str, value) -> None:
@@ -203,6 +221,7 @@ def validate_submission(*, kind: str, params: dict | None = None, preset: str = 
             check_site_limits(kind_lab, point_params)
             costs.append([kind_lab.run_seconds(point_params, policy, spec) * factor
                           for policy in policies])
+    check_no_nul("name", name)
     name = (name or "").strip()[:200] or _default_name(kind_lab, preset, policies, axes)
     brought = {s.sha256: s for s in staged if s.sha256 in refs}
     return Submission(kind_lab, normalized, list(policies), trials, base_seed, name, preset,
@@ -252,6 +271,7 @@ def clean_explain_tasks(tasks, explain: bool) -> list:
     cleaned = []
     for raw in tasks:
         text = str(raw).strip()
+        check_no_nul("explain_tasks", text)
         if not text or len(text) > TASK_CHARS:
             raise ScenarioError("explain_tasks", f"each id is 1 to {TASK_CHARS} "
                                                  f"characters; got {text[:40]!r}")
@@ -261,26 +281,46 @@ def clean_explain_tasks(tasks, explain: bool) -> list:
     return cleaned
 
 
+MAX_TAGS, MAX_TAG_CHARS, MAX_TAGS_TEXT = 20, 40, 500  # Experiment.tags holds 500
+
+
 def normalize_tags(tags) -> str:
-    """Tags as stored: lower case, comma-separated, unique, in the order given."""
+    """Tags as stored: lower case, comma-separated, unique, in the order given. At most
+    ``MAX_TAGS`` of at most ``MAX_TAG_CHARS`` characters each (spaces run together), at most
+    ``MAX_TAGS_TEXT`` characters stored, no NUL character (PostgreSQL refuses it in text): a
+    ScenarioError naming ``tags`` otherwise, never a tag silently cut."""
     if tags is None:
         tags = ""
     if not isinstance(tags, (str, list, tuple)):
         raise ScenarioError("tags", "must be words separated by commas (or a list of them)")
     items = tags if isinstance(tags, (list, tuple)) else tags.split(",")
-    if len(items) > 20:
-        raise ScenarioError("tags", "at most 20 tags of at most 40 characters each")
+    items = [i for i in items if not isinstance(i, str) or i.strip()]  # "a, b," is two tags
+    limits = f"at most {MAX_TAGS} tags of at most {MAX_TAG_CHARS} characters each"
+    if len(items) > MAX_TAGS:
+        raise ScenarioError("tags", f"{len(items):,} tags; {limits}")
     out: list[str] = []
     for item in items:
         if not isinstance(item, str):
             raise ScenarioError("tags", "must be words separated by commas (or a list of them)")
-        tag = " ".join(item.replace(",", " ").split()).lower()[:40]
+        check_no_nul("tags", item)
+        tag = " ".join(item.replace(",", " ").split()).lower()
+        if len(tag) > MAX_TAG_CHARS:
+            raise ScenarioError("tags", f"{tag[:20]!r}... has {len(tag):,} characters; "
+                                        f"{limits}")
         if tag and tag not in out:
             out.append(tag)
     text = ",".join(out)
-    if len(out) > 20 or len(text) > 500:
-        raise ScenarioError("tags", "at most 20 tags of at most 40 characters each")
+    if len(text) > MAX_TAGS_TEXT:  # the column's width
+        raise ScenarioError("tags", f"are {len(text):,} characters together (with a comma "
+                                    f"between tags); at most {MAX_TAGS_TEXT}")
     return text
+
+
+def check_no_nul(field_name: str, text) -> None:
+    """Refuse a NUL character in text that is stored (PostgreSQL refuses it in text and JSON:
+    a 500 there; SQLite kept it)."""
+    if isinstance(text, str) and "\x00" in text:
+        raise ScenarioError(field_name, "must not contain the NUL character (\\u0000)")
 
 
 def clean_labels(*, visibility=None, notes=None, tags=None) -> dict:
@@ -293,6 +333,7 @@ def clean_labels(*, visibility=None, notes=None, tags=None) -> dict:
     if notes is not None:
         if not isinstance(notes, str) or len(notes) > 20_000:
             raise ScenarioError("notes", "must be text of at most 20,000 characters")
+        check_no_nul("notes", notes)
         out["notes"] = notes.strip()
     if tags is not None:
         out["tags"] = normalize_tags(tags)
@@ -308,6 +349,7 @@ def update_experiment(experiment: Experiment, *, name=None, notes=None, tags=Non
             raise ScenarioError("name", "must not be empty")
         if len(name.strip()) > 200:
             raise ScenarioError("name", "at most 200 characters")
+        check_no_nul("name", name)
         changes["name"] = name.strip()
     if changes:
         Experiment.objects.filter(pk=experiment.pk).update(**changes)
@@ -437,35 +479,60 @@ def axis_values(axis: dict, where: str = "axis", most: int = MAX_AXIS_VALUES) ->
     keys = set(axis) - {"param"}
     if keys == {"values"}:
         values = axis["values"]
-        if not isinstance(values, list) or not values:
+        if not isinstance(values, list):
+            raise ScenarioError("axes", f"{where} ({axis['param']}): values must be a list, "
+                                        "e.g. [8, 10, 12]; a range is start, stop and step "
+                                        "(or factor), e.g. {\"start\": 8, \"stop\": 16, "
+                                        "\"step\": 2}")
+        if not values:
             raise ScenarioError("axes", f"{where} ({axis['param']}): give at least one value")
         _at_most(len(values), most, where)
         if not all(isinstance(v, SCALAR) and (not isinstance(v, str) or len(v) <= 200)
                    for v in values):
             raise ScenarioError("axes", f"{where} ({axis['param']}): values must be numbers, "
                                         "booleans or short strings")
+        if _holds_nul(values):
+            raise ScenarioError("axes", f"{where} ({axis['param']}): values must not contain "
+                                        "the NUL character (\\u0000)")
         return list(values)
     if keys not in ({"start", "stop", "step"}, {"start", "stop", "factor"}):
         raise ScenarioError("axes", f"{where}: expected values, or start, stop and step (or "
                                     "factor)")
     start, stop = axis["start"], axis["stop"]
     by = axis.get("step", axis.get("factor"))
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-               for v in (start, stop, by)):
-        raise ScenarioError("axes", f"{where}: start, stop and step must be numbers")
+    if not all(_finite_number(v) for v in (start, stop, by)):
+        raise ScenarioError("axes", f"{where}: start, stop and step must be finite numbers")
     geometric = "factor" in axis
     if (geometric and (by <= 1 or start <= 0)) or (not geometric and by <= 0) or stop < start:
         raise ScenarioError("axes", f"{where}: need start <= stop and a positive step (a "
                                     "factor > 1 from a positive start)")
-    span = math.log(stop / start) / math.log(by) if geometric else (stop - start) / by
+    try:
+        span = math.log(stop / start) / math.log(by) if geometric else (stop - start) / by
+    except (OverflowError, ZeroDivisionError):  # 1e-300 to 1e300; -1e308 to 1e308
+        span = math.inf
+    if not span <= 1e15:  # too many to count exactly (floor(inf) raised OverflowError)
+        raise ScenarioError("axes", f"{where}: {start!r} to {stop!r} by "
+                                    f"{'*' if geometric else ''}{by!r} is more than "
+                                    f"{most:,} values; at most {most} (HETSITE_MAX_POINTS)")
     _at_most(math.floor(span * (1 + 1e-9) + 1e-9) + 1, most, where)
     values, v = [], start
-    while v <= stop * (1 + 1e-9) + 1e-12 and len(values) <= most:
+    while v <= stop + abs(stop) * 1e-9 + 1e-12 and len(values) <= most:  # (a negative stop too)
         values.append(v)
         v = v * by if geometric else start + len(values) * by
     _at_most(len(values), most, where)
     integral = all(isinstance(x, int) and not isinstance(x, bool) for x in (start, stop, by))
     return [int(round(x)) if integral else round(x, 12) for x in values]
+
+
+def _finite_number(value) -> bool:
+    """A JSON number (not a boolean) that a float holds finitely: ``math.isfinite`` raises
+    OverflowError for an integer past the float range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _at_most(count: int, most: int, where: str) -> None:

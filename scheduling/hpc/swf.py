@@ -26,6 +26,7 @@ import gzip
 import io
 import os
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from typing import IO
@@ -174,7 +175,12 @@ class _Limited:
         size = MAX_LINE_BYTES + 1
         if self._max is not None:
             size = min(size, self._max - self._read + 1)
-        line = self._stream.readline(size)
+        try:
+            line = self._stream.readline(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            # A gzip file cut short (EOFError), or corrupt (a bad header, block or checksum)
+            raise ScenarioError("trace", f"is not a whole gzip file: it is cut short or "
+                                         f"corrupt after line {self.line_no:,} ({exc})") from None
         if line:
             self.line_no += 1
             self._read += len(line)

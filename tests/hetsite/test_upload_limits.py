@@ -185,5 +185,6 @@ def test_a_query_string_with_more_fields_than_django_parses_is_400_before_any_vi
         response = Client().get(path + "?" + "&".join(["action=held"] * (most + 1)))
         assert response.status_code == 400, path
         assert response.content.decode() == (f"The query string has {most + 1:,} fields; "
-                                             f"this site takes at most {most:,}.\n")
+                                             f"this site takes at most {most:,} "
+                                             "(DATA_UPLOAD_MAX_NUMBER_FIELDS).\n")
         assert Client().get(path + "?" + "&".join(["a=1"] * most)).status_code == 200

@@ -64,3 +64,13 @@ def test_trace_library_reads_run_times_of_uploads_and_library_traces(tmp_path):
     lublin = lib.load_runtimes("lublin_256_small")
     cols = lib.load("lublin_256_small").columns
     assert np.array_equal(lublin, cols["run_time"][cols["run_time"] >= 0])
+
+
+def test_a_truncated_gzip_list_is_an_error_naming_the_run_times(tmp_path):
+    """Was an EOFError out of gzip (a 500 on the many-task form)."""
+    packed = gzip.compress(b"".join(b"%d\n" % (i % 97) for i in range(20_000)))
+    path = tmp_path / "cut.txt.gz"
+    path.write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(ScenarioError) as caught:
+        read_runtime_list(path)
+    assert caught.value.field == "runtimes" and "gzip" in caught.value.message

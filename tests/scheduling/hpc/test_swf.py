@@ -211,3 +211,28 @@ def test_both_readers_agree_on_any_input(lines):
     except ScenarioError as exc:
         got = ("error", exc.field, exc.message)
     assert got == want
+
+
+def _damaged_gzips(payload: bytes) -> dict[str, bytes]:
+    """A gzip of ``payload`` cut in half, with a bad header, with its checksum zeroed, and
+    with its deflate blocks overwritten."""
+    packed = gzip.compress(payload)
+    middle = len(packed) // 2
+    return {"cut in half": packed[:middle],
+            "bad header": packed[:2] + b"\x00" * 16,
+            "bad checksum": packed[:-8] + b"\x00" * 8,
+            "bad blocks": packed[:10] + b"\xff" * (len(packed) - 18) + packed[-8:]}
+
+
+@pytest.mark.parametrize("damage", ["cut in half", "bad header", "bad checksum", "bad blocks"])
+def test_a_damaged_gzip_is_a_scenario_error_naming_the_trace(damage):
+    """Was EOFError (cut short) or zlib.error (bad blocks) from gzip's readline: a 500 on the
+    upload form, a traceback from the CLI."""
+    text = (HEADER + "\n".join(LINES * 400) + "\n").encode()
+    data = _damaged_gzips(text)[damage]
+    for read in (lambda s: list(read_swf(s)[1]), read_swf_arrays):
+        with pytest.raises(ScenarioError) as caught:
+            read(io.BytesIO(data))
+        assert caught.value.field.startswith("trace")
+        if caught.value.field == "trace":
+            assert "gzip" in caught.value.message

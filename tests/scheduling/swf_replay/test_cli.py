@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +89,17 @@ def test_a_trace_with_nothing_to_replay(tmp_path, policy):
             s["jobs_rejected"]) == (2, 0, 1, 1)
     assert data["tasks"]["job_id"] == [] and data["series"]["t_min"] == []
     assert data["extra"]["rejected_job_ids"] == [2]
+
+
+def test_a_truncated_gzip_trace_is_a_clear_error(tmp_path):
+    """Was a traceback ending in EOFError from gzip."""
+    packed = (traces.LIBRARY_DIR / "lublin_256.swf.gz").read_bytes()
+    cut = tmp_path / "cut.swf.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    root = Path(__file__).resolve().parents[3]  # this checkout's code first on sys.path
+    proc = subprocess.run([sys.executable, "-m", "scheduling.engine", "replay", "--trace",
+                           str(cut), "--policy", "easy", "--out", str(tmp_path / "r.json")],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: trace: is not a whole gzip file"), proc.stderr
