@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from rest_framework import serializers
 
 from simcore.errors import ScenarioError
+from simcore.params import whole_number
 
 from ..models import Experiment, Run, Scenario, Visibility
 from ..services import submission
@@ -41,29 +42,25 @@ class StrictSerializer(serializers.Serializer):
 
 
 class JsonInteger(serializers.IntegerField):
-    """An integer given as a JSON number (``3``, or ``3.0``), as every scenario parameter is:
-    text (``"3"``, ``"٣"``, ``"²"``) is a 400 naming the field. DRF's own field reads text
-    through ``int``, which takes other scripts' digits (``"٣"`` was 3 trials)."""
+    """An integer as a JSON number (``3``, or ``3.0``) or as text of digits 0-9 (``"3"``, as
+    clients have always been able to send it): other text (``"٣"``, ``"²"``, ``"1_0"``) is a
+    400 naming the field. DRF's own field reads text through ``int``, which takes other
+    scripts' digits (``"٣"`` was 3 trials)."""
 
     default_error_messages = {
-        "invalid": "A valid integer is required: a JSON number such as 3, not text."}
+        "invalid": "A valid integer is required: a number such as 3, or its digits 0-9."}
 
     def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, (int, float)) or (
+        if isinstance(data, str):
+            text = data.strip()
+            number = whole_number(text.removeprefix("-"), 19)
+            if number is None:
+                self.fail("invalid")
+            data = -number if text.startswith("-") else number
+        elif isinstance(data, bool) or not isinstance(data, (int, float)) or (
                 isinstance(data, float) and not (math.isfinite(data) and data.is_integer())):
             self.fail("invalid")
         return super().to_internal_value(int(data))
-
-
-class JsonBoolean(serializers.BooleanField):
-    """JSON ``true`` or ``false`` only (DRF's own field also takes "yes", "on", 1, ...)."""
-
-    default_error_messages = {"invalid": "Must be a valid boolean: JSON true or false."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid")
-        return data
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -205,10 +202,10 @@ class ExperimentCreateSerializer(StrictSerializer):
                                          help_text="unlisted (link only), public or private")
     notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     tags = serializers.JSONField(required=False, help_text="list of tags or comma-separated")
-    dry_run = JsonBoolean(required=False, default=False,
+    dry_run = serializers.BooleanField(required=False, default=False,
                           help_text="true: answer 200 with the price (runs, CPU and wall "
                                     "time, budget) and create nothing")
-    explain = JsonBoolean(
+    explain = serializers.BooleanField(
         required=False, default=False,
         help_text="true: every run records its decisions with their reasons (read them at "
                   "/api/runs/<id>/decisions/); experiments without axes only, priced with the "
@@ -244,7 +241,7 @@ class FigureRunSerializer(StrictSerializer):
         child=serializers.CharField(max_length=80), required=False, max_length=64,
         help_text="other policies of the figure's kind to run beside the published ones, on "
                   "the same seeds; the result page compares each with every published policy")
-    dry_run = JsonBoolean(required=False, default=False,
+    dry_run = serializers.BooleanField(required=False, default=False,
                           help_text="true: answer 200 with the price and create nothing")
 
     def validate(self, data):
@@ -260,7 +257,7 @@ class FigureRunSerializer(StrictSerializer):
 class AddTrialsSerializer(StrictSerializer):
     add = JsonInteger(min_value=1, help_text="trials to add to every (point, policy); seeds "
                                              "continue the sequence")
-    dry_run = JsonBoolean(required=False, default=False,
+    dry_run = serializers.BooleanField(required=False, default=False,
                           help_text="true: answer 200 with the price of the added runs and "
                                     "add nothing")
 
