@@ -36,6 +36,23 @@ def neighbours(scheduler, wl, seed: int):
     return None
 
 
+# The cost model (units: one job's share of a grid-small run, about 30 µs; docs/grid.md
+# "Limits and price" has the measurements): each job 1 unit (3 with internode PUSH/PULL);
+# each node PER_NODE (its queue, arrays and sampling; 6x with an internode overlay: building
+# CAN' over 50,000 nodes took 2.4 s); each node load the run samples PER_LOAD_CELL.
+PER_NODE = 0.2
+PER_LOAD_CELL = 0.005
+
+
+def _cost(cfg: GridConfig, policy: str) -> float:
+    """Relative run time: jobs, nodes, and node loads sampled over the expected span."""
+    internode = policy.startswith("internode")
+    nodes = cfg.nodes.n_nodes
+    cells = nodes * (cfg.span_expected() / cfg.report.sample_s + 1)
+    return (cfg.jobs.n_jobs * (3.0 if internode else 1.0)
+            + PER_NODE * nodes * (6.0 if internode else 1.0) + PER_LOAD_CELL * cells)
+
+
 @ENGINE.kind(
     KIND,
     title="Decentralized preemptive scheduling on a grid",
@@ -47,7 +64,7 @@ def neighbours(scheduler, wl, seed: int):
     spec="decentralized-preemptive-grid.md",
     headline=("wait_median_s", "wait_top10_median_s", "wait_max_s", "preemptions",
               "migrations"),
-    cost=lambda cfg, policy: cfg.jobs.n_jobs * (3.0 if policy.startswith("internode") else 1.0),
+    cost=_cost,
     policy_type=GridScheduler,
 )
 def run(cfg: GridConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:

@@ -15,6 +15,16 @@ from simcore.params import group, param
 
 KIND = "grid"
 MAX_TABLE = 16
+# Node loads one run may keep: every report.sample_s the run stores each node's used cores and
+# queue length until the result is built, about 37 bytes a node and sample (measured: 631 MB
+# for 50,000 nodes x 316 samples). Counted over the span bound below, 50,000,000 is at most
+# about 1.8 GB; the presets' runs last a seventh of their bound (docs/grid.md "Limits and
+# price").
+MAX_LOAD_CELLS = 50_000_000
+
+
+def _mean(values, probs) -> float:
+    return sum(v * p for v, p in zip(values, probs, strict=True))
 
 
 def _values(default, *, unit, help, label, integer=False, low=0.0, high=1e6):
@@ -192,7 +202,7 @@ class GridConfig:
                                 f"must be <= jobs.n_jobs ({j.n_jobs}); got "
                                 f"{self.report.tail_jobs}")
         # Bounded work: the simulated span over the interval gives the number of ticks.
-        span = j.n_jobs * j.iat_s + 20 * j.run_mean_s * (1 + j.run_spread) / min(n.speed)
+        span = self.span_bound()
         ticks = span / self.scheduler.delta_s
         if ticks > 20_000_000:
             raise ScenarioError("scheduler.delta_s",
@@ -202,3 +212,27 @@ class GridConfig:
         if samples > 200_000:
             raise ScenarioError("report.sample_s",
                                 f"gives about {samples:,.0f} load samples; at most 200,000")
+        cells = samples * n.n_nodes
+        if cells > MAX_LOAD_CELLS:
+            raise ScenarioError("report.sample_s",
+                                f"gives about {samples:,.0f} load samples x {n.n_nodes:,} nodes "
+                                f"= {cells:,.0f} node loads kept; at most {MAX_LOAD_CELLS:,} "
+                                f"(raise report.sample_s or lower nodes.n_nodes)")
+
+    def span_bound(self) -> float:
+        """A generous bound on the simulated span (s): every arrival, then 20 of the longest
+        runs on the slowest node. The caps on ticks and load samples use it."""
+        n, j = self.nodes, self.jobs
+        return j.n_jobs * j.iat_s + 20 * j.run_mean_s * (1 + j.run_spread) / min(n.speed)
+
+    def span_expected(self) -> float:
+        """The simulated span (s) the price expects: the arrivals, or the work over the cores
+        when that takes longer (overload), then twice the longest run on the slowest node.
+        Within 20% of the runs' spans on grid-small, grid-main, grid-iat-1.5 and grid-iat-4
+        (docs/grid.md "Limits and price")."""
+        n, j = self.nodes, self.jobs
+        work = (j.n_jobs * j.run_mean_s * _mean(j.cores, j.cores_p)
+                / max(_mean(n.speed, n.speed_p), 1e-9))
+        cores = n.n_nodes * _mean(n.cores, n.cores_p)
+        return (max(j.n_jobs * j.iat_s, work / cores)
+                + 2 * j.run_mean_s * (1 + j.run_spread) / min(n.speed))
