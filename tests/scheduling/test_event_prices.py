@@ -26,7 +26,7 @@ def test_grid_node_loads_are_capped_naming_the_sample_interval():
     assert "x 50,000 nodes" in err.value.message
     assert f"at most {MAX_LOAD_CELLS:,}" in err.value.message
     # sampling less often makes room for the site's largest node count
-    assert scenario("grid", {"nodes": {"n_nodes": 50_000}, "report": {"sample_s": 600.0}})
+    assert scenario("grid", {"nodes": {"n_nodes": 50_000}, "report": {"sample_s": 120.0}})
 
 
 def test_every_grid_preset_and_figure_point_is_within_the_caps():
@@ -52,6 +52,24 @@ def test_the_grid_price_grows_with_nodes_and_load_samples():
     # internode overlays: 3x per job, 6x per node
     assert cost("grid-small", {}, "internode-can") == pytest.approx(
         base + 2 * 500 + 5 * grid.PER_NODE * 100)
+
+
+def test_with_alpha_above_beta_the_grid_price_counts_the_ticks():
+    # the preemptive schedulers swap jobs at every tick: half the interval, twice the swaps
+    calm = cost("grid-main", {}, "local")
+    aging = cost("grid-main", {"scheduler.alpha": 0.5}, "local")
+    assert aging == calm  # alpha <= beta: no swapping, the interval does not matter
+    assert cost("grid-main", {"scheduler.delta_s": 0.5}, "local") == calm
+    swap = cost("grid-main", {"scheduler.alpha": 1.5}, "local")
+    cfg = preset_scenario("grid-main", {"scheduler.alpha": 1.5}).params
+    assert cfg.swap_job_ticks() == pytest.approx(5000 * 3600 / 1.175 / 5.0)
+    assert swap == pytest.approx(calm + grid.PER_SWAP * cfg.swap_job_ticks())
+    assert swap > 50 * calm  # the run measured 16 s of CPU, priced 0.28 s before
+    assert cost("grid-main", {"scheduler.alpha": 1.5}, "fcfs") == cost("grid-main", {}, "fcfs")
+    with pytest.raises(ScenarioError) as err:
+        preset_scenario("grid-main", {"scheduler.alpha": 1.5, "scheduler.delta_s": 0.5})
+    assert err.value.field == "scheduler.delta_s"
+    assert "job-ticks" in err.value.message and "at most 20,000,000" in err.value.message
 
 
 # -- value of service and ch. 4: the mapping events, capped before, now priced ----------------
