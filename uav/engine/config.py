@@ -357,10 +357,12 @@ class UavConfig:
         return fixed + drawn * per_target
 
     def _check_size(self) -> None:
-        events = self.mapping_events()
+        # as a float first: an interval of 5e-324 min gives infinitely many
+        events = self.horizon_h * 60.0 / self.mapping_interval_min
         if events > MAX_MAPPING_EVENTS:
+            count = f"{self.mapping_events():,}" if math.isfinite(events) else "unboundedly many"
             raise ScenarioError("mapping_interval_min",
-                                f"gives {events:,} mapping events over the {self.horizon_h:g} h "
+                                f"gives {count} mapping events over the {self.horizon_h:g} h "
                                 f"day; at most {MAX_MAPPING_EVENTS:,} (Δ >= "
                                 f"{self.horizon_h * 60.0 / MAX_MAPPING_EVENTS:.4g} min)")
         dynamic = self.dynamic_events()
