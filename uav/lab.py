@@ -40,7 +40,7 @@ METRICS = [
 LAB = LabKind(
     kind="uav",
     # reference run (benchmarks/cost_estimates.py): small-baseline / random: 0.018 s
-    seconds_per_cost=1.4e-4,
+    seconds_per_cost=8.5e-8,
     title="UAV surveillance missions (ch. 5)",
     engine=engine,
     metrics=METRICS,

@@ -36,6 +36,28 @@ def neighbours(scheduler, wl, seed: int):
     return None
 
 
+# The cost model (units: one job's share of a grid-small run, about 30 µs; docs/grid.md
+# "Limits and price" has the measurements): each job 1 unit (3 with internode PUSH/PULL);
+# each node PER_NODE (its queue, arrays and sampling; 6x with an internode overlay: building
+# CAN' over 50,000 nodes took 2.4 s); each node load the run samples PER_LOAD_CELL; with
+# alpha > beta, each job-tick of swapping PER_SWAP for the preemptive schedulers (all but
+# FCFS).
+PER_NODE = 0.2
+PER_LOAD_CELL = 0.005
+PER_SWAP = 0.3
+
+
+def _cost(cfg: GridConfig, policy: str) -> float:
+    """Relative run time: jobs, nodes, node loads sampled over the expected span, and the
+    swaps of alpha > beta."""
+    internode = policy.startswith("internode")
+    nodes = cfg.nodes.n_nodes
+    swaps = cfg.swap_job_ticks() if policy != "fcfs" else 0.0
+    return (cfg.jobs.n_jobs * (3.0 if internode else 1.0)
+            + PER_NODE * nodes * (6.0 if internode else 1.0) + PER_LOAD_CELL * cfg.load_cells()
+            + PER_SWAP * swaps)
+
+
 @ENGINE.kind(
     KIND,
     title="Decentralized preemptive scheduling on a grid",
@@ -47,7 +69,7 @@ def neighbours(scheduler, wl, seed: int):
     spec="decentralized-preemptive-grid.md",
     headline=("wait_median_s", "wait_top10_median_s", "wait_max_s", "preemptions",
               "migrations"),
-    cost=lambda cfg, policy: cfg.jobs.n_jobs * (3.0 if policy.startswith("internode") else 1.0),
+    cost=_cost,
     policy_type=GridScheduler,
 )
 def run(cfg: GridConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> Result:

@@ -15,6 +15,20 @@ from simcore.params import group, param
 
 KIND = "grid"
 MAX_TABLE = 16
+# Node loads one run may keep: every report.sample_s the run stores each node's used cores and
+# queue length until the result is built, about 37 bytes a node and sample (measured: 631 MB
+# for 50,000 nodes x 316 samples). Over the expected span (within 20% of the runs' on the
+# presets), 25,000,000 is about 0.9 GB (docs/grid.md "Limits and price").
+MAX_LOAD_CELLS = 25_000_000
+# With alpha > beta a waiting job's priority outgrows a running one's, so the preemptive
+# schedulers swap jobs at every tick: the work is the jobs in the system x the ticks (measured
+# 4-9 µs and about 40 bytes of preemption records a job-tick: grid-main at alpha 1.5 took
+# 16 s of CPU and +130 MB for 3.1 million). 20,000,000 is about 3 minutes and 0.8 GB.
+MAX_SWAP_JOB_TICKS = 20_000_000
+
+
+def _mean(values, probs) -> float:
+    return sum(v * p for v, p in zip(values, probs, strict=True))
 
 
 def _values(default, *, unit, help, label, integer=False, low=0.0, high=1e6):
@@ -192,7 +206,7 @@ class GridConfig:
                                 f"must be <= jobs.n_jobs ({j.n_jobs}); got "
                                 f"{self.report.tail_jobs}")
         # Bounded work: the simulated span over the interval gives the number of ticks.
-        span = j.n_jobs * j.iat_s + 20 * j.run_mean_s * (1 + j.run_spread) / min(n.speed)
+        span = self.span_bound()
         ticks = span / self.scheduler.delta_s
         if ticks > 20_000_000:
             raise ScenarioError("scheduler.delta_s",
@@ -202,3 +216,51 @@ class GridConfig:
         if samples > 200_000:
             raise ScenarioError("report.sample_s",
                                 f"gives about {samples:,.0f} load samples; at most 200,000")
+        swaps = self.swap_job_ticks()
+        if swaps > MAX_SWAP_JOB_TICKS:
+            raise ScenarioError("scheduler.delta_s",
+                                f"with scheduler.alpha ({self.scheduler.alpha:g}) above "
+                                f"scheduler.beta ({self.scheduler.beta:g}) the preemptive "
+                                f"schedulers swap jobs at every tick: about {swaps:,.0f} "
+                                f"job-ticks (jobs in the system x ticks); at most "
+                                f"{MAX_SWAP_JOB_TICKS:,} (raise delta_s, or lower alpha or "
+                                f"the job count)")
+        cells = self.load_cells()
+        if cells > MAX_LOAD_CELLS:
+            raise ScenarioError("report.sample_s",
+                                f"gives about {cells / n.n_nodes:,.0f} load samples x "
+                                f"{n.n_nodes:,} nodes = {cells:,.0f} node loads kept; at most "
+                                f"{MAX_LOAD_CELLS:,} (raise report.sample_s or lower "
+                                f"nodes.n_nodes)")
+
+    def load_cells(self) -> float:
+        """Node loads the run samples: the nodes x the samples over the expected span."""
+        return self.nodes.n_nodes * (self.span_expected() / self.report.sample_s + 1)
+
+    def span_bound(self) -> float:
+        """A generous bound on the simulated span (s): every arrival, then 20 of the longest
+        runs on the slowest node. The caps on ticks and load samples use it."""
+        n, j = self.nodes, self.jobs
+        return j.n_jobs * j.iat_s + 20 * j.run_mean_s * (1 + j.run_spread) / min(n.speed)
+
+    def swap_job_ticks(self) -> float:
+        """Job-ticks of swapping when alpha > beta (else 0): the jobs in the system over the
+        span (at least their run times on the average node) x the ticks, which is the job count
+        x the mean run time / delta_s whatever the span."""
+        n, j, s = self.nodes, self.jobs, self.scheduler
+        if s.alpha <= s.beta:
+            return 0.0
+        run = j.run_mean_s / max(_mean(n.speed, n.speed_p), 1e-9)
+        return j.n_jobs * run / s.delta_s
+
+    def span_expected(self) -> float:
+        """The simulated span (s) the price expects: the arrivals, or the work over the cores
+        when that takes longer (overload), then twice the longest run on the slowest node.
+        Within 20% of the runs' spans on grid-small, grid-main, grid-iat-1.5 and grid-iat-4
+        (docs/grid.md "Limits and price")."""
+        n, j = self.nodes, self.jobs
+        work = (j.n_jobs * j.run_mean_s * _mean(j.cores, j.cores_p)
+                / max(_mean(n.speed, n.speed_p), 1e-9))
+        cores = n.n_nodes * _mean(n.cores, n.cores_p)
+        return (max(j.n_jobs * j.iat_s, work / cores)
+                + 2 * j.run_mean_s * (1 + j.run_spread) / min(n.speed))

@@ -18,8 +18,8 @@ from simcore.lab import (
 
 LAB = LabKind(
     kind="grid",
-    # reference run (benchmarks/cost_estimates.py): grid-small / fcfs: 0.020 s
-    seconds_per_cost=3.9e-5,
+    # reference run (benchmarks/cost_estimates.py): grid-small / fcfs: 0.022 s
+    seconds_per_cost=2.9e-5,
     title="Decentralized preemptive scheduling on a grid",
     engine=engine,
     metrics=[

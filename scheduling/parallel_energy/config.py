@@ -16,6 +16,12 @@ from simcore.params import group, param
 
 KIND = "parallel-energy"
 
+# Mapping events one run may ask for (time.sim_h x 3600 / time.mapping_interval_s), as the
+# ch. 4 and VoS kinds: checked at validation, so the CLI, the forms and the API refuse it
+# naming the parameter. Every event costs the engine 40 µs or more (docs/ch3.md "Limits and
+# price"), and nine per-event records are kept until the result is built.
+MAX_MAPPING_EVENTS = 200_000
+
 
 @dataclass(frozen=True)
 class ClusterSpec:
@@ -271,9 +277,21 @@ class TimeConfig:
                                       help="period of mapping events (spec §5.1)",
                                       label="Mapping interval")
 
+    def mapping_events(self) -> int:
+        """Mapping events of a run: one every interval from t = 0 to the end (as the loop of
+        ``sim.run_trial``)."""
+        return int(math.ceil(self.sim_h * 3600.0 / self.mapping_interval_s - 1e-9))
+
     def validate(self):
         if self.warmup_h >= self.sim_h:
             raise ScenarioError("time.warmup_h", "must be < time.sim_h")
+        events = self.mapping_events()
+        if events > MAX_MAPPING_EVENTS:
+            raise ScenarioError("time.mapping_interval_s",
+                                f"gives {events:,} mapping events over time.sim_h = "
+                                f"{self.sim_h:g} h; at most {MAX_MAPPING_EVENTS:,} (an "
+                                f"interval of at least "
+                                f"{self.sim_h * 3600.0 / MAX_MAPPING_EVENTS:.3g} s)")
 
 
 @dataclass(frozen=True)

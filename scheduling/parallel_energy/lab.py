@@ -27,7 +27,7 @@ from simcore.lab import (
 LAB = LabKind(
     kind="parallel-energy",
     # reference run (benchmarks/cost_estimates.py): small / easy: 0.31 s
-    seconds_per_cost=5.2e-6,
+    seconds_per_cost=3.1e-7,
     title="Parallel jobs with utility and an energy budget (ch. 3)",
     engine=engine,
     metrics=[

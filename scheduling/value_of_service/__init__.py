@@ -18,13 +18,21 @@ from .result import build_result
 from .sim import run_simulation
 from .workload import generate
 
+# A mapping event costs at least PER_EVENT units (15 µs: vos-small with 1-2 tasks and
+# 0.05-minute events took 0.22 s for 14,400 events; docs/vos.md "Limits and price").
+PER_EVENT = 0.7
+
 
 def _cost(cfg: VosConfig, policy: str) -> float:
-    """Relative run time: tasks x hours, heavier for the greedy family (rounds per event)."""
-    w, a = cfg.workload, cfg.arrivals
+    """Relative run time: tasks x hours at one mapping event a minute, scaled by the events per
+    minute, and never below a fixed cost per event; heavier for the greedy family (rounds per
+    event)."""
+    w, a, r = cfg.workload, cfg.arrivals, cfg.scheduler
     tasks = ((w.tasks_min + w.tasks_max) / 2.0 if a.pattern == "sinusoidal"
              else a.rate_per_core_h * cfg.system.total_cores * len(a.phases) * a.phase_h)
-    return tasks * cfg.scheduler.duration_h * (4.0 if policy.startswith("max-") else 1.0)
+    events = r.duration_h * 60.0 / r.interval_min
+    units = max(tasks * r.duration_h / r.interval_min, PER_EVENT * events)
+    return units * (4.0 if policy.startswith("max-") else 1.0)
 
 
 @ENGINE.kind(

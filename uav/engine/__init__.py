@@ -56,13 +56,36 @@ def fly(mission, cfg: UavConfig, policy: str, seed: int, clock: RunClock,
     return sim
 
 
+# The cost model (units: score-matrix cells visited, about 0.1 µs each; docs/uav.md "Limits
+# and price" has the measurements): each mapping event costs a fixed part worth PER_EVENT
+# cells (building the policy's view, ~35 µs) plus one visit of the UAV x target slots, twice
+# with the geometry model (scores and travel times are recomputed at every event); each drawn
+# entity (UAV, target, window, dynamic event) PER_ENTITY; a run PER_RUN (result and series).
+# A run that also flies Random for value_vs_random (compare_random) pays the flight twice.
+PER_EVENT = 400.0
+PER_ENTITY = 100.0
+PER_RUN = 30_000.0
+
+
+def _cost(cfg: UavConfig, policy: str) -> float:
+    """Relative run time: mapping events x (a fixed part + UAV slots x target slots)."""
+    uavs, targets = cfg.slots()
+    flight = cfg.mapping_events() * (PER_EVENT + uavs * targets)
+    if cfg.geometry.enabled:
+        flight *= 2.0
+    if cfg.compare_random and policy != "random":
+        flight *= 2.0
+    drawn = uavs + targets + cfg.windows() + cfg.dynamic_events()
+    return PER_RUN + PER_ENTITY * drawn + flight
+
+
 @ENGINE.kind(KIND, title="UAV surveillance missions", config_cls=UavConfig,
              spec="ch5-uav-surveillance",
              description="UAVs with sensors and energy budgets observe targets with priorities, "
                          "affinities and hidden windows over one day with dynamic events; "
                          "mapping every Δ minutes",
              headline=("value", "surveils_completed"),
-             cost=lambda cfg, policy: cfg.uavs_mean * cfg.targets_mean,
+             cost=_cost,
              policy_type=policies.UavPolicy)
 def run(cfg: UavConfig, policy: PolicyInfo, seed: int, ctx: RunContext) -> UavResult:
     mission = generate(cfg, seed)

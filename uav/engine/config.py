@@ -6,6 +6,7 @@ Times in hours unless the name says otherwise; energy in normalized units (capac
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from simcore.errors import ScenarioError
@@ -14,6 +15,17 @@ from simcore.params import group, param
 from .model import EVENT_TYPES, SENSORS
 
 KIND = "uav"
+
+# What one run may ask for (checked at validation, so the CLI, the forms and the API refuse it
+# naming the parameter; docs/uav.md "Limits and price"). Each bounds a count the run's time or
+# memory grows with. The score matrices hold UAV slots x target slots (x 4 sensors), about 165
+# bytes a slot pair (measured: +330 MB at 1,000 x 2,000), so the slot cap is about 2 GB: the
+# population bounds (uavs_mean <= 2,000, targets_mean <= 5,000) with the default event rates
+# fit, and events that add UAVs and targets (E1, E5) cannot multiply past it.
+MAX_MAPPING_EVENTS = 200_000
+MAX_DYNAMIC_EVENTS = 200_000
+MAX_SLOT_CELLS = 12_000_000
+MAX_WINDOWS = 200_000
 
 
 def beta_params(mean: float, sd: float) -> tuple[float, float]:
@@ -299,6 +311,7 @@ class UavConfig:
         if self.mapping_interval_min > self.horizon_h * 60:
             raise ScenarioError("mapping_interval_min",
                                 f"must be <= the horizon ({self.horizon_h * 60:g} min)")
+        self._check_size()
         g = self.geometry
         for name in ("base_x_km", "base_y_km"):
             if getattr(g, name) > g.area_km:
@@ -312,3 +325,75 @@ class UavConfig:
             if g.enabled and max(t.x_km, t.y_km) > g.area_km:
                 raise ScenarioError(f"fixed_targets.{i}.x_km",
                                     f"must lie inside the area (<= {g.area_km:g} km)")
+
+    # -- size: what a run's time and memory grow with (the price, ``uav.engine._cost``, and the
+    # caps of ``_check_size``) ------------------------------------------------------------------
+    def mapping_events(self) -> int:
+        """Mapping events of a run: one every Δ minutes from t = 0 (as ``Simulator``)."""
+        return math.ceil(self.horizon_h * 60.0 / self.mapping_interval_min - 1e-9)
+
+    def dynamic_events(self) -> float:
+        """Expected dynamic events of a run: every Table 11 rate x ``event_multiplier`` over
+        the day."""
+        return sum(self.event_rates.by_code().values()) * self.event_multiplier \
+            * self.horizon_h / 24.0
+
+    def slots(self) -> tuple[float, float]:
+        """Expected UAV and target slots: the initial population (the fixed fleet and targets
+        when given, else λ_U and λ_T) plus those E1/E5 add during the day. Every slot has a row
+        of the score matrices from t = 0."""
+        day = self.event_multiplier * self.horizon_h / 24.0
+        uavs = len(self.fixed_uavs) if self.fixed_uavs else self.uavs_mean
+        targets = len(self.fixed_targets) if self.fixed_targets else self.targets_mean
+        return (uavs + self.event_rates.add_uav * day,
+                targets + self.event_rates.add_target * day)
+
+    def windows(self) -> float:
+        """Expected surveillance windows: one every (gap + length) hours per drawn target,
+        the fixed targets' own."""
+        per_target = self.horizon_h / (self.window_gap_mean + self.window_duration_mean)
+        fixed = sum(len(t.windows) for t in self.fixed_targets)
+        drawn = self.slots()[1] - len(self.fixed_targets)
+        return fixed + drawn * per_target
+
+    def _check_size(self) -> None:
+        # as a float first: an interval of 5e-324 min gives infinitely many
+        events = self.horizon_h * 60.0 / self.mapping_interval_min
+        if events > MAX_MAPPING_EVENTS:
+            count = f"{self.mapping_events():,}" if math.isfinite(events) else "unboundedly many"
+            raise ScenarioError("mapping_interval_min",
+                                f"gives {count} mapping events over the {self.horizon_h:g} h "
+                                f"day; at most {MAX_MAPPING_EVENTS:,} (Δ >= "
+                                f"{self.horizon_h * 60.0 / MAX_MAPPING_EVENTS:.4g} min)")
+        dynamic = self.dynamic_events()
+        if dynamic > MAX_DYNAMIC_EVENTS:  # (the rates alone give at most 11 x 1,000 a day)
+            raise ScenarioError("event_multiplier",
+                                f"gives about {dynamic:,.0f} dynamic events (event_multiplier "
+                                f"{self.event_multiplier:g} x the event rates, "
+                                f"{sum(self.event_rates.by_code().values()):g} a day, over "
+                                f"{self.horizon_h:g} h); at most {MAX_DYNAMIC_EVENTS:,}")
+        uavs, targets = self.slots()
+        if uavs * targets > MAX_SLOT_CELLS:
+            raise ScenarioError(self._slot_field(uavs, targets),
+                                f"gives about {uavs:,.0f} UAVs x {targets:,.0f} targets = "
+                                f"{uavs * targets:,.0f} UAV-target pairs in the score matrices "
+                                f"(the initial population plus what events E1 and E5 add); at "
+                                f"most {MAX_SLOT_CELLS:,}")
+        windows = self.windows()
+        if windows > MAX_WINDOWS:
+            raise ScenarioError("window_gap_mean",
+                                f"gives about {windows:,.0f} surveillance windows (one every "
+                                f"{self.window_gap_mean + self.window_duration_mean:g} h per "
+                                f"target, window_gap_mean + window_duration_mean); at most "
+                                f"{MAX_WINDOWS:,}")
+
+    def _slot_field(self, uavs: float, targets: float) -> str:
+        day = self.event_multiplier * self.horizon_h / 24.0
+        added_u, added_t = self.event_rates.add_uav * day, self.event_rates.add_target * day
+        if added_u == added_t == 0:  # only a fixed population this large
+            return "fixed_targets" if self.fixed_targets else "targets_mean"
+        if self.event_multiplier > 1:
+            return "event_multiplier"
+        # the rate whose additions grow the product most
+        return ("event_rates.add_target" if added_t * uavs >= added_u * targets
+                else "event_rates.add_uav")
