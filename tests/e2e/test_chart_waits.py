@@ -6,15 +6,17 @@ Read back from the page: the x axis title, the rightmost point of each curve con
 data by the axis (``p2l``), the legend's text, the hover box; and the VM timeline's bars. The
 expected values come from each run's stored result (its task table, window and summary)."""
 
-import json
 import re
+import runpy
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from hetsite import selectors
-from hetsite.models import Status
-from hetsite.services import submission
+# (shared with the other chart and export tests)
+_shared = runpy.run_path(str(Path(__file__).parents[1] / "_experiments.py"))
+make, result_of, column = _shared["make"], _shared["result_of"], _shared["column"]
+vos_expected = _shared["vos_expected"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -57,22 +59,10 @@ HOVER = r"""([id, curve, point]) => {
 }"""
 
 
-def make(kind, preset, policies, trials=2):
-    sub = submission.validate_submission(kind=kind, preset=preset, policies=list(policies),
-                                         trials=trials)
-    experiment = submission.create_experiment(sub)
-    experiment.refresh_from_db()
-    assert experiment.status == Status.DONE
-    return experiment
 
 
-def result_of(run) -> dict:
-    return json.loads(selectors.result_json(
-        selectors.run_by_public_id(run.public_id, with_result=True)))
 
 
-def column(tasks, name):
-    return np.asarray([np.nan if v is None else v for v in tasks[name]], dtype=float)
 
 
 def close_percent(shown, expected):
@@ -84,23 +74,6 @@ def read_wait_chart(page, url, charts_drawn):
     charts_drawn(page)
     page.locator("#chart-wait-time").scroll_into_view_if_needed()
     return page.evaluate(f"() => ({DRAWN})('chart-wait-time')")
-
-
-def vos_expected(runs):
-    """Per run of a VoS policy: the longest wait (min) of the tasks the summary counts that
-    started in the run, and its never-started, dropped and total counts."""
-    longest, never, dropped, total = [], [], [], []
-    for run in runs:
-        result = result_of(run)
-        tasks, (w0, w1) = result["tasks"], result["extra"]["window_min"]
-        arrival, start = column(tasks, "arrival"), column(tasks, "start")
-        counted = (arrival >= w0) & (arrival < w1)
-        started = counted & (np.asarray(tasks["status"]) == 1) & (start < w1)
-        longest.append(float(np.max(start[started] - arrival[started])))
-        never.append(run.summary["tasks_never_started"])
-        dropped.append(run.summary["tasks_dropped"])
-        total.append(run.summary["tasks_total"])
-    return np.mean(longest), np.mean(never) / np.mean(total), np.mean(dropped) / np.mean(total)
 
 
 def test_the_vos_wait_ecdf_draws_minutes_and_the_summary_s_never_started_share(
