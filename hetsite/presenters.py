@@ -18,7 +18,7 @@ from simcore.bounds import Bounds, PerPoint, interval, trials_for, useful_half_w
 from simcore.charts import policy_color
 from simcore.errors import ScenarioError
 from simcore.lab import Column, MetricBars, column_for, metric_bars  # noqa: F401
-from simcore.params import describe, with_overrides
+from simcore.params import describe
 from simcore.stats import paired_diff, verdict
 
 from . import kinds
@@ -190,12 +190,11 @@ def metric_bounds(kind_lab: kinds.LabKind | None, params: dict | None,
     by_point: dict[int, list] = {}
     for run in runs:
         by_point.setdefault(run.point, []).append(run)
-    at: dict[int, dict | None] = {}
-    for point, mine in by_point.items():
-        try:  # the runs of a point share its overrides
-            at[point] = with_overrides(params, mine[0].setting or {})
-        except ScenarioError:  # stored before a parameter was renamed: no bound read
-            at[point] = None
+    from . import selectors
+
+    # (the runs of a point share its overrides; None: they no longer apply, no bound read)
+    at = {point: selectors.params_at(params, mine[0].setting)
+          for point, mine in by_point.items()}
     for m in scenario_set:
         out[m.key] = PerPoint(m.bounds, {
             point: m.bounds_for((at[point], r.summary) for r in mine)

@@ -256,13 +256,17 @@ def run_groups(experiment: Experiment, policies: list[str] | None = None,
 
 
 def run_params(experiment: Experiment, run: Run) -> dict | None:
-    """The parameters a run ran with: its point's overrides over the scenario's (None when
-    they no longer apply: stored before a parameter was renamed)."""
-    scenario = experiment.scenario.params
-    if not run.overrides:
+    """The parameters a run ran with (:func:`params_at` its point)."""
+    return params_at(experiment.scenario.params, run.overrides)
+
+
+def params_at(scenario: dict, overrides: dict | None) -> dict | None:
+    """A sweep point's parameters: its overrides over the scenario's (None when they no
+    longer apply: stored before a parameter was renamed)."""
+    if not overrides:
         return scenario
     try:
-        return with_overrides(scenario, run.overrides)
+        return with_overrides(scenario, overrides)
     except ScenarioError:
         return None
 

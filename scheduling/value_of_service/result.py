@@ -67,7 +67,7 @@ def task_fates(tasks: dict, window_min) -> dict[str, np.ndarray]:
     ``tasks_dropped``."""
     w0, w1 = (float(v) for v in window_min)
     status = np.asarray(tasks.get("status", []), dtype=np.int64)
-    start = np.asarray([np.nan if v is None else v for v in tasks.get("start", [])], float)
+    start = np.asarray(tasks.get("start", []), dtype=float)  # (numpy reads None as nan)
     started = started_in_run(status, start, w1)
     dropped = status == DROPPED
     return {"counted": arrived_in_window(tasks.get("arrival", []), w0, w1),
