@@ -58,6 +58,10 @@ def home(request):
     """"New experiment" first, then the experiment browser (search, filters, pages)."""
     who = permissions.viewer(request)
     browse = selectors.Browse.from_query(request.GET)
+    if unknown := browse.unknown():  # as the API answers it: an empty list looks like an answer
+        return render(request, "frontend/bad_query.html", {
+            "title": "No such filter", "field": unknown[0], "message": unknown[1],
+            "back": reverse("frontend:home"), "back_text": "All experiments"}, status=400)
     page = _page_of(request, selectors.browse_experiments(who, browse), PAGE_SIZE)
     query = request.GET.copy()
     query.pop("page", None)
@@ -429,6 +433,10 @@ def compare_experiments(request):
 
 def _run_picker(request, who):
     browse = selectors.Browse.from_query(request.GET)
+    if unknown := browse.unknown():  # as the API answers it: an empty list looks like an answer
+        return render(request, "frontend/bad_query.html", {
+            "title": "No such filter", "field": unknown[0], "message": unknown[1],
+            "back": reverse("frontend:home"), "back_text": "All experiments"}, status=400)
     page = _page_of(request, selectors.browse_experiments(who, browse).filter(
         runs__status=Status.DONE).distinct(), 10)
     rows = [(e, list(e.runs.filter(status=Status.DONE).defer(*selectors.HEAVY, "series", "dist")

@@ -52,6 +52,16 @@ class Browse:
     def active(self) -> bool:
         return any((self.q, self.kind, self.status, self.policy, self.owner, self.mine))
 
+    def unknown(self) -> tuple[str, str] | None:
+        """(field, message) for a ``kind`` or ``status`` no experiment can have, with the
+        known values: the list would be empty, which looks like an answer."""
+        known = {"kind": [k.kind for k in kinds.all_kinds()], "status": [s.value for s in Status]}
+        for name, values in known.items():
+            given = getattr(self, name)
+            if given and given not in values:
+                return name, f"unknown {name} {given[:40]!r}; known: {', '.join(values)}"
+        return None
+
 
 def browse_experiments(who: permissions.Viewer, f: Browse = Browse()) -> QuerySet[Experiment]:
     """The experiments the viewer may list, filtered, newest first."""

@@ -88,14 +88,9 @@ def query_flag(request, name: str) -> bool:
 def _browse(request) -> selectors.Browse:
     """The list's filters; a ``kind`` or ``status`` that no experiment can have is a 400
     naming it with the known values (an empty list would look like an answer)."""
-    q = request.query_params
-    browse = selectors.Browse.from_query(q)
-    known = {"kind": [k.kind for k in kinds.all_kinds()], "status": [s.value for s in Status]}
-    for name, values in known.items():
-        given = getattr(browse, name)
-        if given and given not in values:
-            raise ValidationError({name: [f"unknown {name} {given[:40]!r}; known: "
-                                          f"{', '.join(values)}"]})
+    browse = selectors.Browse.from_query(request.query_params)
+    if unknown := browse.unknown():
+        raise ValidationError({unknown[0]: [unknown[1]]})
     return dataclasses.replace(browse, mine=query_flag(request, "mine"))
 
 

@@ -390,6 +390,18 @@ def test_an_unknown_list_filter_is_a_400_naming_it_with_the_known_values(query, 
     assert response.status_code == 400 and known in response.json()[field][0]
 
 
+@pytest.mark.parametrize("query, field, known", [
+    ("status=bogus", "status", "cancelled"), ("kind=bogus", "kind", "swf-replay"),
+    ("status=DONE", "status", "done"),
+])
+def test_the_home_pages_unknown_filter_says_so_as_the_api_does(query, field, known):
+    """Was an empty list ("no experiments"), where the API says 400."""
+    response = Client().get(f"/?{query}")
+    body = response.content.decode()
+    assert response.status_code == 400 and f'data-field="{field}"' in body and known in body
+    assert Client().get("/?status=done&kind=grid").status_code == 200
+
+
 def test_a_known_list_filter_answers():
     APIClient().post("/api/experiments/", {**GRID, "visibility": "public"}, format="json")
     api = APIClient()
