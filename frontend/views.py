@@ -45,11 +45,11 @@ def _page_of(request, rows, size: int):
     return Paginator(rows, size).get_page(selectors.page_number(request.GET.get("page")))
 
 
-def _no_such_point(request, experiment, err: ScenarioError):
-    """The answer to a ``?point=`` that is not a point of the experiment: a 404 saying so,
-    never the whole sweep (or its first point) in its place."""
+def _no_such_point(request, experiment, err: ScenarioError, title: str = "No such point"):
+    """The answer to a ``?point=`` (or ``?baseline=``) that is not the experiment's: a 404
+    saying so, never the whole sweep (or its first point) in its place."""
     return render(request, "frontend/bad_query.html", {
-        "title": "No such point", "field": err.field, "message": err.message,
+        "title": title, "field": err.field, "message": err.message,
         "back": reverse("frontend:experiment", args=[experiment.public_id]),
         "back_text": f"The whole of “{experiment.name}”"}, status=404)
 
@@ -242,7 +242,10 @@ def experiment_page(request, public_id):
                                     ("public_id", "policy", "trial", "point"))[:RUN_CHOICES])
     whole_sweep = bool(experiment.axes) and point is None
     baseline = request.GET.get("baseline", "")
-    baseline = baseline if baseline in experiment.policies else ""
+    if baseline and baseline not in experiment.policies:  # (was the page without it, unsaid)
+        return _no_such_point(request, experiment, ScenarioError(
+            "baseline", f"{baseline[:40]!r} is not a policy of this experiment; its policies: "
+                        f"{', '.join(experiment.policies)}"), title="No such baseline")
 
     def tables():
         # Every finished run's summary, read once for the tables and the published checks.
