@@ -138,6 +138,35 @@ def test_greedy_score_is_the_policys_metric(baseline):
         assert mapped[sid]["score_name"] == "VPE" and mapped[sid]["score"] == vpe
 
 
+def test_meta_names_the_numbers_it_compared(baseline):
+    """``score`` is the value all proposals are compared on, ``mode_score`` the proposal's
+    score in its UAV's mode (was labelled with the mode's metric, VPE beside a value); a
+    preemption names the metric of the side it was won on."""
+    r = simulate(baseline, "meta+p", seed=5, explain=True)
+    start = dict(zip(r.tasks["id"], zip(r.tasks["mode"], r.tasks["vpe_at_start"],
+                                         strict=True), strict=True))
+    mapped = {d["task"]: d for d in r.decisions if d["action"] == "mapped"}
+    modes = set()
+    for sid, (mode, vpe) in start.items():
+        d = mapped[sid]
+        modes.add(mode)
+        assert d["score_name"] == "V" and d["mode_score_name"] == {"value": "V", "vpe": "VPE"}[mode]
+        if mode == "vpe":
+            assert d["mode_score"] == vpe
+        else:
+            assert d["mode_score"] == d["score"]
+    assert modes == {"value", "vpe"}
+    preempted = [d for d in r.decisions if d["action"] == "preempted" and "score" in d]
+    assert preempted
+    for d in preempted:
+        by = mapped[d["by"]]
+        if d["reason"].endswith("its target"):
+            assert d["score_name"] == "V" and d["by_score"] == by["score"]
+        else:
+            assert d["score_name"] == by["mode_score_name"] and d["by_score"] == by["mode_score"]
+        assert d["by_score"] > d["score"]
+
+
 def test_explain_off_leaves_the_result_unchanged():
     # with the Random reference run, which is not explained
     assert_explain_changes_nothing(simulate, preset_scenario("small-baseline"), "meta+pf", 2)

@@ -677,7 +677,7 @@ class MappingView:
         side = "uav" if sv.uav == u else "target"
         numbers = {}
         if side in beats:
-            numbers["score"], numbers["by_score"] = beats[side]
+            numbers["score"], numbers["by_score"], numbers["score_name"] = beats[side]
         self.decisions.add(self.now * 60.0, sv.id + 1, "preempted",
                            "a surveil that outscores it took its UAV" if side == "uav" else
                            "a surveil that outscores it took its target",

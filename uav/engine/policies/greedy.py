@@ -54,7 +54,8 @@ class GreedyPolicy(UavPolicy):
             reasons = None
             if explain:
                 reasons = why.with_preemption(self.why_of(view, options, u, t, s), choices,
-                                              u, t, score[u, t, s], score[u, t, s])
+                                              u, t, score[u, t, s], score[u, t, s],
+                                              (self.attr, self.attr))
             choices.assigned(u, t, view.start(u, s, t, why=reasons))
 
     def why_of(self, view, options, u, t, s) -> dict:

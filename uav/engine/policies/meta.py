@@ -73,7 +73,7 @@ class MetaPolicy(UavPolicy):
             if explain:
                 reasons = why.with_preemption(
                     self.why_of(view, cand, best, u, t, s, value_mode, top), choices, u, t,
-                    mode_score[u, t, s], V[u, t, s])
+                    mode_score[u, t, s], V[u, t, s], ("V" if value_mode[u] else "VPE", "V"))
             freed = view.start(u, s, t, "value" if value_mode[u] else "vpe", why=reasons)
             choices.assigned(u, t, freed)
 

@@ -66,8 +66,10 @@ def meta_choice(view, cand: np.ndarray, best: np.ndarray, u: int, value_mode: bo
                      ("on or ahead of its energy pace, its UAV proposed its highest "
                       "value-per-energy option; the highest value of all proposals"),
            "day_elapsed": view.day_elapsed.item(u), "energy_spent": view.energy_spent.item(u),
-           "score_name": "V" if value_mode else "VPE", "mode_score": float(mode_score),
-           "score": cand.item(u)}
+           # ``score`` is what all proposals were compared on (their value); ``mode_score``
+           # is what the UAV's mode chose its proposal by
+           "score_name": "V", "score": cand.item(u),
+           "mode_score_name": "V" if value_mode else "VPE", "mode_score": float(mode_score)}
     v = second_best(cand, u)
     if v >= 0:
         t, s = divmod(int(best[v]), n_sensors)
@@ -84,15 +86,17 @@ def with_filter(view, why: dict, u: int, t: int, s: int) -> dict:
 
 
 def with_preemption(why: dict, choices, u: int, t: int, uav_side: float,
-                    target_side: float) -> dict:
+                    target_side: float, names: tuple[str, str]) -> dict:
     """What the new surveil must beat on each side it preempts (its UAV's running surveil, its
-    target's), read before ``choices`` is updated; the simulator copies them onto the
-    preempted surveils' decisions."""
+    target's), read before ``choices`` is updated, with the metric of each side (``names``:
+    the UAV side's and the target side's; the Metaheuristic compares a UAV's surveils in its
+    mode's metric and a target's in value); the simulator copies them onto the preempted
+    surveils' decisions."""
     beat = {}
     if choices.running_uav_side[u] > NEG:
-        beat["uav"] = (float(choices.running_uav_side[u]), float(uav_side))
+        beat["uav"] = (float(choices.running_uav_side[u]), float(uav_side), names[0])
     if choices.running_target_side[t] > NEG:
-        beat["target"] = (float(choices.running_target_side[t]), float(target_side))
+        beat["target"] = (float(choices.running_target_side[t]), float(target_side), names[1])
     if beat:
         why["beats"] = beat
     return why
