@@ -53,11 +53,15 @@ def packed(data: dict) -> tuple[bytes | None, dict | None]:
 
 
 def load(run: Run) -> dict:
-    """``{"meta", "decisions"}`` of an explained run, the shape ``simcore.explain`` reads; a
-    run without decisions is a ScenarioError naming ``decisions``."""
+    """``{"meta", "decisions"}`` of an explained run, the shape ``simcore.explain`` reads, the
+    decisions in time order as the CLI reads them (``simcore.explain.in_time_order``: a blob
+    stores them as the run wrote them, which for some kinds is not time order); a run without
+    decisions is a ScenarioError naming ``decisions``."""
     if run.status != Status.DONE or not run.decisions_gz:
         raise ScenarioError("decisions", why_none(run))
-    return json.loads(gzip.decompress(bytes(run.decisions_gz)))
+    data = json.loads(gzip.decompress(bytes(run.decisions_gz)))
+    data["decisions"] = explain.in_time_order(data["decisions"])
+    return data
 
 
 NOT_RECORDING = "its kind does not record its decisions yet"
@@ -124,8 +128,8 @@ def decisions_page(run: Run, *, task: str | None = None, action: str | None = No
 
 
 def tasks_page(run: Run, page: Any = 1) -> dict:
-    """One page of the tasks the run's log kept, in the order of their first decision: how
-    many decisions each has and how its story ended (its last decision)."""
+    """One page of the tasks the run's log kept, in the order of their first decision in time:
+    how many decisions each has and how its story ended (its last decision in time)."""
     number = _page_number(page)
     data = load(run)
     first: dict[str, dict] = {}

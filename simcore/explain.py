@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from .decisions import ACTIONS, MOVES, STARTS, bucket
@@ -35,9 +36,24 @@ def task_id(text: str) -> Any:
     return text if number is None else -number if text.startswith("-") else number
 
 
+_T = itemgetter("t")
+
+
+def in_time_order(decisions: list[dict]) -> list[dict]:
+    """The decisions by time, those of one instant in the order they were made.
+
+    A log is written in the order the decisions were made, which is not always time order:
+    parallel-energy writes a reservation's start or a completion that fell between two mapping
+    events when it reaches the later one, with its own earlier ``t``. Everything that reads a
+    log in time (stories, listings, where two runs part) goes through here, so results of any
+    kind and age read alike. A stable sort: Timsort passes once over a log already in order.
+    """
+    return sorted(decisions, key=_T)
+
+
 def story(decisions: list[dict], task: Any) -> list[dict]:
-    """Every kept decision about ``task``, in the order they were made."""
-    return [d for d in decisions if same_task(d["task"], task)]
+    """Every kept decision about ``task``, in time order (:func:`in_time_order`)."""
+    return in_time_order([d for d in decisions if same_task(d["task"], task)])
 
 
 def unknown_actions(actions) -> list[str]:
@@ -46,12 +62,13 @@ def unknown_actions(actions) -> list[str]:
 
 
 def of_actions(decisions: list[dict], actions) -> list[dict]:
-    """Every decision whose action is one of ``actions`` (an unknown action is an error)."""
+    """Every decision whose action is one of ``actions``, in time order (an unknown action is
+    an error)."""
     wanted = set(actions)
     unknown = unknown_actions(wanted)
     if unknown:
         raise ExplainError(f"action: unknown {', '.join(unknown)}; known: {', '.join(ACTIONS)}")
-    return [d for d in decisions if d["action"] in wanted]
+    return in_time_order([d for d in decisions if d["action"] in wanted])
 
 
 def counts(decisions: list[dict]) -> dict[str, int]:
@@ -84,10 +101,10 @@ def _fmt(v: Any) -> str:
 
 
 def fate(decisions: list[dict], subject=None) -> dict[Any, dict]:
-    """Each task's last kept decision: how its story ended (by ``subject(decision)`` in place
-    of the task when given: :func:`subject_of`)."""
+    """Each task's last kept decision in time: how its story ended (by ``subject(decision)``
+    in place of the task when given: :func:`subject_of`)."""
     last: dict[Any, dict] = {}
-    for d in decisions:
+    for d in in_time_order(decisions):
         last[d["task"] if subject is None else subject(d)] = d
     return last
 
@@ -132,7 +149,8 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     """Where two results of one scenario and seed part ways.
 
     The moves (:data:`~simcore.decisions.MOVES`: a start, drop, preemption, ...; not the
-    "held" and "filtered" that explain why nothing happened) are walked in time; at each
+    "held" and "filtered" that explain why nothing happened) are walked in time order
+    (:func:`in_time_order`, whatever order the logs were written in); at each
     instant the two sets of moves (task, action, where) are compared, so the order in which a
     policy happened to list simultaneous moves does not count as a difference, nor does the
     name it gave a start (:data:`~simcore.decisions.STARTS`: one policy's "backfilled" is
@@ -160,8 +178,10 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
                            "both again, or with a higher --explain-limit (in the lab, the "
                            "host's HETSITE_EXPLAIN_LIMIT)")
     subject = subject_of(field)
-    da = [d for d in a["decisions"] if bucket(subject(d)) % stride == 0]
-    db = [d for d in b["decisions"] if bucket(subject(d)) % stride == 0]
+    # (in time order: the walk in instants, what the other run said "by then" and each
+    # subject's last decision all read the log in time)
+    da = in_time_order([d for d in a["decisions"] if bucket(subject(d)) % stride == 0])
+    db = in_time_order([d for d in b["decisions"] if bucket(subject(d)) % stride == 0])
     kept = {repr(subject(d)) for d in da} | {repr(subject(d)) for d in db}
     first = _first_difference([d for d in da if d["action"] in MOVES],
                               [d for d in db if d["action"] in MOVES], subject)
@@ -234,7 +254,7 @@ def story_text(result: dict, task: Any, actions=None) -> str:
     if decisions is None:
         raise ExplainError("decisions: the result has none; run it with --explain")
     unit = result.get("meta", {}).get("decisions", {}).get("time_unit", "")
-    chosen = story(decisions, task) if task is not None else decisions
+    chosen = story(decisions, task) if task is not None else in_time_order(decisions)
     if actions:
         chosen = of_actions(chosen, actions)
     if task is not None and not chosen:
