@@ -157,12 +157,25 @@ def compare(a: Run, b: Run, top: int = 10) -> dict:
             return {"found": None, "problem": f"the {name} run ({run.policy} #{run.trial}) "
                                               f"recorded no decision: {NOT_RECORDING}."}
     try:
-        found = explain.divergence(load(a), load(b), top=top)
+        # (with each run's summary: decisions that agree where the results do not are said
+        # to leave out what made the difference)
+        found = explain.divergence({**load(a), "summary": a.summary},
+                                   {**load(b), "summary": b.summary}, top=top)
     except explain.ExplainError as err:
         field, _, message = str(err).partition(": ")
         return {"found": None, "problem": f"{field}: {message}"}
+    if found["same_decisions"] == "none":
+        # a comparison of nothing is no agreement: as a problem, like two empty logs
+        return {"found": None, "problem": "decisions: " + explain.no_difference(
+            found, widen(found["compared_by"])) + "."}
     found["time_unit"] = (a.decisions_info or {}).get("time_unit", "")
     return {"found": found, "problem": "", "shown": _shown(found)}
+
+
+def widen(by: str) -> str:
+    """How a lab user keeps more of two runs' decisions, for the comparison's words."""
+    return (f"this host's HETSITE_EXPLAIN_LIMIT bounds each log, and {by}s named under "
+            "\"Keep these tasks' stories\" keep their whole story in every run")
 
 
 #: Moves the compare pages list per run and side at the first difference; a row says how many
@@ -182,7 +195,9 @@ def _shown(found: dict) -> dict:
             rows += [{"who": who, **cells(d)} for d in listed[:SHOWN_MOVES]]
             if len(listed) > SHOWN_MOVES:
                 rows.append({"who": who, "more": len(listed) - SHOWN_MOVES})
-    return {"t_text": number_text(first["t"]) if first else "", "rows": rows,
+    # (what no first difference means: agreement only over what was compared)
+    same = "" if first else explain.no_difference(found, widen(found["compared_by"]))
+    return {"t_text": number_text(first["t"]) if first else "", "rows": rows, "same_text": same,
             "tasks": [{"task": r["task"], "a": cells(r["a"]) if r["a"] else None,
                        "b": cells(r["b"]) if r["b"] else None, "gap": number_text(r["gap"])}
                       for r in found["tasks"]]}

@@ -7,6 +7,7 @@ API and the run pages.
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from itertools import groupby
 from operator import itemgetter
@@ -178,10 +179,11 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
                            "both again, or with a higher --explain-limit (in the lab, the "
                            "host's HETSITE_EXPLAIN_LIMIT)")
     subject = subject_of(field)
+    both = _kept_by_both(infos, stride, subject)
     # (in time order: the walk in instants, what the other run said "by then" and each
     # subject's last decision all read the log in time)
-    da = in_time_order([d for d in a["decisions"] if bucket(subject(d)) % stride == 0])
-    db = in_time_order([d for d in b["decisions"] if bucket(subject(d)) % stride == 0])
+    da = in_time_order([d for d in a["decisions"] if both(d)])
+    db = in_time_order([d for d in b["decisions"] if both(d)])
     kept = {repr(subject(d)) for d in da} | {repr(subject(d)) for d in db}
     first = _first_difference([d for d in da if d["action"] in MOVES],
                               [d for d in db if d["action"] in MOVES], subject)
@@ -199,9 +201,86 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
                      "action_differs": one_sided or x["action"] != y["action"],
                      "gap": 0.0 if one_sided else abs(float(x["t"]) - float(y["t"]))})
     rows.sort(key=lambda r: (not r["action_differs"], -r["gap"], repr(r["task"])))
+    same = None if first is not None else "none" if not kept else "kept" if stride > 1 else "all"
     return {"policies": [a.get("meta", {}).get("policy"), b.get("meta", {}).get("policy")],
-            "compared_by": field or "task", "compared_tasks": len(kept), "first": first,
+            "compared_by": field or "task", "compared_tasks": len(kept), "stride": stride,
+            "first": first, "same_decisions": same, "summary_differs": _summary_differs(a, b),
             "differing_tasks": len(rows), "tasks": rows[:top]}
+
+
+def _kept_by_both(infos: list[dict], stride: int, subject):
+    """Whether both logs kept every decision about what a decision is about: its hash kept it
+    at the larger stride (strides are powers of 2, so the smaller keeps it too), or each log
+    kept it whole because it was asked for (``always``) or kept it by its own stride."""
+    asked = [{repr(x) for x in info.get("always") or ()} for info in infos]
+    if stride == 1:
+        return lambda d: True
+    if not any(asked):
+        return lambda d: bucket(subject(d)) % stride == 0
+    strides = [info.get("stride", 1) for info in infos]
+
+    def both(d: dict) -> bool:
+        key = subject(d)
+        h = bucket(key)
+        return h % stride == 0 or all(h % s == 0 or repr(key) in named
+                                      for s, named in zip(strides, asked, strict=True))
+    return both
+
+
+def _summary_differs(a: dict, b: dict) -> list[str]:
+    """The keys of the two results' ``summary`` whose values differ (none when either has no
+    summary or an empty one: the lab's stored logs carry none unless the caller adds the
+    run's)."""
+    sa, sb = a.get("summary"), b.get("summary")
+    if not isinstance(sa, dict) or not isinstance(sb, dict) or not sa or not sb:
+        return []
+    return sorted((k for k in sa.keys() | sb.keys() if not _same_value(sa.get(k), sb.get(k))),
+                  key=str)
+
+
+def _same_value(x: Any, y: Any) -> bool:
+    # (a metric with nothing to average is NaN in both runs: the same value)
+    return x == y or (isinstance(x, float) and isinstance(y, float) and x != x and y != y)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def sampling_text(by: str, stride: int) -> str:
+    """How a log sampled at ``stride`` kept its tasks (or ``by``: targets), in words."""
+    if stride >= 2**32:  # past every hash: only what was asked for is left
+        return f"only the {by}s asked for"
+    return f"1 {by} in {stride}"
+
+
+def no_difference(found: dict, widen: str) -> str:
+    """What a comparison that found no first difference (``found["first"]`` None) may claim,
+    in one sentence: agreement only over what was compared. ``widen`` says how to keep more
+    (the CLI's flags, the lab's setting). A comparison of nothing is no agreement
+    (``same_decisions`` "none"), a sampled one holds for the subjects both logs kept only
+    ("kept"), and where the results' summaries differ (``summary_differs``) although the
+    decisions compared agree, the runs differ in what the logs did not keep."""
+    by, stride, n = found["compared_by"], found["stride"], found["compared_tasks"]
+    sample = sampling_text(by, stride)
+    differs = found.get("summary_differs") or []
+    shown = ", ".join(differs[:5]) + (f" and {len(differs) - 5} more" if len(differs) > 5 else "")
+    if found["same_decisions"] == "none":
+        if stride > 1:
+            return (f"nothing to compare: sampled to {sample} at this limit, the two logs kept "
+                    f"no decision about the same {by}; {widen}")
+        return "nothing to compare: neither log kept a decision"
+    if found["same_decisions"] == "kept":
+        text = (f"the {_count(n, by)} both logs kept made the same decisions; "
+                f"only those were compared (the logs kept {sample}; {widen})")
+        if differs:
+            text += (f"; the runs' summaries differ ({shown}): they differ in what the logs "
+                     "did not keep")
+        return text
+    if differs:
+        return (f"the two runs made the same decisions as far as their logs say, but their "
+                f"summaries differ ({shown}): they differ in what the logs do not record")
+    return "the two runs made the same decisions"
 
 
 def _last_before(decisions: list[dict], moves: list[dict], t, subject) -> list[dict]:
@@ -285,10 +364,16 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
     unit = a.get("meta", {}).get("decisions", {}).get("time_unit", "")
     pa, pb = found["policies"]
     by = found["compared_by"]
-    lines = [f"A = {pa}, B = {pb}: {found['compared_tasks']} {by}s compared"]
+    widen = (f"raise --explain-limit, or keep chosen {by}s whole in both runs with "
+             f"--explain-task {'ID' if by == 'task' else shlex.quote(f'{by} N')}")
+    if found["same_decisions"] == "none":
+        raise ExplainError("decisions: " + no_difference(found, widen))
+    sampled = (f" (the logs kept {sampling_text(by, found['stride'])})"
+               if found["stride"] > 1 else "")
+    lines = [f"A = {pa}, B = {pb}: {_count(found['compared_tasks'], by)} compared{sampled}"]
     first = found["first"]
     if first is None:
-        lines.append("the two runs made the same decisions")
+        lines.append(no_difference(found, widen))
         return "\n".join(lines)
     lines.append(f"first difference at t={_fmt(first['t'])}{unit}:")
     # (``top`` of each list: the first instant of a many-task run can start thousands)
