@@ -24,6 +24,64 @@ class ExplainError(ValueError):
     """A request the decisions cannot answer; names what is wrong."""
 
 
+def _kind_of(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a text", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def check_result(result: Any, name: str) -> dict:
+    """``result`` (a JSON document read from ``name``) if it has the shape the readers here
+    take, else an ExplainError naming ``name`` and the field: a file that is not a result, or
+    a decision without its time, task, action or reason, is said so, not a traceback."""
+    if not isinstance(result, dict):
+        raise ExplainError(f"{name}: not a result: a JSON object expected, got "
+                           f"{_kind_of(result)}")
+    meta = result.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ExplainError(f"{name}: meta: an object expected, got {_kind_of(meta)}")
+    info = meta.get("decisions", {})
+    if not isinstance(info, dict):
+        raise ExplainError(f"{name}: meta.decisions: an object expected, got {_kind_of(info)}")
+    stride = info.get("stride", 1)
+    if type(stride) is not int or stride < 1:
+        raise ExplainError(f"{name}: meta.decisions.stride: a whole number of at least 1 "
+                           f"expected, got {stride!r:.40}")
+    for key, kind in (("always", list), ("time_unit", str), ("across_runs", str),
+                      ("sampled_by", str)):
+        if info.get(key) is not None and not isinstance(info[key], kind):
+            raise ExplainError(f"{name}: meta.decisions.{key}: {_kind_of(kind())} expected, "
+                               f"got {_kind_of(info[key])}")
+    decisions = result.get("decisions")
+    if decisions is None:
+        return result
+    if not isinstance(decisions, list):
+        raise ExplainError(f"{name}: decisions: a list of decisions expected, got "
+                           f"{_kind_of(decisions)}")
+    for i, d in enumerate(decisions):
+        if not isinstance(d, dict):
+            raise ExplainError(f"{name}: decisions[{i}]: an object expected, got {_kind_of(d)}")
+        missing = [k for k in BASE_FIELDS if k not in d]
+        if missing:
+            raise ExplainError(f"{name}: decisions[{i}]: no {_either(missing)} (every "
+                               f"decision has {', '.join(BASE_FIELDS[:-1])} and "
+                               f"{BASE_FIELDS[-1]})")
+        t, task = d["t"], d["task"]
+        if type(t) not in (int, float) or t != t:
+            raise ExplainError(f"{name}: decisions[{i}].t: a number expected, got {t!r:.40}")
+        if type(task) not in (int, float, str):
+            raise ExplainError(f"{name}: decisions[{i}].task: a number or a text expected, "
+                               f"got {_kind_of(task)}")
+        for key in ("action", "reason"):
+            if not isinstance(d[key], str):
+                raise ExplainError(f"{name}: decisions[{i}].{key}: a text expected, got "
+                                   f"{_kind_of(d[key])}")
+    return result
+
+
 def same_task(a: Any, b: Any) -> bool:
     """Task ids as typed on a command line or a URL are strings; the JSON's may be numbers."""
     return a == b or str(a) == str(b)
