@@ -395,25 +395,44 @@ def story_text(result: dict, task: Any, actions=None) -> str:
     if actions:
         chosen = of_actions(chosen, actions)
     if task is not None and not chosen:
-        info = result.get("meta", {}).get("decisions", {})
-        stride, field = info.get("stride", 1), info.get("sampled_by")
-        known = ""
-        if stride > 1 and field and not str(task).startswith(f"{field} "):
-            # (which tasks were kept depends on what they are about, which this id does not say)
-            known = (f"; the log kept 1 {field} in {stride} with all its decisions, perhaps "
-                     f"not this task's: the same run with --explain-task {task} keeps its "
-                     "whole story")
-        elif stride > 1 and bucket(task_id(str(task))) % stride:
-            known = (f"; the log kept 1 task in {stride} and left this one out: the same run "
-                     f"with --explain-task {task} keeps its whole story")
-        elif stride > 1:
-            known = f"; the log kept 1 task in {stride}, this one among them"
-        raise ExplainError(f"task: no decision about {task!r} in this result{known}")
+        raise ExplainError(_nothing_about(result, task, actions))
     head = f"task {task}" if task is not None else "all tasks"
     lines = [f"{head}: {len(chosen)} decisions"]
     lines += [("" if task is not None else f"[{d['task']}] ") + describe(d, unit)
               for d in chosen]
     return "\n".join(lines)
+
+
+def _nothing_about(result: dict, task: Any, actions) -> str:
+    """Why ``explain --task`` found nothing to print: what the log holds about the task, and
+    whether the sampling, the run or the actions asked for left it empty."""
+    told = story(result["decisions"], task)
+    if told:  # (only the actions asked for ruled it out)
+        had = list(dict.fromkeys(d["action"] for d in told))
+        return (f"task: {task!r} has {_count(len(told), 'decision')}, none of them "
+                f"{_either(list(actions))} (its actions: {', '.join(had)})")
+    info = result.get("meta", {}).get("decisions", {})
+    stride, field = info.get("stride", 1), info.get("sampled_by")
+    noun = field or "task"
+    # a hint the user can paste: a UAV target's id has a space
+    again = f"the same run with --explain-task {shlex.quote(str(task))} keeps its whole story"
+    head = f"task: no decision about {task!r} in this result"
+    if any(same_task(asked, task) for asked in info.get("always") or ()):
+        return (f"{head}; it was asked for (--explain-task), so the sampling kept whatever "
+                f"was decided about it: the run made no decision about it (no such {noun}, or "
+                "it never reached a decision point)")
+    if stride == 1:
+        return (f"{head}; the log kept every {noun}, so the run made no decision about it (no "
+                f"such {noun}, or it never reached a decision point)")
+    sample = sampling_text(noun, stride)
+    if field and not str(task).startswith(f"{field} "):
+        # (which tasks were kept depends on what they are about, which this id does not say)
+        return (f"{head}; the log kept {sample} with all its decisions, perhaps not this "
+                f"one's: {again}")
+    if bucket(task_id(str(task))) % stride:
+        return f"{head}; the log kept {sample} and left this one out: {again}"
+    return (f"{head}; the log kept {sample}, this one among them: the run made no decision "
+            "about it")
 
 
 def divergence_text(a: dict, b: dict, top: int = 10) -> str:

@@ -5,11 +5,13 @@ asked for say what the log holds and how to get the rest."""
 
 import gzip
 import json
+import shlex
 
 import pytest
 
 from scheduling.engine import ENGINE
 from simcore.cli import main
+from simcore.decisions import bucket
 from uav.engine import ENGINE as UAV
 
 
@@ -78,3 +80,56 @@ def test_a_gzipped_result_reads_as_the_result_and_a_broken_one_is_named(tmp_path
     binary.write_bytes(b"\xff\xfe\xfa")
     code, _, err = explain(ENGINE, capsys, binary)
     assert code == 2 and err.startswith(f"error: {binary}: not a JSON result (")
+
+
+def test_a_task_without_the_actions_asked_says_what_it_has(tmp_path, capsys, easy):
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(easy))
+    told = sorted((d for d in easy["decisions"] if d["task"] == 29), key=lambda d: d["t"])
+    had = list(dict.fromkeys(d["action"] for d in told))
+    assert len(told) == 3 and "dropped" not in had
+    assert explain(ENGINE, capsys, path, "--task", "29", "--action", "dropped") == (
+        2, "", f"error: task: '29' has 3 decisions, none of them dropped (its actions: "
+               f"{', '.join(had)})\n")
+    code, _, err = explain(ENGINE, capsys, path, "--task", "29", "--action", "dropped,expired")
+    assert code == 2 and "none of them dropped or expired" in err
+
+
+def test_a_task_asked_for_or_in_an_unsampled_log_is_not_said_to_be_left_out(tmp_path, capsys):
+    path = tmp_path / "al.json"
+    assert main(ENGINE, ["run", "--preset", "swf-small", "--policy", "easy", "--explain",
+                         "--explain-limit", "100", "--explain-task", "99999", "--out",
+                         str(path)], prog="run") == 0
+    capsys.readouterr()
+    info = json.loads(path.read_text())["meta"]["decisions"]
+    assert info["stride"] > 1 and bucket(99999) % info["stride"]  # the hash alone: left out
+    code, _, err = explain(ENGINE, capsys, path, "--task", "99999")
+    assert code == 2 and err == (
+        "error: task: no decision about '99999' in this result; it was asked for "
+        "(--explain-task), so the sampling kept whatever was decided about it: the run made "
+        "no decision about it (no such task, or it never reached a decision point)\n")
+    whole = tmp_path / "whole.json"
+    whole.write_text(json.dumps(ENGINE.simulate(ENGINE.preset_scenario("swf-small"), "easy",
+                                                explain=True).to_dict()))
+    code, _, err = explain(ENGINE, capsys, whole, "--task", "99999")
+    assert code == 2 and "left" not in err and "--explain-task" not in err
+    assert "the log kept every task, so the run made no decision about it" in err
+
+
+def test_a_uav_target_left_out_is_called_a_target_with_a_hint_that_pastes(tmp_path, capsys):
+    path, again = tmp_path / "u40.json", tmp_path / "again.json"
+    run = ["run", "--preset", "small-baseline", "--policy", "meta", "--explain",
+           "--explain-limit", "40"]
+    assert main(UAV, [*run, "--out", str(path)], prog="run") == 0
+    capsys.readouterr()
+    stride = json.loads(path.read_text())["meta"]["decisions"]["stride"]
+    assert stride > 1 and bucket("target 1") % stride
+    code, _, err = explain(UAV, capsys, path, "--task", "target 1")
+    assert code == 2
+    assert f"the log kept 1 target in {stride} and left this one out" in err
+    hint = err.split("the same run with ")[1].split(" keeps its whole story")[0]
+    assert hint == "--explain-task 'target 1'"
+    assert main(UAV, [*run, *shlex.split(hint), "--out", str(again)], prog="run") == 0
+    capsys.readouterr()
+    code, out, _ = explain(UAV, capsys, again, "--task", "target 1")
+    assert code == 0 and out.startswith("task target 1: ")
