@@ -53,11 +53,15 @@ def packed(data: dict) -> tuple[bytes | None, dict | None]:
 
 
 def load(run: Run) -> dict:
-    """``{"meta", "decisions"}`` of an explained run, the shape ``simcore.explain`` reads; a
-    run without decisions is a ScenarioError naming ``decisions``."""
+    """``{"meta", "decisions"}`` of an explained run, the shape ``simcore.explain`` reads, the
+    decisions in time order as the CLI reads them (``simcore.explain.in_time_order``: a blob
+    stores them as the run wrote them, which for some kinds is not time order); a run without
+    decisions is a ScenarioError naming ``decisions``."""
     if run.status != Status.DONE or not run.decisions_gz:
         raise ScenarioError("decisions", why_none(run))
-    return json.loads(gzip.decompress(bytes(run.decisions_gz)))
+    data = json.loads(gzip.decompress(bytes(run.decisions_gz)))
+    data["decisions"] = explain.in_time_order(data["decisions"])
+    return data
 
 
 NOT_RECORDING = "its kind does not record its decisions yet"
@@ -124,8 +128,8 @@ def decisions_page(run: Run, *, task: str | None = None, action: str | None = No
 
 
 def tasks_page(run: Run, page: Any = 1) -> dict:
-    """One page of the tasks the run's log kept, in the order of their first decision: how
-    many decisions each has and how its story ended (its last decision)."""
+    """One page of the tasks the run's log kept, in the order of their first decision in time:
+    how many decisions each has and how its story ended (its last decision in time)."""
     number = _page_number(page)
     data = load(run)
     first: dict[str, dict] = {}
@@ -153,12 +157,25 @@ def compare(a: Run, b: Run, top: int = 10) -> dict:
             return {"found": None, "problem": f"the {name} run ({run.policy} #{run.trial}) "
                                               f"recorded no decision: {NOT_RECORDING}."}
     try:
-        found = explain.divergence(load(a), load(b), top=top)
+        # (with each run's summary: decisions that agree where the results do not are said
+        # to leave out what made the difference)
+        found = explain.divergence({**load(a), "summary": a.summary},
+                                   {**load(b), "summary": b.summary}, top=top)
     except explain.ExplainError as err:
         field, _, message = str(err).partition(": ")
         return {"found": None, "problem": f"{field}: {message}"}
+    if found["same_decisions"] == "none":
+        # a comparison of nothing is no agreement: as a problem, like two empty logs
+        return {"found": None, "problem": "decisions: " + explain.no_difference(
+            found, widen(found["compared_by"])) + "."}
     found["time_unit"] = (a.decisions_info or {}).get("time_unit", "")
     return {"found": found, "problem": "", "shown": _shown(found)}
+
+
+def widen(by: str) -> str:
+    """How a lab user keeps more of two runs' decisions, for the comparison's words."""
+    return (f"this host's HETSITE_EXPLAIN_LIMIT bounds each log, and {by}s named under "
+            "\"Keep these tasks' stories\" keep their whole story in every run")
 
 
 #: Moves the compare pages list per run and side at the first difference; a row says how many
@@ -178,7 +195,9 @@ def _shown(found: dict) -> dict:
             rows += [{"who": who, **cells(d)} for d in listed[:SHOWN_MOVES]]
             if len(listed) > SHOWN_MOVES:
                 rows.append({"who": who, "more": len(listed) - SHOWN_MOVES})
-    return {"t_text": number_text(first["t"]) if first else "", "rows": rows,
+    # (what no first difference means: agreement only over what was compared)
+    same = "" if first else explain.no_difference(found, widen(found["compared_by"]))
+    return {"t_text": number_text(first["t"]) if first else "", "rows": rows, "same_text": same,
             "tasks": [{"task": r["task"], "a": cells(r["a"]) if r["a"] else None,
                        "b": cells(r["b"]) if r["b"] else None, "gap": number_text(r["gap"])}
                       for r in found["tasks"]]}

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import json
 import os
 import sys
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -231,12 +233,29 @@ def decision_log(args) -> DecisionLog | bool:
     return DecisionLog(per_task=per_task, limit=limit, always=always)
 
 
+def read_result(path: str) -> dict:
+    """A result JSON as ``run --out`` writes it, or gzipped (as a download may be; told by its
+    first bytes, whatever its name), checked for the shape ``explain`` reads: any other file
+    is an ExplainError naming it and what is wrong."""
+    data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ExplainError(f"{path}: a gzip file that does not decompress ({exc})") from None
+    try:
+        result = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ExplainError(f"{path}: not a JSON result ({exc})") from None
+    return explain.check_result(result, path)
+
+
 def run_explain(args) -> int:
     if len(args.results) > 2:
         raise ExplainError("results: give one result (its decisions) or two (where they part)")
     if args.top < 1:
         raise ExplainError(f"top: at least 1, got {args.top}")
-    results = [json.loads(Path(path).read_text()) for path in args.results]
+    results = [read_result(path) for path in args.results]
     actions = args.action.split(",") if args.action else None
     if len(results) == 1:
         print(explain.story_text(results[0], args.task, actions))

@@ -7,8 +7,10 @@ API and the run pages.
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from .decisions import ACTIONS, MOVES, STARTS, bucket
@@ -20,6 +22,64 @@ BASE_FIELDS = ("t", "task", "action", "reason")
 
 class ExplainError(ValueError):
     """A request the decisions cannot answer; names what is wrong."""
+
+
+def _kind_of(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a text", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def check_result(result: Any, name: str) -> dict:
+    """``result`` (a JSON document read from ``name``) if it has the shape the readers here
+    take, else an ExplainError naming ``name`` and the field: a file that is not a result, or
+    a decision without its time, task, action or reason, is said so, not a traceback."""
+    if not isinstance(result, dict):
+        raise ExplainError(f"{name}: not a result: a JSON object expected, got "
+                           f"{_kind_of(result)}")
+    meta = result.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ExplainError(f"{name}: meta: an object expected, got {_kind_of(meta)}")
+    info = meta.get("decisions", {})
+    if not isinstance(info, dict):
+        raise ExplainError(f"{name}: meta.decisions: an object expected, got {_kind_of(info)}")
+    stride = info.get("stride", 1)
+    if type(stride) is not int or stride < 1:
+        raise ExplainError(f"{name}: meta.decisions.stride: a whole number of at least 1 "
+                           f"expected, got {stride!r:.40}")
+    for key, kind in (("always", list), ("time_unit", str), ("across_runs", str),
+                      ("sampled_by", str)):
+        if info.get(key) is not None and not isinstance(info[key], kind):
+            raise ExplainError(f"{name}: meta.decisions.{key}: {_kind_of(kind())} expected, "
+                               f"got {_kind_of(info[key])}")
+    decisions = result.get("decisions")
+    if decisions is None:
+        return result
+    if not isinstance(decisions, list):
+        raise ExplainError(f"{name}: decisions: a list of decisions expected, got "
+                           f"{_kind_of(decisions)}")
+    for i, d in enumerate(decisions):
+        if not isinstance(d, dict):
+            raise ExplainError(f"{name}: decisions[{i}]: an object expected, got {_kind_of(d)}")
+        missing = [k for k in BASE_FIELDS if k not in d]
+        if missing:
+            raise ExplainError(f"{name}: decisions[{i}]: no {_either(missing)} (every "
+                               f"decision has {', '.join(BASE_FIELDS[:-1])} and "
+                               f"{BASE_FIELDS[-1]})")
+        t, task = d["t"], d["task"]
+        if type(t) not in (int, float) or t != t:
+            raise ExplainError(f"{name}: decisions[{i}].t: a number expected, got {t!r:.40}")
+        if type(task) not in (int, float, str):
+            raise ExplainError(f"{name}: decisions[{i}].task: a number or a text expected, "
+                               f"got {_kind_of(task)}")
+        for key in ("action", "reason"):
+            if not isinstance(d[key], str):
+                raise ExplainError(f"{name}: decisions[{i}].{key}: a text expected, got "
+                                   f"{_kind_of(d[key])}")
+    return result
 
 
 def same_task(a: Any, b: Any) -> bool:
@@ -35,9 +95,24 @@ def task_id(text: str) -> Any:
     return text if number is None else -number if text.startswith("-") else number
 
 
+_T = itemgetter("t")
+
+
+def in_time_order(decisions: list[dict]) -> list[dict]:
+    """The decisions by time, those of one instant in the order they were made.
+
+    A log is written in the order the decisions were made, which is not always time order:
+    parallel-energy writes a reservation's start or a completion that fell between two mapping
+    events when it reaches the later one, with its own earlier ``t``. Everything that reads a
+    log in time (stories, listings, where two runs part) goes through here, so results of any
+    kind and age read alike. A stable sort: Timsort passes once over a log already in order.
+    """
+    return sorted(decisions, key=_T)
+
+
 def story(decisions: list[dict], task: Any) -> list[dict]:
-    """Every kept decision about ``task``, in the order they were made."""
-    return [d for d in decisions if same_task(d["task"], task)]
+    """Every kept decision about ``task``, in time order (:func:`in_time_order`)."""
+    return in_time_order([d for d in decisions if same_task(d["task"], task)])
 
 
 def unknown_actions(actions) -> list[str]:
@@ -46,12 +121,13 @@ def unknown_actions(actions) -> list[str]:
 
 
 def of_actions(decisions: list[dict], actions) -> list[dict]:
-    """Every decision whose action is one of ``actions`` (an unknown action is an error)."""
+    """Every decision whose action is one of ``actions``, in time order (an unknown action is
+    an error)."""
     wanted = set(actions)
     unknown = unknown_actions(wanted)
     if unknown:
         raise ExplainError(f"action: unknown {', '.join(unknown)}; known: {', '.join(ACTIONS)}")
-    return [d for d in decisions if d["action"] in wanted]
+    return in_time_order([d for d in decisions if d["action"] in wanted])
 
 
 def counts(decisions: list[dict]) -> dict[str, int]:
@@ -84,10 +160,10 @@ def _fmt(v: Any) -> str:
 
 
 def fate(decisions: list[dict], subject=None) -> dict[Any, dict]:
-    """Each task's last kept decision: how its story ended (by ``subject(decision)`` in place
-    of the task when given: :func:`subject_of`)."""
+    """Each task's last kept decision in time: how its story ended (by ``subject(decision)``
+    in place of the task when given: :func:`subject_of`)."""
     last: dict[Any, dict] = {}
-    for d in decisions:
+    for d in in_time_order(decisions):
         last[d["task"] if subject is None else subject(d)] = d
     return last
 
@@ -132,7 +208,8 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     """Where two results of one scenario and seed part ways.
 
     The moves (:data:`~simcore.decisions.MOVES`: a start, drop, preemption, ...; not the
-    "held" and "filtered" that explain why nothing happened) are walked in time; at each
+    "held" and "filtered" that explain why nothing happened) are walked in time order
+    (:func:`in_time_order`, whatever order the logs were written in); at each
     instant the two sets of moves (task, action, where) are compared, so the order in which a
     policy happened to list simultaneous moves does not count as a difference, nor does the
     name it gave a start (:data:`~simcore.decisions.STARTS`: one policy's "backfilled" is
@@ -160,8 +237,11 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
                            "both again, or with a higher --explain-limit (in the lab, the "
                            "host's HETSITE_EXPLAIN_LIMIT)")
     subject = subject_of(field)
-    da = [d for d in a["decisions"] if bucket(subject(d)) % stride == 0]
-    db = [d for d in b["decisions"] if bucket(subject(d)) % stride == 0]
+    both = _kept_by_both(infos, stride, subject)
+    # (in time order: the walk in instants, what the other run said "by then" and each
+    # subject's last decision all read the log in time)
+    da = in_time_order([d for d in a["decisions"] if both(d)])
+    db = in_time_order([d for d in b["decisions"] if both(d)])
     kept = {repr(subject(d)) for d in da} | {repr(subject(d)) for d in db}
     first = _first_difference([d for d in da if d["action"] in MOVES],
                               [d for d in db if d["action"] in MOVES], subject)
@@ -179,9 +259,86 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
                      "action_differs": one_sided or x["action"] != y["action"],
                      "gap": 0.0 if one_sided else abs(float(x["t"]) - float(y["t"]))})
     rows.sort(key=lambda r: (not r["action_differs"], -r["gap"], repr(r["task"])))
+    same = None if first is not None else "none" if not kept else "kept" if stride > 1 else "all"
     return {"policies": [a.get("meta", {}).get("policy"), b.get("meta", {}).get("policy")],
-            "compared_by": field or "task", "compared_tasks": len(kept), "first": first,
+            "compared_by": field or "task", "compared_tasks": len(kept), "stride": stride,
+            "first": first, "same_decisions": same, "summary_differs": _summary_differs(a, b),
             "differing_tasks": len(rows), "tasks": rows[:top]}
+
+
+def _kept_by_both(infos: list[dict], stride: int, subject):
+    """Whether both logs kept every decision about what a decision is about: its hash kept it
+    at the larger stride (strides are powers of 2, so the smaller keeps it too), or each log
+    kept it whole because it was asked for (``always``) or kept it by its own stride."""
+    asked = [{repr(x) for x in info.get("always") or ()} for info in infos]
+    if stride == 1:
+        return lambda d: True
+    if not any(asked):
+        return lambda d: bucket(subject(d)) % stride == 0
+    strides = [info.get("stride", 1) for info in infos]
+
+    def both(d: dict) -> bool:
+        key = subject(d)
+        h = bucket(key)
+        return h % stride == 0 or all(h % s == 0 or repr(key) in named
+                                      for s, named in zip(strides, asked, strict=True))
+    return both
+
+
+def _summary_differs(a: dict, b: dict) -> list[str]:
+    """The keys of the two results' ``summary`` whose values differ (none when either has no
+    summary or an empty one: the lab's stored logs carry none unless the caller adds the
+    run's)."""
+    sa, sb = a.get("summary"), b.get("summary")
+    if not isinstance(sa, dict) or not isinstance(sb, dict) or not sa or not sb:
+        return []
+    return sorted((k for k in sa.keys() | sb.keys() if not _same_value(sa.get(k), sb.get(k))),
+                  key=str)
+
+
+def _same_value(x: Any, y: Any) -> bool:
+    # (a metric with nothing to average is NaN in both runs: the same value)
+    return x == y or (isinstance(x, float) and isinstance(y, float) and x != x and y != y)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def sampling_text(by: str, stride: int) -> str:
+    """How a log sampled at ``stride`` kept its tasks (or ``by``: targets), in words."""
+    if stride >= 2**32:  # past every hash: only what was asked for is left
+        return f"only the {by}s asked for"
+    return f"1 {by} in {stride}"
+
+
+def no_difference(found: dict, widen: str) -> str:
+    """What a comparison that found no first difference (``found["first"]`` None) may claim,
+    in one sentence: agreement only over what was compared. ``widen`` says how to keep more
+    (the CLI's flags, the lab's setting). A comparison of nothing is no agreement
+    (``same_decisions`` "none"), a sampled one holds for the subjects both logs kept only
+    ("kept"), and where the results' summaries differ (``summary_differs``) although the
+    decisions compared agree, the runs differ in what the logs did not keep."""
+    by, stride, n = found["compared_by"], found["stride"], found["compared_tasks"]
+    sample = sampling_text(by, stride)
+    differs = found.get("summary_differs") or []
+    shown = ", ".join(differs[:5]) + (f" and {len(differs) - 5} more" if len(differs) > 5 else "")
+    if found["same_decisions"] == "none":
+        if stride > 1:
+            return (f"nothing to compare: sampled to {sample} at this limit, the two logs kept "
+                    f"no decision about the same {by}; {widen}")
+        return "nothing to compare: neither log kept a decision"
+    if found["same_decisions"] == "kept":
+        text = (f"the {_count(n, by)} both logs kept made the same decisions; "
+                f"only those were compared (the logs kept {sample}; {widen})")
+        if differs:
+            text += (f"; the runs' summaries differ ({shown}): they differ in what the logs "
+                     "did not keep")
+        return text
+    if differs:
+        return (f"the two runs made the same decisions as far as their logs say, but their "
+                f"summaries differ ({shown}): they differ in what the logs do not record")
+    return "the two runs made the same decisions"
 
 
 def _last_before(decisions: list[dict], moves: list[dict], t, subject) -> list[dict]:
@@ -234,29 +391,48 @@ def story_text(result: dict, task: Any, actions=None) -> str:
     if decisions is None:
         raise ExplainError("decisions: the result has none; run it with --explain")
     unit = result.get("meta", {}).get("decisions", {}).get("time_unit", "")
-    chosen = story(decisions, task) if task is not None else decisions
+    chosen = story(decisions, task) if task is not None else in_time_order(decisions)
     if actions:
         chosen = of_actions(chosen, actions)
     if task is not None and not chosen:
-        info = result.get("meta", {}).get("decisions", {})
-        stride, field = info.get("stride", 1), info.get("sampled_by")
-        known = ""
-        if stride > 1 and field and not str(task).startswith(f"{field} "):
-            # (which tasks were kept depends on what they are about, which this id does not say)
-            known = (f"; the log kept 1 {field} in {stride} with all its decisions, perhaps "
-                     f"not this task's: the same run with --explain-task {task} keeps its "
-                     "whole story")
-        elif stride > 1 and bucket(task_id(str(task))) % stride:
-            known = (f"; the log kept 1 task in {stride} and left this one out: the same run "
-                     f"with --explain-task {task} keeps its whole story")
-        elif stride > 1:
-            known = f"; the log kept 1 task in {stride}, this one among them"
-        raise ExplainError(f"task: no decision about {task!r} in this result{known}")
+        raise ExplainError(_nothing_about(result, task, actions))
     head = f"task {task}" if task is not None else "all tasks"
     lines = [f"{head}: {len(chosen)} decisions"]
     lines += [("" if task is not None else f"[{d['task']}] ") + describe(d, unit)
               for d in chosen]
     return "\n".join(lines)
+
+
+def _nothing_about(result: dict, task: Any, actions) -> str:
+    """Why ``explain --task`` found nothing to print: what the log holds about the task, and
+    whether the sampling, the run or the actions asked for left it empty."""
+    told = story(result["decisions"], task)
+    if told:  # (only the actions asked for ruled it out)
+        had = list(dict.fromkeys(d["action"] for d in told))
+        return (f"task: {task!r} has {_count(len(told), 'decision')}, none of them "
+                f"{_either(list(actions))} (its actions: {', '.join(had)})")
+    info = result.get("meta", {}).get("decisions", {})
+    stride, field = info.get("stride", 1), info.get("sampled_by")
+    noun = field or "task"
+    # a hint the user can paste: a UAV target's id has a space
+    again = f"the same run with --explain-task {shlex.quote(str(task))} keeps its whole story"
+    head = f"task: no decision about {task!r} in this result"
+    if any(same_task(asked, task) for asked in info.get("always") or ()):
+        return (f"{head}; it was asked for (--explain-task), so the sampling kept whatever "
+                f"was decided about it: the run made no decision about it (no such {noun}, or "
+                "it never reached a decision point)")
+    if stride == 1:
+        return (f"{head}; the log kept every {noun}, so the run made no decision about it (no "
+                f"such {noun}, or it never reached a decision point)")
+    sample = sampling_text(noun, stride)
+    if field and not str(task).startswith(f"{field} "):
+        # (which tasks were kept depends on what they are about, which this id does not say)
+        return (f"{head}; the log kept {sample} with all its decisions, perhaps not this "
+                f"one's: {again}")
+    if bucket(task_id(str(task))) % stride:
+        return f"{head}; the log kept {sample} and left this one out: {again}"
+    return (f"{head}; the log kept {sample}, this one among them: the run made no decision "
+            "about it")
 
 
 def divergence_text(a: dict, b: dict, top: int = 10) -> str:
@@ -265,10 +441,16 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
     unit = a.get("meta", {}).get("decisions", {}).get("time_unit", "")
     pa, pb = found["policies"]
     by = found["compared_by"]
-    lines = [f"A = {pa}, B = {pb}: {found['compared_tasks']} {by}s compared"]
+    widen = (f"raise --explain-limit, or keep chosen {by}s whole in both runs with "
+             f"--explain-task {'ID' if by == 'task' else shlex.quote(f'{by} N')}")
+    if found["same_decisions"] == "none":
+        raise ExplainError("decisions: " + no_difference(found, widen))
+    sampled = (f" (the logs kept {sampling_text(by, found['stride'])})"
+               if found["stride"] > 1 else "")
+    lines = [f"A = {pa}, B = {pb}: {_count(found['compared_tasks'], by)} compared{sampled}"]
     first = found["first"]
     if first is None:
-        lines.append("the two runs made the same decisions")
+        lines.append(no_difference(found, widen))
         return "\n".join(lines)
     lines.append(f"first difference at t={_fmt(first['t'])}{unit}:")
     # (``top`` of each list: the first instant of a many-task run can start thousands)

@@ -373,7 +373,7 @@ def test_uav_runs_are_compared_by_target_and_a_one_sided_fate_is_drawn():
                 + (f" (where={x['where']})" if "where" in x else "") for x in (r["a"], r["b"])]
         assert re.findall(r"<td[^>]*>(.*?)</td>", cells)[:3] == [r["task"], *ends]
     # A subject only one run decided about is "not kept" on the other side, either side.
-    only_b = {"first": None, "tasks": [{"task": "target 2", "a": None, "gap": 0.0,
+    only_b = {**found, "first": None, "tasks": [{"task": "target 2", "a": None, "gap": 0.0,
                                         "b": found["tasks"][0]["b"]}]}
     shown = decisions._shown(only_b)
     b_last = found["tasks"][0]["b"]
@@ -423,6 +423,39 @@ def test_the_compare_pages_list_twenty_moves_a_side_and_link_the_rest():
     assert html.count(more) == 4  # only A, meanwhile B, only B, meanwhile A
 
 
+def test_a_log_written_out_of_time_order_is_read_in_time_order_as_the_cli_reads_it():
+    # parallel-energy writes completions and reservation starts late, with their own earlier
+    # t: the pages list, tell and compare by time, as ``explain`` does, and the compare page
+    # finds the instant the CLI finds (conservative and easy on small part at 5261.42 s, not
+    # at task 7's completion at 5237.39 s, which both made).
+    body = create(kind="parallel-energy", preset="small", policies=["conservative", "easy"])
+    runs = {r["policy"]: r["id"] for r in body["runs"]}
+    cons, easy = (result_of(runs[p]) for p in ("conservative", "easy"))
+    written = cons["decisions"]
+    in_time = sorted(written, key=lambda x: x["t"])
+    assert in_time != written
+    api, run = APIClient(), runs["conservative"]
+    pages = get(api, run).json()["pages"]
+    walked = [x for n in range(1, pages + 1) for x in get(api, run, page=n).json()["decisions"]]
+    assert walked == in_time
+    completed = get(api, run, action="completed").json()
+    assert completed["decisions"] == [x for x in in_time if x["action"] == "completed"][:50]
+    task = next(x["task"] for i, x in enumerate(written) if i and x["t"] < written[i - 1]["t"])
+    assert get(api, run, task=str(task)).json()["decisions"] == [
+        x for x in in_time if x["task"] == task]
+    tasks = get(api, run, "tasks/").json()["tasks"]
+    firsts: dict = {}
+    for x in in_time:
+        firsts.setdefault(x["task"], x["t"])
+    assert [(r["task"], r["t_first"]) for r in tasks] == list(firsts.items())[:50]
+    found = APIClient().get(f"/api/runs/{run}/decisions/divergence/",
+                            {"with": runs["easy"]}).json()["found"]
+    assert found["first"] == explain.divergence(cons, easy)["first"]
+    assert found["first"]["t"] == pytest.approx(5261.4156, abs=1e-3)
+    page = Client().get(f"/compare/?run={run}&run={runs['easy']}").content.decode()
+    assert 'id="first-divergence-t">5261.42</span>' in page
+
+
 @functools.cache
 def example_run() -> tuple[Run, list]:
     """A finished explained run of swf-example under EASY, as stored, without a database."""
@@ -469,6 +502,49 @@ def test_two_runs_that_recorded_nothing_are_not_said_to_agree():
         answer = decisions.compare(a, b)
         assert answer["found"] is None
         assert "recorded no decision: its kind does not record" in answer["problem"]
+
+
+def test_two_runs_sampled_to_nothing_in_common_are_not_said_to_agree(settings):
+    # The outside audit's case: both logs kept no decision at a small limit, the runs'
+    # values 7545 and 8969; the API and the page say there was nothing to compare.
+    settings.HETSITE_EXPLAIN_LIMIT = 16
+    body = create(kind="uav", preset="small-baseline", policies=["max-value", "max-value+p"],
+                  base_seed=2)
+    a, b = (r["id"] for r in body["runs"])
+    assert {r["seed"] for r in body["runs"]} == {2}
+    answer = APIClient().get(f"/api/runs/{a}/decisions/divergence/", {"with": b}).json()
+    assert answer["found"] is None
+    assert answer["problem"].startswith("decisions: nothing to compare: sampled to 1 target in ")
+    assert "HETSITE_EXPLAIN_LIMIT" in answer["problem"]
+    page = Client().get(f"/compare/?run={a}&run={b}").content.decode()
+    assert "nothing to compare" in page and 'id="no-divergence"' not in page
+    assert "same decisions" not in page
+
+
+def test_sampled_runs_that_agree_on_the_kept_tasks_say_only_those_were_compared():
+    kept = [k for k in range(1, 40) if bucket(k) % 2 == 0][:2]
+    left_out = next(k for k in range(1, 40) if bucket(k) % 2)
+    same = [{"t": 0.0, "task": k, "action": "mapped", "reason": "r", "where": 0} for k in kept]
+    runs = []
+    for policy, extra, value in (("p", [], 1.0), ("q", [left_out], 2.0)):
+        ds = same + [{**same[0], "task": k} for k in extra]
+        meta = {"kind": "swf-replay", "policy": policy, "seed": 0, "scenario": {},
+                "decisions": {"tasks_seen": 3, "recorded": len(ds), "stride": 2,
+                              "time_unit": "s"}}
+        blob, info = decisions.packed({"meta": meta, "decisions": ds})
+        runs.append(Run(status=Status.DONE, policy=policy, trial=0, decisions_gz=blob,
+                        decisions_info=info, summary={"value": value}))
+    answer = decisions.compare(*runs)
+    found = answer["found"]
+    assert found["first"] is None and found["same_decisions"] == "kept"
+    assert found["summary_differs"] == ["value"] and found["stride"] == 2
+    html = render_to_string("frontend/_decision_compare.html", {"c": answer})
+    said = re.search(r'<p id="no-divergence">(.*?)</p>', html, re.S).group(1)
+    assert said.startswith("The 2 tasks both logs kept made the same decisions; only those "
+                           "were compared (the logs kept 1 task in 2; this host&#x27;s "
+                           "HETSITE_EXPLAIN_LIMIT")
+    assert said.endswith("the runs&#x27; summaries differ (value): they differ in what the "
+                         "logs did not keep.")
 
 
 def test_named_tasks_keep_their_whole_story_in_a_sampled_run(settings):

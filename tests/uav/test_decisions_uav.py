@@ -267,6 +267,8 @@ def test_sampled_logs_keep_whole_targets_and_compare_as_the_whole_logs_do(baseli
         r["decisions"] = [d for d in r["decisions"]
                           if bucket(f"target {d['target']}") % stride == 0]
     sampled, whole = divergence(ca, cb), divergence(wa, wb)
+    # (each says the sampling it compared at; the rest is the same)
+    assert (sampled.pop("stride"), whole.pop("stride")) == (stride, 1)
     assert sampled["first"] is not None and sampled == whole
 
 
