@@ -433,6 +433,31 @@
 
   function text(v) { return v === null || v === undefined ? "" : String(v); }
 
+  // Every number on the panel (times, the numbers a decision rests on) reads by one rule, the
+  // one the compare page and the command line follow (keep them identical): 6 significant
+  // digits, but never fewer than the integer part has (7694634.2 -> "7694634", 60829.834 ->
+  // "60829.8", 264.21342723623326 -> "264.213", 0.000123456 -> "0.000123456"), trailing zeros
+  // dropped; rounded half away from zero on the number's exact binary value (toFixed's rule,
+  // Python's Decimal(v).quantize(..., ROUND_HALF_UP)). An exponent only outside
+  // 1e-6 <= |v| < 1e21, where JavaScript's own String writes one too, as Python's "%.6g"
+  // writes it ("1.23457e-07"). A missing number (null: no runner-up, say) reads "none", as
+  // the CLI's None: omitting it would hide that the decision had no such number.
+  function numberText(v) {
+    if (v === null || v === undefined) return "none";
+    if (typeof v !== "number" || !isFinite(v)) return String(v);
+    var a = Math.abs(v);
+    if (a === 0) return "0";
+    if (a < 1e-6 || a >= 1e21) {
+      var parts = v.toExponential(5).split("e");
+      var exp = parts[1].replace(/^([+-])(\d)$/, "$10$2");  // two digits at least: e-07
+      return trimZeros(parts[0]) + "e" + exp;
+    }
+    var lead = Number(a.toExponential().split("e")[1]);  // the power of ten of the first digit
+    return trimZeros(v.toFixed(Math.max(0, 5 - lead)));
+  }
+  function trimZeros(s) { return s.indexOf(".") < 0 ? s : s.replace(/\.?0+$/, ""); }
+  window.hetsite.numberText = numberText;  // (the browser tests check the rule on many numbers)
+
   // The numbers a decision rests on: every field but its time, task, action and reason.
   function numbersText(d) {
     return Object.keys(d).filter(function (k) {
@@ -441,9 +466,11 @@
       var v = d[k];
       // "last": the numbers of a repeated decision the last time it was made
       if (v && typeof v === "object") return k + "=(" + numbersText(v) + ")";
-      return k + "=" + text(v);
+      return k + "=" + numberText(v);
     }).join(", ");
   }
+
+  function withUnit(t, unit) { return numberText(t) + (unit ? " " + unit : ""); }
 
   function cell(row, value, cls) {
     var td = document.createElement("td");
@@ -489,12 +516,14 @@
         b.tasks_seen + " tasks; at most " + b.per_task + " waits per task and " + b.limit + " in all; " +
         b.sampling + (b.omitted ? "; " + b.omitted + " omitted in the middle of long stories" : "") + ")";
       drawFilter(p.counts);
+      // The list's times are in the run's unit, said once in the column's header.
+      document.getElementById("decision-list-t").textContent = "t" + (b.time_unit ? " (" + b.time_unit + ")" : "");
       var body = document.querySelector("#decision-list tbody");
       body.textContent = "";
       p.decisions.forEach(function (d) {
         var tr = document.createElement("tr");
         tr.dataset.action = d.action;
-        cell(tr, text(d.t), "num");
+        cell(tr, numberText(d.t), "num");
         taskLink(cell(tr, ""), d.task);
         cell(tr, d.action, "action " + d.action);
         cell(tr, d.reason, "wrap");
@@ -538,7 +567,7 @@
         tr.className = "clickable";
         cell(tr, text(row.task));
         cell(tr, text(row.decisions), "num");
-        cell(tr, row.last.action + " at " + text(row.last.t) + " " + explained.unit);
+        cell(tr, row.last.action + " at " + withUnit(row.last.t, explained.unit));
         body.appendChild(tr);
       });
       document.getElementById("decision-tasks-count").textContent = "(" + p.total + ")";
@@ -576,7 +605,7 @@
       p.decisions.forEach(function (d) {
         var li = document.createElement("li");
         li.dataset.action = d.action;
-        li.textContent = "t=" + text(d.t) + " " + explained.unit + " · " + d.action + " · " + d.reason +
+        li.textContent = "t=" + withUnit(d.t, explained.unit) + " · " + d.action + " · " + d.reason +
           (numbersText(d) ? " · " + numbersText(d) : "");
         list.appendChild(li);
       });
