@@ -1,6 +1,12 @@
-"""The run page's "Why did it do that?" panel in Chromium: how it prints numbers (outside audit
-B, item 8)."""
+"""The run page's "Why did it do that?" panel in Chromium when answers come back out of order,
+and how it prints numbers (outside audit B, items 1, 3 and 8).
 
+Each race is made deterministic by holding one request in Playwright's router until a later
+request's answer is shown, then letting it through: the panel must still show the later one
+only (the task, title and lines of one story; the chips, count and rows of one run and filter).
+"""
+
+import contextlib
 import json
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -80,6 +86,108 @@ def story_shown(page) -> tuple[str, str, list[str]]:
     return (page.locator("#task-story").get_attribute("data-task"),
             page.inner_text("#task-story-title"),
             page.locator("#task-story-list li").all_inner_texts())
+
+
+class Held:
+    """Requests whose URL contains ``part`` wait in the router until :meth:`release`."""
+
+    def __init__(self, page, part: str):
+        self.page, self.routes = page, []
+        page.route(lambda url: part in url, lambda route: self.routes.append(route))
+
+    def wait(self) -> None:
+        for _ in range(100):
+            if self.routes:
+                return
+            self.page.wait_for_timeout(50)
+        raise AssertionError("the held request was never made")
+
+    def release(self) -> None:
+        for route in self.routes:
+            with contextlib.suppress(Exception):  # (the page gave it up, aborted: fine)
+                route.continue_()
+        # time for the late answer to reach the page and be drawn, if the page would draw it
+        self.page.wait_for_timeout(600)
+
+
+@pytest.fixture
+def swf(live_server, page):
+    experiment = make("swf-replay", "swf-small", ["easy", "fcfs"])
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{live_server.url}/e/{experiment.public_id}/")
+    return {p: experiment.runs.get(policy=p) for p in ("easy", "fcfs")}
+
+
+def test_only_the_latest_story_is_shown(swf, page):
+    """Task 29's story answer arrives after task 3's: the panel shows task 3's story alone (it
+    showed task 29's title over both stories' lines, appended)."""
+    run = swf["easy"]
+    show_run(page, run)
+    held = Held(page, "task=29")
+    page.click("#decision-tasks tbody tr[data-task='29']")
+    held.wait()
+    page.click("#decision-tasks tbody tr[data-task='3']")
+    page.wait_for_function("() => /^task 3: \\d/.test("
+                           "document.getElementById('task-story-title').textContent)")
+    held.release()
+    story = api(page, f"/api/runs/{run.public_id}/decisions/?task=3")
+    assert story["decisions"] and story["total"] == len(story["decisions"])
+    assert story_shown(page) == ("3", f"task 3: {story['total']} decisions",
+                                 [story_line(d, "s") for d in story["decisions"]])
+    # and as the result has it
+    every = json.loads(selectors.result_json(run))["decisions"]
+    assert [(d["t"], d["action"]) for d in story["decisions"]] == [
+        (d["t"], d["action"]) for d in explain.story(every, 3)]
+
+
+def listed(page, run) -> list[list[str]]:
+    """The cells of ``run``'s first page of decisions, as the panel must print them."""
+    p = api(page, f"/api/runs/{run.public_id}/decisions/?page=1")
+    return [[number_text(d["t"]), str(d["task"]), d["action"], d["reason"], numbers_text(d)]
+            for d in p["decisions"]]
+
+
+def list_shown(page) -> tuple[list[str], list[str], str, list[list[str]]]:
+    """The chips, those pressed, the count and the rows the decision list shows."""
+    return (page.locator("#decision-filter button").all_inner_texts(),
+            page.eval_on_selector_all("#decision-filter button[aria-pressed=true]",
+                                      "bs => bs.map(b => b.dataset.filterAction)"),
+            page.inner_text("#decision-list-count"),
+            [r.locator("td").all_inner_texts()
+             for r in page.locator("#decision-list tbody tr").all()])
+
+
+def unfiltered(page, run) -> tuple:
+    every = json.loads(selectors.result_json(run))["decisions"]
+    times = sum(explain.counts(every).values())
+    return (chips(run).split(","), [], f"({len(every)} records, {times} counting repeats)",
+            listed(page, run))
+
+
+def test_a_filter_answer_of_the_run_shown_before_is_dropped(swf, page):
+    """FCFS filtered by "completed", and EASY shown while that answer is on its way: the panel
+    shows EASY's chips, count and rows, unfiltered (it showed FCFS's beside EASY's chart)."""
+    show_run(page, swf["fcfs"])
+    held = Held(page, "action=completed")
+    page.click("#decision-filter button[data-filter-action=completed]")
+    held.wait()
+    show_run(page, swf["easy"])
+    held.release()
+    assert list_shown(page) == unfiltered(page, swf["easy"])
+
+
+def test_the_answer_of_a_filter_undone_is_dropped(swf, page):
+    """"held" pressed and at once un-pressed, its answer late: no chip pressed and the whole
+    list (it read "(472 held)" under no pressed chip)."""
+    show_run(page, swf["easy"])
+    held = Held(page, "action=held")
+    page.click("#decision-filter button[data-filter-action=held]")
+    held.wait()
+    with page.expect_response(lambda r: "/decisions/?page=1" in r.url and "action" not in r.url):
+        page.click("#decision-filter button[data-filter-action=held]")
+    page.wait_for_timeout(100)
+    held.release()
+    assert list_shown(page) == unfiltered(page, swf["easy"])
 
 
 def test_numbers_read_by_one_rule_and_the_panel_fits_the_screen(live_server, page):
