@@ -385,6 +385,33 @@
 
   // --- one run in detail ------------------------------------------------------------------------
   // Listeners sit on the document: a live page replaces #results (and this form) as runs finish.
+  //
+  // Each part of it (the run chart, and an explained run's decision list, tasks table and
+  // story) shows the answer to its own latest request only. Answers come back in any order: a
+  // story asked for first can arrive after the next one, a filter's answer after the run was
+  // switched, and rendering them would mix two tasks', filters' or runs' decisions on one
+  // panel. So a part's new request aborts its older one, and an older answer that arrives
+  // anyway is dropped (its promise never settles: neither rendered nor reported as an error).
+  var asked = {};
+  function latest(part, url) {
+    if (asked[part]) asked[part].abort();
+    var mine = asked[part] = new AbortController();
+    var current = function () { return asked[part] === mine; };
+    return new Promise(function (resolve, reject) {
+      getJson(url, mine.signal).then(function (body) { if (current()) resolve(body); },
+                                     function (e) { if (current()) reject(e); });
+    });
+  }
+
+  function getJson(url, signal) {
+    return fetch(url, {headers: {"Accept": "application/json"}, signal: signal}).then(function (r) {
+      return r.json().catch(function () { throw new Error(String(r.status)); }).then(function (body) {
+        if (!r.ok) throw new Error(body.detail || JSON.stringify(body));
+        return body;
+      });
+    });
+  }
+
   document.addEventListener("submit", function (ev) {
     if (ev.target.id !== "run-chart-form") return;
     ev.preventDefault();
@@ -395,8 +422,7 @@
     if (!chartSelect || !target) return;
     target.textContent = "loading…";
     var started = performance.now();
-    fetch("/api/runs/" + run + "/figures/" + chartSelect.value + "/")
-      .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
+    latest("chart", "/api/runs/" + run + "/figures/" + chartSelect.value + "/")
       .then(function (fig) {
         target.textContent = "";
         return draw(target, fig);
@@ -420,18 +446,34 @@
   });
 
   // --- an explained run's decisions (hetsite.decisions through /api/runs/<id>/decisions/) ----
-  var explained = {run: null, unit: "", actions: [], pages: {list: 1, tasks: 1}, last: {list: 1, tasks: 1}};
-
-  function getJson(url) {
-    return fetch(url, {headers: {"Accept": "application/json"}}).then(function (r) {
-      return r.json().then(function (body) {
-        if (!r.ok) throw new Error(body.detail || JSON.stringify(body));
-        return body;
-      });
-    });
-  }
+  var explained = {run: null, actions: [], pages: {list: 1, tasks: 1}, last: {list: 1, tasks: 1}};
 
   function text(v) { return v === null || v === undefined ? "" : String(v); }
+
+  // Every number on the panel (times, the numbers a decision rests on) reads by one rule, the
+  // one the compare page and the command line follow (keep them identical): 6 significant
+  // digits, but never fewer than the integer part has (7694634.2 -> "7694634", 60829.834 ->
+  // "60829.8", 264.21342723623326 -> "264.213", 0.000123456 -> "0.000123456"), trailing zeros
+  // dropped; rounded half away from zero on the number's exact binary value (toFixed's rule,
+  // Python's Decimal(v).quantize(..., ROUND_HALF_UP)). An exponent only outside
+  // 1e-6 <= |v| < 1e21, where JavaScript's own String writes one too, as Python's "%.6g"
+  // writes it ("1.23457e-07"). A missing number (null: no runner-up, say) reads "none", as
+  // the CLI's None: omitting it would hide that the decision had no such number.
+  function numberText(v) {
+    if (v === null || v === undefined) return "none";
+    if (typeof v !== "number" || !isFinite(v)) return String(v);
+    var a = Math.abs(v);
+    if (a === 0) return "0";
+    if (a < 1e-6 || a >= 1e21) {
+      var parts = v.toExponential(5).split("e");
+      var exp = parts[1].replace(/^([+-])(\d)$/, "$10$2");  // two digits at least: e-07
+      return trimZeros(parts[0]) + "e" + exp;
+    }
+    var lead = Number(a.toExponential().split("e")[1]);  // the power of ten of the first digit
+    return trimZeros(v.toFixed(Math.max(0, 5 - lead)));
+  }
+  function trimZeros(s) { return s.indexOf(".") < 0 ? s : s.replace(/\.?0+$/, ""); }
+  window.hetsite.numberText = numberText;  // (the browser tests check the rule on many numbers)
 
   // The numbers a decision rests on: every field but its time, task, action and reason.
   function numbersText(d) {
@@ -441,9 +483,11 @@
       var v = d[k];
       // "last": the numbers of a repeated decision the last time it was made
       if (v && typeof v === "object") return k + "=(" + numbersText(v) + ")";
-      return k + "=" + text(v);
+      return k + "=" + numberText(v);
     }).join(", ");
   }
+
+  function withUnit(t, unit) { return numberText(t) + (unit ? " " + unit : ""); }
 
   function cell(row, value, cls) {
     var td = document.createElement("td");
@@ -460,41 +504,49 @@
     td.appendChild(b);
   }
 
+  function setText(id, value) { document.getElementById(id).textContent = value; }
+
   function explainRun(run) {
     explained.run = run;
     explained.actions = [];
     explained.pages = {list: 1, tasks: 1};
-    var box = document.getElementById("decisions");
+    // Nothing of the run shown before stays, nor arrives later: its story is dropped with any
+    // answer still on the way (the list and tasks requests below replace theirs).
+    if (asked.story) asked.story.abort();
+    asked.story = null;
     document.getElementById("task-story").hidden = true;
-    box.hidden = false;
-    loadList().catch(function (e) {
-      document.getElementById("decisions-bounds").textContent = "no decisions to show: " + e.message;
-    });
-    loadTasks().catch(function () {});
+    ["decision-filter", "decisions-bounds", "decision-list-count", "decision-list-page",
+     "decision-tasks-count", "decision-tasks-page"].forEach(function (id) { setText(id, ""); });
+    document.querySelector("#decision-list tbody").textContent = "";
+    document.querySelector("#decision-tasks tbody").textContent = "";
+    document.getElementById("decisions").hidden = false;
+    loadList();
+    loadTasks();
   }
 
   function loadList() {
     var q = "?page=" + explained.pages.list;
     if (explained.actions.length) q += "&action=" + encodeURIComponent(explained.actions.join(","));
-    return getJson("/api/runs/" + explained.run + "/decisions/" + q).then(function (p) {
+    return latest("list", "/api/runs/" + explained.run + "/decisions/" + q).then(function (p) {
       var b = p.bounds;
-      explained.unit = b.time_unit || "";
       explained.last.list = p.pages;
       if (!b.tasks_seen) {
-        document.getElementById("decisions-bounds").textContent =
-          "(this run recorded no decision: its kind does not record its decisions yet)";
+        setText("decisions-bounds",
+                "(this run recorded no decision: its kind does not record its decisions yet)");
         return;
       }
-      document.getElementById("decisions-bounds").textContent = "(" + b.recorded + " decisions kept of " +
+      setText("decisions-bounds", "(" + b.recorded + " decisions kept of " +
         b.tasks_seen + " tasks; at most " + b.per_task + " waits per task and " + b.limit + " in all; " +
-        b.sampling + (b.omitted ? "; " + b.omitted + " omitted in the middle of long stories" : "") + ")";
-      drawFilter(p.counts);
+        b.sampling + (b.omitted ? "; " + b.omitted + " omitted in the middle of long stories" : "") + ")");
+      drawFilter(p.counts, p.actions);
+      // The list's times are in the run's unit, said once in the column's header.
+      setText("decision-list-t", "t" + (b.time_unit ? " (" + b.time_unit + ")" : ""));
       var body = document.querySelector("#decision-list tbody");
       body.textContent = "";
       p.decisions.forEach(function (d) {
         var tr = document.createElement("tr");
         tr.dataset.action = d.action;
-        cell(tr, text(d.t), "num");
+        cell(tr, numberText(d.t), "num");
         taskLink(cell(tr, ""), d.task);
         cell(tr, d.action, "action " + d.action);
         cell(tr, d.reason, "wrap");
@@ -505,31 +557,34 @@
       var times = (p.actions.length ? p.actions : Object.keys(p.counts)).reduce(function (n, a) {
         return n + (p.counts[a] || 0);
       }, 0);
-      document.getElementById("decision-list-count").textContent = "(" + p.total +
+      setText("decision-list-count", "(" + p.total +
         (p.actions.length ? " " + p.actions.join(" or ") : "") +
-        (times > p.total ? " records, " + times + " counting repeats" : "") + ")";
-      document.getElementById("decision-list-page").textContent = "page " + p.page + " of " + p.pages;
-    });
+        (times > p.total ? " records, " + times + " counting repeats" : "") + ")");
+      setText("decision-list-page", "page " + p.page + " of " + p.pages);
+    }).catch(function (e) { setText("decisions-bounds", "no decisions to show: " + e.message); });
   }
 
-  function drawFilter(counts) {
+  // The chips pressed are the actions of the answer they come with (the list beside them).
+  function drawFilter(counts, actions) {
     var box = document.getElementById("decision-filter");
     box.textContent = "";
     Object.keys(counts).forEach(function (action) {
+      var on = actions.indexOf(action) >= 0;
       var b = document.createElement("button");
       b.type = "button";
-      b.className = "chip" + (explained.actions.indexOf(action) >= 0 ? " on" : "");
+      b.className = "chip" + (on ? " on" : "");
       b.dataset.filterAction = action;
-      b.setAttribute("aria-pressed", explained.actions.indexOf(action) >= 0 ? "true" : "false");
+      b.setAttribute("aria-pressed", on ? "true" : "false");
       b.textContent = action + " (" + counts[action] + ")";
       box.appendChild(b);
     });
   }
 
   function loadTasks() {
-    return getJson("/api/runs/" + explained.run + "/decisions/tasks/?page=" + explained.pages.tasks).then(function (p) {
+    var url = "/api/runs/" + explained.run + "/decisions/tasks/?page=" + explained.pages.tasks;
+    return latest("tasks", url).then(function (p) {
       explained.last.tasks = p.pages;
-      explained.unit = p.bounds.time_unit || "";  // (the list's request may not be back yet)
+      var unit = p.bounds.time_unit || "";
       var body = document.querySelector("#decision-tasks tbody");
       body.textContent = "";
       p.tasks.forEach(function (row) {
@@ -538,50 +593,58 @@
         tr.className = "clickable";
         cell(tr, text(row.task));
         cell(tr, text(row.decisions), "num");
-        cell(tr, row.last.action + " at " + text(row.last.t) + " " + explained.unit);
+        cell(tr, row.last.action + " at " + withUnit(row.last.t, unit));
         body.appendChild(tr);
       });
-      document.getElementById("decision-tasks-count").textContent = "(" + p.total + ")";
-      document.getElementById("decision-tasks-page").textContent = "page " + p.page + " of " + p.pages;
-    });
+      setText("decision-tasks-count", "(" + p.total + ")");
+      setText("decision-tasks-page", "page " + p.page + " of " + p.pages);
+    }).catch(function (e) { setText("decision-tasks-count", "(could not load: " + e.message + ")"); });
+  }
+
+  // A story's task, title and lines are always set together: from the click (loading), then
+  // from its answer, which replaces the lines (an older task's answer never gets here).
+  function setStory(box, task, title, items) {
+    box.hidden = false;
+    box.dataset.task = task;
+    var head = document.getElementById("task-story-title");
+    head.textContent = "";
+    head.append.apply(head, title);
+    var list = document.getElementById("task-story-list");
+    list.replaceChildren.apply(list, items);
   }
 
   function showStory(task) {
     var box = document.getElementById("task-story");
     if (!box || !explained.run) return;
-    var title = document.getElementById("task-story-title");
-    var list = document.getElementById("task-story-list");
-    box.hidden = false;
-    box.dataset.task = task;
-    list.textContent = "";
-    title.textContent = "task " + task + ": loading…";
+    setStory(box, task, ["task " + task + ": loading…"], []);
     // A story is at most HETSITE_EXPLAIN_PER_TASK decisions (16 by default): one page of 50.
-    getJson("/api/runs/" + explained.run + "/decisions/?task=" + encodeURIComponent(task)).then(function (p) {
+    latest("story", "/api/runs/" + explained.run + "/decisions/?task=" + encodeURIComponent(task)).then(function (p) {
+      var unit = p.bounds.time_unit || "";
       var sampledOut = !p.total && p.bounds.stride > 1;
-      title.textContent = "task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
+      var title = ["task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
         (p.total ? "" : " kept" + (sampledOut ?
           " (the log kept 1 " + (p.bounds.sampled_by || "task") + " in " + p.bounds.stride +
           "; to read this one's story, clone " +
           "the experiment and name it under \u201cKeep these tasks' stories\u201d) " :
           " (no decision was made about it)")) +
-        (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "");
+        (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "")];
       var clone = document.getElementById("decisions").dataset.clone;
       if (sampledOut && clone) {  // one click to that clone, the task already named
         var link = document.createElement("a");
         link.id = "keep-story";
         link.href = clone + "&explain_task=" + encodeURIComponent(task);
         link.textContent = "Clone it keeping this task's story";
-        title.appendChild(link);
+        title.push(link);
       }
-      p.decisions.forEach(function (d) {
+      setStory(box, task, title, p.decisions.map(function (d) {
         var li = document.createElement("li");
         li.dataset.action = d.action;
-        li.textContent = "t=" + text(d.t) + " " + explained.unit + " · " + d.action + " · " + d.reason +
+        li.textContent = "t=" + withUnit(d.t, unit) + " · " + d.action + " · " + d.reason +
           (numbersText(d) ? " · " + numbersText(d) : "");
-        list.appendChild(li);
-      });
+        return li;
+      }));
       box.scrollIntoView({block: "nearest"});
-    }).catch(function (e) { title.textContent = "task " + task + ": " + e.message; });
+    }, function (e) { setStory(box, task, ["task " + task + ": " + e.message], []); });
   }
 
   document.addEventListener("click", function (ev) {
