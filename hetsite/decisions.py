@@ -197,10 +197,20 @@ def _shown(found: dict) -> dict:
                 rows.append({"who": who, "more": len(listed) - SHOWN_MOVES})
     # (what no first difference means: agreement only over what was compared)
     same = "" if first else explain.no_difference(found, widen(found["compared_by"]))
+    by, stride = found["compared_by"], found["stride"]
     return {"t_text": number_text(first["t"]) if first else "", "rows": rows, "same_text": same,
-            "tasks": [{"task": r["task"], "a": cells(r["a"]) if r["a"] else None,
-                       "b": cells(r["b"]) if r["b"] else None, "gap": number_text(r["gap"])}
-                      for r in found["tasks"]]}
+            "compared_text": f"{found['compared_tasks']} {by}"
+                             + ("" if found["compared_tasks"] == 1 else "s"),
+            # (of sampled logs the first difference is the first among what both kept only)
+            "sample_text": explain.sampling_text(by, stride) if stride > 1 else "",
+            "tasks": [{"task": r["task"], "a": _ended(r["a"]), "b": _ended(r["b"]),
+                       "gap": number_text(r["gap"])} for r in found["tasks"]]}
+
+
+def _ended(decision: dict | None) -> dict | None:
+    """A fate row's side: how the story ended (a repeated wait at its last time)."""
+    return None if decision is None else {**cells(decision),
+                                          "end_text": explain.end_text(decision)}
 
 
 def pair_of_policies(experiment, policies: list[str], trial: Any = None) -> dict:
@@ -237,8 +247,7 @@ def pair_of_runs(runs: list[Run]) -> dict:
     return {"a": runs[0], "b": runs[1], **compare(runs[0], runs[1])}
 
 
-def number_text(value: Any) -> str:
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
+number_text = explain.number_text  # (one rule for the CLI, the pages and app.js)
 
 
 def cells(decision: dict) -> dict:

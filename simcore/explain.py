@@ -7,8 +7,10 @@ API and the run pages.
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections import Counter
+from decimal import ROUND_HALF_UP, Decimal
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
@@ -151,12 +153,33 @@ def describe(decision: dict, unit: str = "") -> str:
         f"  [{extra}]" if extra else "")
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
+def number_text(v: Any) -> str:
+    """A number as the stories, listings and pages print it, one rule everywhere (the run
+    page's ``numberText`` in app.js is the same, checked by a browser test): 6 significant
+    digits but every digit of the integer part (a time of 7694634.2 s is ``7694634``, never
+    ``7.69463e+06``), trailing zeros dropped, rounded half away from zero on the exact binary
+    value as JavaScript's ``toFixed`` does; an exponent only below 1e-6 or from 1e21; a
+    missing number (None) is ``none`` and a truth value reads as in JSON."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if not isinstance(v, int | float) or not math.isfinite(v):
+        return str(v)
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a < 1e-6 or a >= 1e21:
         return f"{v:.6g}"
+    lead = Decimal(repr(float(a))).adjusted()  # the first digit's power of ten
+    text = f"{Decimal(v).quantize(Decimal(1).scaleb(-max(0, 5 - lead)), ROUND_HALF_UP):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _fmt(v: Any) -> str:
     if isinstance(v, dict):  # ``last``: a repeated decision's numbers the last time
         return "(" + ", ".join(f"{k}={_fmt(x)}" for k, x in v.items()) + ")"
-    return str(v)
+    return number_text(v)
 
 
 def fate(decisions: list[dict], subject=None) -> dict[Any, dict]:
@@ -166,6 +189,19 @@ def fate(decisions: list[dict], subject=None) -> dict[Any, dict]:
     for d in in_time_order(decisions):
         last[d["task"] if subject is None else subject(d)] = d
     return last
+
+
+def ended_at(decision: dict) -> Any:
+    """When a story that ends with ``decision`` ended: a wait repeated until ``t_last`` (a
+    task held at every event) lasted till then, not till its first time."""
+    return decision.get("t_last", decision["t"])
+
+
+def end_text(decision: dict) -> str:
+    """How a story ended, in words: ``held at 100500 (the last of 136)``."""
+    count = decision.get("count", 1)
+    return (f"{decision['action']} at {_fmt(ended_at(decision))}"
+            + (f" (the last of {count})" if count > 1 else ""))
 
 
 def subject_of(field: str | None):
@@ -252,12 +288,13 @@ def divergence(a: dict, b: dict, top: int = 10) -> dict:
     rows = []
     for task in fa.keys() | fb.keys():
         x, y = fa.get(task), fb.get(task)
-        if x and y and _identity(x, subject) == _identity(y, subject) and x["t"] == y["t"]:
+        if (x and y and _identity(x, subject) == _identity(y, subject)
+                and ended_at(x) == ended_at(y)):
             continue
         one_sided = x is None or y is None
         rows.append({"task": task, "a": x, "b": y,
                      "action_differs": one_sided or x["action"] != y["action"],
-                     "gap": 0.0 if one_sided else abs(float(x["t"]) - float(y["t"]))})
+                     "gap": 0.0 if one_sided else abs(float(ended_at(x)) - float(ended_at(y)))})
     rows.sort(key=lambda r: (not r["action_differs"], -r["gap"], repr(r["task"])))
     same = None if first is not None else "none" if not kept else "kept" if stride > 1 else "all"
     return {"policies": [a.get("meta", {}).get("policy"), b.get("meta", {}).get("policy")],
@@ -341,6 +378,16 @@ def no_difference(found: dict, widen: str) -> str:
     return "the two runs made the same decisions"
 
 
+def first_text(found: dict, when: str) -> str:
+    """The first difference's heading: of sampled logs, it is the first among what both kept
+    only, and the whole runs may part earlier."""
+    if found["stride"] == 1:
+        return f"first difference at {when}"
+    return (f"first difference among the {_count(found['compared_tasks'], found['compared_by'])}"
+            f" both logs kept ({sampling_text(found['compared_by'], found['stride'])}) at {when};"
+            " the whole runs may part earlier, in what the logs did not keep")
+
+
 def _last_before(decisions: list[dict], moves: list[dict], t, subject) -> list[dict]:
     """For each subject of ``moves``, the last decision ``decisions`` made about it by ``t``."""
     tasks = {repr(subject(m)) for m in moves}
@@ -397,7 +444,7 @@ def story_text(result: dict, task: Any, actions=None) -> str:
     if task is not None and not chosen:
         raise ExplainError(_nothing_about(result, task, actions))
     head = f"task {task}" if task is not None else "all tasks"
-    lines = [f"{head}: {len(chosen)} decisions"]
+    lines = [f"{head}: {_count(len(chosen), 'decision')}"]
     lines += [("" if task is not None else f"[{d['task']}] ") + describe(d, unit)
               for d in chosen]
     return "\n".join(lines)
@@ -452,7 +499,7 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
     if first is None:
         lines.append(no_difference(found, widen))
         return "\n".join(lines)
-    lines.append(f"first difference at t={_fmt(first['t'])}{unit}:")
+    lines.append(first_text(found, f"t={_fmt(first['t'])}{unit}") + ":")
     # (``top`` of each list: the first instant of a many-task run can start thousands)
     for who, listed in first_lists(first):
         who = ("  " if who.startswith("only") else "    ") + who
@@ -462,7 +509,7 @@ def divergence_text(a: dict, b: dict, top: int = 10) -> str:
     lines.append(f"{found['differing_tasks']} {by}s end differently; the most different:")
     for row in found["tasks"]:
         # (where, when a kind names it: two ends at one time may differ only in their place)
-        ends = [f"{side} {x['action']} at {_fmt(x['t'])}"
+        ends = [f"{side} {end_text(x)}"
                 + ("" if x.get("where") is None else f" (where={_fmt(x['where'])})")
                 if x else f"{side}: no decision" for side, x in (("A", row["a"]), ("B", row["b"]))]
         name = f"task {row['task']}" if by == "task" else row["task"]  # ("target 5")

@@ -8,7 +8,6 @@ only (the task, title and lines of one story; the chips, count and rows of one r
 
 import contextlib
 import json
-from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -16,6 +15,7 @@ from hetsite import selectors
 from hetsite.models import Status
 from hetsite.services import submission
 from simcore import explain
+from simcore.explain import number_text  # (the pages' and the CLI's rule: app.js must agree)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,27 +27,6 @@ def make(kind: str, preset: str, policies: list[str]):
     experiment.refresh_from_db()
     assert experiment.status == Status.DONE
     return experiment
-
-
-def number_text(v) -> str:
-    """The panel's rule for a number (app.js ``numberText``), written again from its words:
-    6 significant digits but every digit of the integer part, trailing zeros dropped, rounded
-    half away from zero on the exact binary value; "%.6g" outside 1e-6 <= |v| < 1e21; None is
-    "none" and true/false read as JavaScript writes them."""
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if not isinstance(v, int | float):
-        return str(v)
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if a < 1e-6 or a >= 1e21:
-        return f"{v:.6g}"
-    lead = Decimal(repr(float(a))).adjusted()  # the first digit's power of ten, as JS finds it
-    s = f"{Decimal(v).quantize(Decimal(1).scaleb(-max(0, 5 - lead)), ROUND_HALF_UP):f}"
-    return s.rstrip("0").rstrip(".") if "." in s else s
 
 
 def numbers_text(d: dict) -> str:

@@ -401,7 +401,11 @@ def test_sampled_uav_runs_compare_on_the_targets_both_kept(settings):
     assert {r["task"] for r in found["tasks"]} <= kept
     ids = [r["id"] for r in body["runs"]]
     page = Client().get(f"/compare/?run={ids[0]}&run={ids[1]}").content.decode()
-    assert f"{len(kept)} targets compared" in page and "decision-compare-problem" not in page
+    assert f"{len(kept)} targets compared (the logs kept 1 target in {stride})" in page
+    assert "decision-compare-problem" not in page and found["first"] is not None
+    # the first difference of sampled logs is the first among what both kept only
+    assert (f"Among the {len(kept)} targets both logs kept, they part ways at" in page
+            and "the whole runs may part earlier, in what the logs did not keep" in page)
 
 
 def test_the_compare_pages_list_twenty_moves_a_side_and_link_the_rest():

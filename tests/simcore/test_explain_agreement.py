@@ -114,3 +114,29 @@ def test_unsampled_logs_that_agree_say_so_unless_the_results_differ():
     with pytest.raises(explain.ExplainError,
                        match="^decisions: nothing to compare: neither log kept a decision$"):
         explain.divergence_text(result([], "a"), result([], "b"))
+
+
+def test_a_sampled_first_difference_is_the_first_among_what_both_kept():
+    """Outside audit of the compare page: two sampled logs said "they part ways at 40 min"
+    where the whole runs part at 6 min, without saying the logs were sampled."""
+    kept = [t for t in range(40) if bucket(t) % 4 == 0][:2]
+    a = result([d(1.0, kept[0], "mapped", where=1), d(2.0, kept[1], "mapped", where=1)], "p", 4)
+    b = result([d(1.0, kept[0], "mapped", where=1), d(2.0, kept[1], "mapped", where=2)], "q", 4)
+    text = explain.divergence_text(a, b)
+    assert ("first difference among the 2 tasks both logs kept (1 task in 4) at t=2s; the whole "
+            "runs may part earlier, in what the logs did not keep:") in text
+    unsampled = explain.divergence_text(result(a["decisions"], "p"), result(b["decisions"], "q"))
+    assert "first difference at t=2s:" in unsampled and "may part earlier" not in unsampled
+
+
+def test_a_story_that_ends_in_a_repeated_wait_ends_at_its_last_time():
+    """Outside audit: "how it ended" and the fate gap read a repeated wait's first time (held
+    at 60000 where it was held 136 times until 100500), so two runs holding a task from the
+    same instant until different times were not listed at all."""
+    a = result([d(10.0, 1, "held", count=5, t_last=50.0), d(12.0, 2, "mapped", where=1)], "p")
+    b = result([d(10.0, 1, "held", count=2, t_last=20.0), d(12.0, 2, "mapped", where=2)], "q")
+    found = explain.divergence(a, b)
+    row = next(r for r in found["tasks"] if r["task"] == 1)
+    assert (row["gap"], row["action_differs"]) == (30.0, False)
+    text = explain.divergence_text(a, b)
+    assert "task 1: A held at 50 (the last of 5), B held at 20 (the last of 2)" in text
