@@ -122,9 +122,15 @@ def decisions_page(run: Run, *, task: str | None = None, action: str | None = No
     if wanted:
         rows = explain.of_actions(rows, wanted)
     shown, paging = _one_page(rows, number)
-    return {"run": str(run.public_id), "policy": run.policy, "task": task or None,
-            "actions": wanted, "bounds": data["meta"].get("decisions", {}),
-            "counts": explain.counts(data["decisions"]), **paging, "decisions": shown}
+    bounds = data["meta"].get("decisions", {})
+    out = {"run": str(run.public_id), "policy": run.policy, "task": task or None,
+           "actions": wanted, "bounds": bounds,
+           "counts": explain.counts(data["decisions"]), **paging, "decisions": shown}
+    if task not in (None, "") and not rows:
+        # why a story is empty, as the CLI says it: only a task the sampling left out is
+        # worth a clone that names it (None: the id does not say, a UAV surveil)
+        out["left_out"] = explain.left_out(bounds, task)
+    return out
 
 
 def tasks_page(run: Run, page: Any = 1) -> dict:

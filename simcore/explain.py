@@ -464,7 +464,8 @@ def _nothing_about(result: dict, task: Any, actions) -> str:
     # a hint the user can paste: a UAV target's id has a space
     again = f"the same run with --explain-task {shlex.quote(str(task))} keeps its whole story"
     head = f"task: no decision about {task!r} in this result"
-    if any(same_task(asked, task) for asked in info.get("always") or ()):
+    out = left_out(info, task)
+    if out is False and any(same_task(asked, task) for asked in info.get("always") or ()):
         return (f"{head}; it was asked for (--explain-task), so the sampling kept whatever "
                 f"was decided about it: the run made no decision about it (no such {noun}, or "
                 "it never reached a decision point)")
@@ -472,14 +473,26 @@ def _nothing_about(result: dict, task: Any, actions) -> str:
         return (f"{head}; the log kept every {noun}, so the run made no decision about it (no "
                 f"such {noun}, or it never reached a decision point)")
     sample = sampling_text(noun, stride)
-    if field and not str(task).startswith(f"{field} "):
-        # (which tasks were kept depends on what they are about, which this id does not say)
+    if out is None:
         return (f"{head}; the log kept {sample} with all its decisions, perhaps not this "
                 f"one's: {again}")
-    if bucket(task_id(str(task))) % stride:
+    if out:
         return f"{head}; the log kept {sample} and left this one out: {again}"
     return (f"{head}; the log kept {sample}, this one among them: the run made no decision "
             "about it")
+
+
+def left_out(info: dict, task: Any) -> bool | None:
+    """Whether a log (its ``meta.decisions``, ``info``) left ``task`` out by its sampling:
+    False when it kept every decision about it (unsampled, asked for, or kept by its hash),
+    True when the hash left it out, None when the id does not say (a UAV surveil, where the
+    log sampled by what the surveil is about)."""
+    stride, field = info.get("stride", 1), info.get("sampled_by")
+    if stride == 1 or any(same_task(asked, task) for asked in info.get("always") or ()):
+        return False
+    if field and not str(task).startswith(f"{field} "):
+        return None
+    return bool(bucket(task_id(str(task))) % stride)
 
 
 def divergence_text(a: dict, b: dict, top: int = 10) -> str:

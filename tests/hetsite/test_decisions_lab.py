@@ -577,6 +577,16 @@ def test_named_tasks_keep_their_whole_story_in_a_sampled_run(settings):
     for task in left_out:
         story = get(client, run["id"], task=str(task)).json()["decisions"]
         assert story and story == explain.story(whole.decisions, task)
+    # an empty story says why, as the CLI does: a task the sampling left out is worth a clone
+    # naming it; one the log would have kept (no such task here) is not (the page offered a
+    # clone for both)
+    stride = result["meta"]["decisions"]["stride"]
+    out = next(t for t in range(10**4) if bucket(t) % stride and t not in left_out)
+    kept = next(t for t in range(10**6, 2 * 10**6) if bucket(t) % stride == 0)
+    answers = {t: get(client, run["id"], task=str(t)).json() for t in (out, kept)}
+    assert answers[out]["total"] == 0 == answers[kept]["total"]
+    assert (answers[out]["left_out"], answers[kept]["left_out"]) == (True, False)
+    assert "left_out" not in get(client, run["id"], task=str(left_out[0])).json()
     # the experiment page says which tasks keep their whole story
     page = Client().get(f"/e/{body['id']}/").content.decode()
     assert re.search(r'id="explain-tasks">whole stories kept: ' +

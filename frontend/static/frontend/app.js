@@ -620,11 +620,13 @@
     // A story is at most HETSITE_EXPLAIN_PER_TASK decisions (16 by default): one page of 50.
     latest("story", "/api/runs/" + explained.run + "/decisions/?task=" + encodeURIComponent(task)).then(function (p) {
       var unit = p.bounds.time_unit || "";
-      var sampledOut = !p.total && p.bounds.stride > 1;
+      // (left_out: true when the sampling left it out, false when the log kept whatever was
+      // decided about it, null when the id does not say: the API's, as the CLI words it)
+      var sampledOut = !p.total && p.left_out !== false;
       var title = ["task " + task + ": " + p.total + " decision" + (p.total === 1 ? "" : "s") +
         (p.total ? "" : " kept" + (sampledOut ?
           " (the log kept 1 " + (p.bounds.sampled_by || "task") + " in " + p.bounds.stride +
-          "; to read this one's story, clone " +
+          (p.left_out ? "" : ", perhaps not this one's") + "; to read this one's story, clone " +
           "the experiment and name it under \u201cKeep these tasks' stories\u201d) " :
           " (no decision was made about it)")) +
         (p.pages > 1 ? " (the first " + p.decisions.length + " shown)" : "")];
