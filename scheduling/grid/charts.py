@@ -271,6 +271,7 @@ def migration_map(result, max_points: int = MAX_POINTS) -> dict:
                      "x": rounded(xs), "y": ys, "line": {"color": col, "width": 1}})
         data.append({"type": "scatter", "mode": "markers", "name": name, "legendgroup": name,
                      "x": rounded(mx), "y": my, "text": text,
+                     "customdata": [[job[i]] for i in idx], "meta": {"task": 0},  # its story
                      "hovertemplate": "%{text}<extra></extra>",
                      "marker": {"color": col, "size": 5, "symbol": "triangle-right"}})
     pre = extra.get("preemption_log") or {}
@@ -284,6 +285,7 @@ def migration_map(result, max_points: int = MAX_POINTS) -> dict:
                      "y": [rank[pnode[i]] for i in pick.tolist()],
                      "text": [f"job {pjob[i]} suspended on {node_text(pnode[i])}"
                               for i in pick.tolist()],
+                     "customdata": [[pjob[i]] for i in pick.tolist()], "meta": {"task": 0},
                      "hovertemplate": "%{text}<br>t = %{x:.2f} h<extra></extra>",
                      "marker": {"color": "#bbb", "size": 4, "symbol": "x-thin",
                                 "line": {"width": 1, "color": "#999"}}})

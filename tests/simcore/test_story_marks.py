@@ -14,7 +14,8 @@ CASES = [("swf-replay", "swf-small", "easy", "job_id"),
          ("parallel-energy", "ch3-testbed", None, "id"),
          ("value-of-service", "vos-small", None, "id"),
          ("serial-preemption", "ch4-small", "max-util-greedy", "id"),
-         ("uav", "small-baseline", None, "id")]
+         ("uav", "small-baseline", None, "id"),
+         ("grid", "grid-small", "internode-can", "id")]  # its migrations and preemptions
 LABS = {lab.kind: lab for lab in discover()}
 
 
