@@ -191,6 +191,41 @@ def test_pair_says_why_a_task_waits_for_its_partner(hand):
     assert story(d, 1)[1]["t"] == 10.0  # when the partner ended
 
 
+@pytest.mark.parametrize("tie", ["wait", "preempt"])
+@pytest.mark.parametrize("policy", ["max-util-pair", "max-upt-pair"])
+def test_pair_says_earns_more_only_with_a_strict_inequality(policy, tie):
+    """Pair compares nets: ordering A against B (equal nets go the way ``pair_tie`` says), and
+    its chosen pair against its best idle core (a tie goes to the idle core). Every "earns
+    more" of a reason is strict in its numbers; equal nets are said to tie, with the rule that
+    decided."""
+    seen = Counter()
+    for seed in (0, 1):
+        sc = preset_scenario("ch4-small", {**SHORT, "scheduler.pair_tie": tie})
+        for d in simulate(sc, policy, seed=seed, explain=True).decisions:
+            why = d["reason"]
+            if "ordering" not in why and "best pair" not in why:
+                continue
+            tied = "earns as much as" in why
+            seen[d["action"], tied] += 1
+            if tied:
+                assert f'a tie {"preempts" if tie == "preempt" else "waits"}' in why \
+                    or "a tie goes to the idle core" in why, d
+            if d["action"] == "preempted":  # A against letting it finish (B)
+                assert d["net_a"] == d["net_b"] if tied else d["net_a"] > d["net_b"], d
+            elif d["action"] == "held" and "ordering B" in why:
+                assert d["net_b"] == d["net_a"] if tied else d["net_b"] > d["net_a"], d
+                assert d["idle_net"] is None or d["net_b"] > d["idle_net"], d
+            elif d["action"] in STARTS and "ordering A" in why:
+                assert d["score"] == d["net_b"] if tied else d["score"] > d["net_b"], d
+                assert d["runner_up_score"] is None or d["score"] > d["runner_up_score"], d
+            elif d["action"] in STARTS and "idle core" in why:
+                assert (d["score"] == d["runner_up_score"] if tied
+                        else d["score"] > d["runner_up_score"]), d
+    # the ties happen: equal nets under the tie rule, and idle cores tying with pairs
+    assert seen["held" if tie == "wait" else "preempted", True] and seen["mapped", True] \
+        + seen["resumed", True]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 1), st.floats(0.0, 20.0), st.sampled_from([1.0, 8.0]),
                           st.booleans(), st.booleans(), st.floats(3.0, 40.0)),
