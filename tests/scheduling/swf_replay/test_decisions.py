@@ -133,6 +133,33 @@ def test_every_job_dropped_at_load_has_a_drop_with_its_reason(policy):
     assert result.meta["decisions"]["tasks_seen"] == result.summary["jobs_total"]
 
 
+@pytest.mark.parametrize("preset", ["swf-example", "swf-small"])
+def test_conservative_holds_no_job_at_the_instant_it_starts(preset):
+    """A reservation moved earlier to the very instant starts the job then (swf-example: jobs
+    4 and 6 at 50, job 3 at 115): its start is its decision there, not a wait. The moves to a
+    later time are still told (estimates three times the run: many jobs end early), each
+    with its new and old reservation; a repeat counted on one ends before the job starts."""
+    runs = {}
+    for scale in (1.0, 3.0):
+        result = runs[scale] = ENGINE.simulate(
+            ENGINE.preset_scenario(preset, {"estimate_scale": scale}), "conservative",
+            explain=True)
+        start_of = dict(zip(result.tasks["job_id"], result.tasks["start"], strict=True))
+        moved = [d for d in result.decisions if d["reason"].startswith("reservation moved")]
+        assert moved or scale == 1.0
+        for d in moved:
+            assert d["t"] < d["reservation_s"] < d["was_s"]
+            assert d.get("t_last", d["t"]) < start_of[d["task"]]
+            assert d.get("last", d)["reservation_s"] > d.get("t_last", d["t"])
+        assert sum(d.get("count", 1) for d in moved) <= result.extra["reservation_moves"]
+        assert all(start_of[d["task"]] > d.get("t_last", d["t"]) for d in result.decisions
+                   if d["action"] == "held")
+    if preset == "swf-example":  # the three moved to their start: a start at that time
+        for job, t, action in ((4, 50, "backfilled"), (6, 50, "backfilled"), (3, 115, "mapped")):
+            assert [(d["t"], d["action"]) for d in explain.story(runs[1.0].decisions, job)
+                    if d["t"] == t] == [(t, action)]
+
+
 def test_explain_off_leaves_the_result_as_it_was():
     scenario = ENGINE.preset_scenario("swf-small")
     plain = ENGINE.simulate(scenario, "easy").to_dict()
