@@ -3,6 +3,7 @@ every kind that replays a trace on a machine of identical nodes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,62 @@ def machine_nodes(header: SwfHeader, nodes: int | None, cores_per_node: int) -> 
                                  "set nodes (>= 1)")
 
 
+def _classes(cols: dict[str, np.ndarray], config: TraceReplayConfig, n_machine: int):
+    """Per job line: its processors and nodes, and whether its status is kept, whether it can
+    be replayed (``valid``) and whether it fits the machine (``fits``): each class implies the
+    one before."""
+    status = cols["status"]
+    run = cols["run_time"]
+    procs = np.where(cols["allocated_procs"] != UNKNOWN, cols["allocated_procs"],
+                     cols["requested_procs"])
+    # Status -1 means "not recorded" (models such as Lublin's): treated as completed.
+    ok_status = (status == STATUS_COMPLETED) | (status == UNKNOWN)
+    if config.keep_failed:
+        ok_status = np.ones(len(status), dtype=bool)
+    valid = ok_status & (procs > 0) & (run >= 0)
+    nodes = -(-np.maximum(procs, 1) // config.cores_per_node)
+    fits = valid & (nodes <= n_machine)
+    return procs, nodes, ok_status, valid, fits
+
+
+#: Why a job line never reaches the queue, as its ``dropped`` decision says (``--explain``).
+DROPPED_STATUS = ("its status in the trace is not completed (failed, cancelled or partial): "
+                  "only completed jobs are replayed, unless keep_failed")
+DROPPED_INVALID = ("its processor count is unknown or 0, or its run time unknown: it cannot be "
+                   "replayed")
+REJECTED = "it needs more nodes than the machine has"
+
+
+def load_drops(header: SwfHeader, cols: dict[str, np.ndarray], config: TraceReplayConfig,
+               cut: tuple[np.ndarray, str, Callable[[int], dict]] | None = None
+               ) -> list[tuple[float, int, str, dict]]:
+    """The job lines of ``cols`` that never reach the queue (the ids ``prepare`` lists as
+    dropped or rejected), each as its ``dropped`` decision: (submit time, SWF job number,
+    reason, numbers), in submit order (then trace order). Only for a run that explains
+    itself. ``cut``: a kind's own drop before these classes (swf-preemptive's ``max_procs``):
+    its rows of ``cols``, reason and numbers per row; ``cols`` are then the lines before it."""
+    if config.job_limit:
+        cols = {k: v[: config.job_limit] for k, v in cols.items()}
+    n_machine = machine_nodes(header, config.nodes, config.cores_per_node)
+    procs, nodes, ok_status, valid, fits = _classes(cols, config, n_machine)
+    status, run = cols["status"], cols["run_time"]
+    classes = [
+        (~ok_status, DROPPED_STATUS, lambda r: {"status": int(status[r])}),
+        (ok_status & ~valid, DROPPED_INVALID,
+         lambda r: {"procs": int(procs[r]), "run_s": float(run[r])}),
+        (valid & ~fits, REJECTED, lambda r: {"nodes": int(nodes[r]), "procs": int(procs[r]),
+                                             "machine_nodes": n_machine}),
+    ]
+    if cut is not None:
+        classes = [(mask & ~cut[0], why, numbers) for mask, why, numbers in classes]
+        classes.append(cut)
+    rows = [(r, why, numbers(r)) for mask, why, numbers in classes
+            for r in np.flatnonzero(mask).tolist()]
+    submit, ids = cols["submit"], cols["job_id"]
+    rows.sort(key=lambda row: (submit[row[0]], row[0]))
+    return [(float(submit[r]), int(ids[r]), why, numbers) for r, why, numbers in rows]
+
+
 def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: TraceReplayConfig,
             raise_estimates: bool = True) -> Jobs:
     """The replayed jobs of a trace. ``raise_estimates=False`` keeps estimates below the run
@@ -61,18 +118,8 @@ def prepare(header: SwfHeader, cols: dict[str, np.ndarray], config: TraceReplayC
     total = len(cols["job_id"])
     n_machine = machine_nodes(header, config.nodes, config.cores_per_node)
     ids = cols["job_id"]
-    status = cols["status"]
     run = cols["run_time"]
-    procs = np.where(cols["allocated_procs"] != UNKNOWN, cols["allocated_procs"],
-                     cols["requested_procs"])
-
-    # Status -1 means "not recorded" (models such as Lublin's): treated as completed.
-    ok_status = (status == STATUS_COMPLETED) | (status == UNKNOWN)
-    if config.keep_failed:
-        ok_status = np.ones(total, dtype=bool)
-    valid = ok_status & (procs > 0) & (run >= 0)
-    nodes = -(-np.maximum(procs, 1) // config.cores_per_node)
-    fits = valid & (nodes <= n_machine)
+    procs, nodes, ok_status, valid, fits = _classes(cols, config, n_machine)
 
     keep = np.flatnonzero(fits)
     order = keep[np.argsort(cols["submit"][keep], kind="stable")]

@@ -76,6 +76,11 @@ class JobReplay:
         #: trace is sampled before the run (``DecisionLog.sample_up_front``), so the jobs the
         #: sampling leaves out cost one look-up per decision point.
         self.noted: list[bool] | None = None
+        #: The job lines dropped at load, for a run that explains itself (``jobs.load_drops``:
+        #: (submit time on the replay's clock, SWF job number, reason, numbers), in submit
+        #: order), each recorded as a ``dropped`` decision at its submit time, among the
+        #: others in time order; they are sampled with the replayed jobs.
+        self.load_drops: list[tuple[float, int, str, dict]] = []
 
     # -- hooks -----------------------------------------------------------------------------
     def on_complete(self, j: int, t: float) -> None:
@@ -153,12 +158,22 @@ class JobReplay:
         record = self.clock.record
         log_t, log_wait = self.log_t, self.log_wait
         log_run, log_busy = self.log_run, self.log_busy
+        drops, next_drop = [], math.inf  # the drops at load still to record, and the first's t
         if self.decisions is not None:
-            keep = self.decisions.sample_up_front(self.jobs.job_id, DECISIONS_PER_JOB)
-            self.noted = [True] * J if keep is None else keep.tolist()
+            ids, per_job = self.jobs.job_id, DECISIONS_PER_JOB
+            drops = self.load_drops
+            if drops:  # a drop is one decision
+                ids = np.concatenate([ids, np.array([d[1] for d in drops], dtype=ids.dtype)])
+                per_job = np.concatenate([np.full(J, float(per_job)), np.ones(len(drops))])
+            keep = self.decisions.sample_up_front(ids, per_job)
+            self.noted = [True] * J if keep is None else keep[:J].tolist()
+            if keep is not None and drops:
+                drops = [d for d, kept in zip(drops, keep[J:].tolist(), strict=True) if kept]
+            drops = drops[::-1]  # popped from the end, in submit order
+            next_drop = drops[-1][0] if drops else math.inf
             # the sampled jobs in arrival order, with a sentinel past the last
             arrivals_noted = (list(range(J)) if keep is None
-                              else np.flatnonzero(keep).tolist()) + [J]
+                              else np.flatnonzero(keep[:J]).tolist()) + [J]
             p = 0
         noted = self.noted
         while True:
@@ -170,6 +185,8 @@ class JobReplay:
                 t = w
             if t == math.inf:
                 break
+            if next_drop <= t:  # jobs dropped at load, submitted by now (explained runs)
+                next_drop = self._record_drops(drops, t)
             t0 = perf()
             completed = False
             while heap and heap[0][0] <= t:
@@ -199,6 +216,17 @@ class JobReplay:
             log_run.append(self.started - self.done)
             log_busy.append(self.N - self.free)
             report(self.done / J)
+        if drops:  # submitted after the last event
+            self._record_drops(drops, math.inf)
         if self.started != J:
             raise InvariantError(f"{self.name}: {J - self.started} jobs never started")
         return self
+
+    def _record_drops(self, drops: list, t: float) -> float:
+        """Record the drops at load of ``drops`` (last first) submitted by ``t``; returns the
+        submit time of the next one left (inf: none)."""
+        add = self.decisions.add
+        while drops and drops[-1][0] <= t:
+            submit, job, reason, numbers = drops.pop()
+            add(submit, job, "dropped", reason, numbers)
+        return drops[-1][0] if drops else math.inf

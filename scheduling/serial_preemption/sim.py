@@ -35,8 +35,9 @@ STATUS_NAMES = {WAITING: "waiting", RUNNING: "running", DONE: "completed", DROPP
 
 # Why a group of tasks still waits after a mapping event (what ``SerialSim.hold`` records).
 BUSY = "every cluster where it can still earn utility is busy"
-BUSY_NO_VICTIM = (BUSY + ", and no running task it may preempt there is worth less than it "
-                  "(its best value against the lowest running one)")
+BUSY_NO_VICTIM = (BUSY + ", and on each of them no running task it may preempt is worth less "
+                  "than it is there (where it comes closest: its value there against the "
+                  "lowest running one there)")
 
 
 def cluster_names(k: int) -> list[str]:
@@ -168,6 +169,12 @@ class SerialSim:
         self.names = cluster_names(self.K)
         self._causes: dict[str, int] = {}
         self.held_now: set[int] = set()  # the groups the policy explained in this event
+        # The victim heaps a preemptive policy compared waiting tasks with in this event
+        # (``victim_heaps``, kept current as it went), for ``explain_waiting``; None: none
+        self.event_victims: list | None = None
+        # and the values it gave the tasks it suspended in this event, by their new group:
+        # {group: [(cluster, value)]} (they re-enter with their value as victims)
+        self.event_values: dict[int, list[tuple[int, float]]] | None = None
         # Groups whose cause of waiting may have changed since the last event: the ones new
         # since (fresh ones below ``_fresh_seen`` arrived, suspended ones from ``_groups_seen``
         # on) and those a policy gave a cause of its own (it may not give one next time).
@@ -312,6 +319,7 @@ class SerialSim:
         self.ev_assigned = self.ev_preempted = self.ev_dropped = 0
         if self.decisions is not None:
             self.held_now.clear()
+            self.event_victims = self.event_values = None
         gidx = np.flatnonzero(self.g_alive[: self.n_groups])
         lead = self.g_next[gidx]
         arr = self.t_arr[lead]
@@ -447,18 +455,36 @@ class SerialSim:
         ret, util = self._values(self.g_next[gidx])
         valid = util > self.min_utility
         value = np.where(valid, util if mode == "util" else util / ret, -np.inf)
-        lowest = np.full(self.K, np.inf)
+        if self.event_values:  # a task suspended in this event: the values the policy used
+            for k, (g, _, _) in enumerate(told):
+                rows = self.event_values.get(g)
+                if rows is not None:
+                    value[k] = -np.inf
+                    for j, o in rows:
+                        value[k, j] = o
+                    valid[k] = value[k] > -np.inf
         if any(c for _, c, _ in told):
-            busy = np.flatnonzero(self.c_task >= 0)
-            busy = busy[self.t_pre[self.c_task[busy]]]
-            np.minimum.at(lowest, self.core_cluster[busy], self.running_values(mode, busy))
+            # The rule is per cluster (a task preempts on a cluster where it is worth more than
+            # the lowest running preemptible task there), so the numbers are one cluster's: the
+            # one where its value comes closest to that task's (-inf: it cannot run there, or
+            # no task there may be preempted)
+            # (the policy's own heaps where it kept them: a task started in this event is in
+            # them with the value it started with, which its running value can miss by a bit)
+            heaps = self.event_victims or self.victim_heaps(mode)
+            lowest = np.array([h[0][0] if h else np.inf for h in heaps])
+            gap = value - lowest
+            closest = gap.argmax(axis=1).tolist()
         best = value.argmax(axis=1).tolist()
         for k, ((g, c, tasks), j) in enumerate(zip(told, best, strict=True)):
             numbers = {"value": float(value[k, j]), "best_where": self.names[j],
                        "clusters": int(valid[k].sum())}
             if c:
-                low = float(np.where(valid[k], lowest, np.inf).min())
-                numbers["lowest_running"] = low if low < np.inf else None
+                i = closest[k]
+                if gap[k, i] > -np.inf:
+                    numbers.update(closest_where=self.names[i], value_there=float(value[k, i]),
+                                   lowest_running=float(lowest[i]))
+                else:
+                    numbers.update(closest_where=None, value_there=None, lowest_running=None)
             self._record_hold(g, BUSY_NO_VICTIM if c else BUSY, tasks, numbers)
 
     # -- running tasks ----------------------------------------------------------------------------

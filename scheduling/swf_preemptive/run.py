@@ -9,7 +9,7 @@ from simcore.result import Result
 from .config import PreemptiveConfig
 from .result import build_result
 from .sim import Maui
-from .workload import build
+from .workload import build, drops_at_load
 
 
 def simulate_trace(trace, config: PreemptiveConfig, victims: type, seed: int = 0, clock=None,
@@ -21,5 +21,7 @@ def simulate_trace(trace, config: PreemptiveConfig, victims: type, seed: int = 0
     workload = build(trace, config, seed)
     sim = Maui(workload, victims, config, seed, clock, check=check, fast=fast)
     sim.decisions = decisions
+    if decisions is not None:
+        sim.load_drops = drops_at_load(trace, config, workload)
     sim.run()
     return build_result(sim, trace, config, clock)

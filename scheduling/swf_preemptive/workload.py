@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scheduling.hpc.jobs import MIN_ESTIMATE_S, Jobs, prepare
+from scheduling.hpc.jobs import MIN_ESTIMATE_S, Jobs, load_drops, prepare
 from scheduling.hpc.swf import UNKNOWN
 from scheduling.hpc.traces import LoadedTrace
 from simcore.sampling import rng
@@ -133,6 +133,33 @@ def classes_of(n: int, config: PreemptiveConfig, seed: int) -> np.ndarray:
         rank[:] = MEDIUM if config.classes == "mix-a" else LOW
         rank[high] = HIGH
     return rank
+
+
+#: Why a job wider than ``max_procs`` is not replayed (its ``dropped`` decision).
+DROPPED_SIZE = ("it is wider than max_procs processors: the study drops such jobs before the "
+                "replay")
+
+
+def drops_at_load(trace: LoadedTrace, config: PreemptiveConfig,
+                  workload: Workload) -> list[tuple[float, int, str, dict]]:
+    """The jobs that never reach the queue (the ``max_procs`` cut, then every replay's classes,
+    ``scheduling.hpc.jobs.load_drops``), each as its ``dropped`` decision, at its submit time
+    on the replay's (rescaled) clock. Only for a run that explains itself."""
+    cols = trace.columns
+    if config.job_limit:
+        cols = {k: v[: config.job_limit] for k, v in cols.items()}
+    procs = np.where(cols["allocated_procs"] != UNKNOWN, cols["allocated_procs"],
+                     cols["requested_procs"])
+    wide = (procs > config.max_procs if config.max_procs
+            else np.zeros(len(procs), dtype=bool))
+    cut = (wide, DROPPED_SIZE,
+           lambda r: {"procs": int(procs[r]), "max_procs": config.max_procs})
+    drops = load_drops(trace.header, cols, dataclasses.replace(config, job_limit=0), cut)
+    scale = workload.load_scale
+    if scale != 1.0 and len(workload.jobs):  # as ``build`` rescales the replayed jobs
+        t0 = float(workload.jobs.submit[0])
+        drops = [(t0 + (s - t0) * scale, job, why, numbers) for s, job, why, numbers in drops]
+    return drops
 
 
 def build(trace: LoadedTrace, config: PreemptiveConfig, seed: int) -> Workload:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduling.hpc.jobs import prepare
+from scheduling.hpc.jobs import load_drops, prepare
 from scheduling.hpc.traces import LoadedTrace
 from simcore.clock import RunClock
 from simcore.decisions import DecisionLog
@@ -22,5 +22,7 @@ def replay(trace: LoadedTrace, config: ReplayConfig, policy: type[Replay],
     jobs = prepare(trace.header, trace.columns, config)
     sim = policy(jobs, clock, check=check)
     sim.decisions = decisions
+    if decisions is not None:
+        sim.load_drops = load_drops(trace.header, trace.columns, config)
     sim.run()
     return build_result(sim, trace, config, clock)

@@ -130,6 +130,35 @@ def test_easy_backfills_and_says_what_holds_the_others_back():
         assert d["reservation_start"] > d["t"]
 
 
+@pytest.mark.parametrize("policy", ["conservative", "easy", "fcfs-mq+epr", "conservative+ept"])
+def test_fcfs_runner_up_agrees_with_the_rule_the_reason_states(policy):
+    """FCFS at P-state 0 takes a start now before any later one: of the clusters where the task
+    may start now, the one where it finishes first; else the earliest start (then finish). A
+    runner-up that finishes earlier must be one the stated rule leaves out: it starts later,
+    and the reason says the comparison is among the clusters where it may start now."""
+    now = later = earlier = 0
+    for seed in (0, 1):
+        r = simulate(preset_scenario("small", SHORT), policy, seed=seed, explain=True)
+        for d in r.decisions:
+            rule = d.get("rule", d["reason"])
+            if "runner_up_start" not in d or not rule.startswith(("FCFS", "small", "medium",
+                                                                  "large")):
+                continue
+            if d["start"] <= d["t"]:  # starts now
+                now += 1
+                if d["runner_up_start"] <= d["t"]:  # the runner-up could start now too
+                    assert d["runner_up_finish"] >= d["finish"], d
+                elif d["runner_up_finish"] < d["finish"]:
+                    earlier += 1
+                    assert "finishes first of those where it may start now" in rule, d
+            else:  # booked for later: no cluster could take it now
+                later += 1
+                assert d["runner_up_start"] > d["t"]
+                assert (d["runner_up_start"], d["runner_up_finish"]) >= (d["start"],
+                                                                         d["finish"]), d
+    assert now and earlier
+
+
 def test_every_task_left_waiting_has_a_reason_at_every_event():
     # Max UPE with place-holders: a task is assigned or told why not at each mapping event,
     # so its held/filtered decisions (repeats counted) cover every event it waited through.

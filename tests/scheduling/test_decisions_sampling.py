@@ -54,12 +54,13 @@ def test_sampling_before_the_run_keeps_what_thinning_keeps(preset, policy):
 
 
 def test_where_the_estimate_is_high_the_stride_is_one_doubling_larger():
-    """pbb-small-mix-a under First Fit, seed 2: its jobs make fewer decisions than the three
-    the replays expect (most start at once), so the log sampled ahead keeps one job in 4 where
-    thinning keeps one in 2; the jobs it keeps tell the same stories."""
+    """pbb-small-mix-a under First Fit, seed 0: its jobs make fewer decisions than the three
+    the replays expect (most start at once), so the log sampled ahead keeps one job in 8 where
+    thinning keeps one in 4; the jobs it keeps tell the same stories. (Seed 2 was the case
+    until the 50 jobs dropped at load had their decisions: they tipped its thinning to 8.)"""
     scenario = ENGINE.preset_scenario("pbb-small-mix-a")
-    whole = ENGINE.simulate(scenario, "first-fit", seed=2, explain=DecisionLog(limit=10**7))
-    ahead = ENGINE.simulate(scenario, "first-fit", seed=2, explain=DecisionLog(limit=LIMIT))
+    whole = ENGINE.simulate(scenario, "first-fit", seed=0, explain=DecisionLog(limit=10**7))
+    ahead = ENGINE.simulate(scenario, "first-fit", seed=0, explain=DecisionLog(limit=LIMIT))
     want, want_info = thinned(whole.decisions, whole.meta["decisions"]["time_unit"])
     assert ahead.meta["decisions"]["stride"] == 2 * want_info["stride"]
     assert len(ahead.decisions) < len(want) <= LIMIT

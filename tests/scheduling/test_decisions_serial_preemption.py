@@ -129,6 +129,7 @@ def test_worked_example_greedy_and_diff_say_why(hand):
     # Suspended with progress on A, it may only resume there, where task 1 is worth more.
     assert held["reason"] == BUSY_NO_VICTIM
     assert (held["value"], held["lowest_running"], held["clusters"]) == (2.0, 2.5, 1)
+    assert (held["closest_where"], held["value_there"]) == ("A", 2.0)
 
     log = unbounded()
     run_simulation(hand.worked_example(), GreedyPolicy(mode="util", technique="diff"),
@@ -138,6 +139,30 @@ def test_worked_example_greedy_and_diff_say_why(hand):
         (0.0, 0, "mapped"), (1.0, 1, "mapped"), (20.0, 0, "completed"), (21.0, 1, "completed")]
     assert (d[1]["where"], d[1]["score"], d[1]["runner_up_where"], d[1]["runner_up_score"]) == (
         "B", 1.0, "A", 0.5)
+
+
+@pytest.mark.parametrize("policy", ["max-util-greedy", "max-util-diff", "max-upt-greedy",
+                                    "max-upt-diff"])
+def test_a_task_held_with_no_victim_beats_no_running_task_on_any_cluster(policy):
+    """The rule is per cluster: a task that may preempt waits when, on every cluster where it
+    can still earn utility, the lowest running task it may preempt there is worth at least its
+    value there. The record's numbers are one cluster's (the one where it comes closest), so
+    they show it: its value there is no more than the lowest running task there (exactly as
+    the policy compared them), and no more than its best value anywhere."""
+    held = []
+    for seed in (0, 1, 2):
+        r = simulate(preset_scenario("ch4-small", SHORT), policy, seed=seed, explain=True)
+        held += [d for d in r.decisions if d["reason"] == BUSY_NO_VICTIM]
+    assert len(held) > 100
+    names = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    for d in held:
+        if d["lowest_running"] is None:  # no task it may preempt on any of its clusters
+            assert d["closest_where"] is None and d["value_there"] is None
+            continue
+        assert d["closest_where"] in names
+        assert d["value_there"] <= d["lowest_running"], d
+        assert d["value_there"] <= d["value"]
+    assert any(d["closest_where"] != d["best_where"] for d in held if d["closest_where"])
 
 
 def test_pair_says_why_a_task_waits_for_its_partner(hand):
@@ -164,6 +189,41 @@ def test_pair_says_why_a_task_waits_for_its_partner(hand):
         2.0, "held", 0, 5.0, 5.0)
     assert [x["action"] for x in story(d, 1)][1:] == ["mapped", "completed"]
     assert story(d, 1)[1]["t"] == 10.0  # when the partner ended
+
+
+@pytest.mark.parametrize("tie", ["wait", "preempt"])
+@pytest.mark.parametrize("policy", ["max-util-pair", "max-upt-pair"])
+def test_pair_says_earns_more_only_with_a_strict_inequality(policy, tie):
+    """Pair compares nets: ordering A against B (equal nets go the way ``pair_tie`` says), and
+    its chosen pair against its best idle core (a tie goes to the idle core). Every "earns
+    more" of a reason is strict in its numbers; equal nets are said to tie, with the rule that
+    decided."""
+    seen = Counter()
+    for seed in (0, 1):
+        sc = preset_scenario("ch4-small", {**SHORT, "scheduler.pair_tie": tie})
+        for d in simulate(sc, policy, seed=seed, explain=True).decisions:
+            why = d["reason"]
+            if "ordering" not in why and "best pair" not in why:
+                continue
+            tied = "earns as much as" in why
+            seen[d["action"], tied] += 1
+            if tied:
+                assert f'a tie {"preempts" if tie == "preempt" else "waits"}' in why \
+                    or "a tie goes to the idle core" in why, d
+            if d["action"] == "preempted":  # A against letting it finish (B)
+                assert d["net_a"] == d["net_b"] if tied else d["net_a"] > d["net_b"], d
+            elif d["action"] == "held" and "ordering B" in why:
+                assert d["net_b"] == d["net_a"] if tied else d["net_b"] > d["net_a"], d
+                assert d["idle_net"] is None or d["net_b"] > d["idle_net"], d
+            elif d["action"] in STARTS and "ordering A" in why:
+                assert d["score"] == d["net_b"] if tied else d["score"] > d["net_b"], d
+                assert d["runner_up_score"] is None or d["score"] > d["runner_up_score"], d
+            elif d["action"] in STARTS and "idle core" in why:
+                assert (d["score"] == d["runner_up_score"] if tied
+                        else d["score"] > d["runner_up_score"]), d
+    # the ties happen: equal nets under the tie rule, and idle cores tying with pairs
+    assert seen["held" if tie == "wait" else "preempted", True] and seen["mapped", True] \
+        + seen["resumed", True]
 
 
 @settings(max_examples=25, deadline=None)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scheduling.engine import preset_scenario, simulate
 from scheduling.swf_preemptive.policies import DurationConsumed, FirstFit, WcDuration
 from scheduling.swf_preemptive.sim import Maui
-from simcore.decisions import STARTS, DecisionLog
+from simcore.decisions import STARTS, DecisionLog, bucket
 from simcore.explain import story
 
 
@@ -75,6 +75,52 @@ def check_consistent(decisions, tasks, kills, summary=None):
             == summary["starts_normal"]
 
 
+DROP_LISTS = {"dropped_size_job_ids": "wider than max_procs",
+              "rejected_job_ids": "needs more nodes than the machine has",
+              "dropped_status_job_ids": "status in the trace is not completed",
+              "dropped_invalid_job_ids": "cannot be replayed"}
+
+
+def check_drops(r, kept=lambda job: True):
+    """Every job the result lists as dropped at load (or rejected) has one ``dropped`` decision
+    saying why in its class's terms, at its submit time on the replay's clock (SWF numbers
+    follow submit order in these traces: between the replayed jobs around it), unless the
+    sampling left it out (``kept``); the log stays in time order."""
+    drops = {d["task"]: d for d in r.decisions if d["action"] == "dropped"}
+    listed = {int(job): why for key, why in DROP_LISTS.items() for job in r.extra.get(key, [])}
+    assert set(drops) == {job for job in listed if kept(job)}
+    assert sum(d["action"] == "dropped" for d in r.decisions) == len(drops)  # one each
+    submit = dict(zip(r.tasks["job_id"], r.tasks["submit"], strict=True))
+    for job, d in drops.items():
+        assert listed[job] in d["reason"]
+        if "max_procs" in d:
+            assert d["procs"] > d["max_procs"] == r.meta["scenario"]["params"]["max_procs"]
+        if "machine_nodes" in d:
+            assert d["nodes"] > d["machine_nodes"] == r.extra["nodes"]
+        before = [t for j, t in submit.items() if j < job]
+        after = [t for j, t in submit.items() if j > job]
+        assert max(before, default=d["t"]) <= d["t"] <= min(after, default=d["t"])
+    assert all(a["t"] <= b["t"] for a, b in zip(r.decisions, r.decisions[1:], strict=False))
+
+
+def test_a_job_dropped_at_load_has_a_drop_with_its_reason_sampled_or_not():
+    """pbb-small drops 50 of its 500 jobs as wider than max_procs = 32: each is a decision,
+    also in a sampled log, where it is kept as the replayed jobs are (by the hash of its id,
+    or when asked for)."""
+    sc = preset_scenario("pbb-small")
+    r = simulate(sc, "random", seed=0, explain=True)
+    assert r.summary["jobs_dropped_size"] == 50
+    check_drops(r)
+    assert r.meta["decisions"]["tasks_seen"] == 500
+    asked = [int(j) for j in r.extra["dropped_size_job_ids"][:3]]
+    small = simulate(sc, "random", seed=0, explain=DecisionLog(limit=300, always=asked))
+    stride = small.meta["decisions"]["stride"]
+    assert stride > 1 and small.meta["decisions"]["tasks_seen"] == 500
+    check_drops(small, lambda job: job in asked or bucket(job) % stride == 0)
+    for job in asked:
+        assert story(small.decisions, job) == story(r.decisions, job)
+
+
 @pytest.mark.parametrize("preset,policy", [
     ("pbb-small", "first-fit"), ("pbb-small", "duration-consumed"), ("pbb-small", "random"),
     ("pbb-small-mix-a", "duration-remaining"), ("pbb-small-mix-b", "wcduration"),
@@ -84,7 +130,9 @@ def test_decisions_are_consistent_with_the_result(preset, policy):
     kills = list(zip(r.events["job_id"], r.events["t"], r.events["by_job_id"], strict=True))
     check_consistent(r.decisions, r.tasks, kills, r.summary)
     assert counted(r.decisions, "killed") == r.summary["preemptions"]
-    assert r.meta["decisions"]["tasks_seen"] == r.summary["jobs_completed"]
+    # every job line: the replayed ones and those dropped at load (check_drops)
+    assert r.meta["decisions"]["tasks_seen"] == r.summary["jobs_total"]
+    check_drops(r)
     if policy == "first-fit":
         assert counted(r.decisions, "killed") == 0
         assert not [d for d in r.decisions if d["reason"].startswith("backfilled past")]

@@ -131,6 +131,60 @@ def test_decisions_agree_with_flights(policy):
     check_consistent(r.tasks, r.decisions, policy)
 
 
+@pytest.mark.parametrize("policy", ("max-value+pf", "meta", "random"))
+def test_a_target_expires_at_its_windows_end_and_decides_nothing_outside_its_windows(baseline,
+                                                                                      policy):
+    """Every window that closes before the day's end without a completed surveil, while its
+    target is in the mission, is a target "expired" at that window's end (not at the next
+    mapping event, up to 5 min later), in time order with the rest. A target's waits are at
+    mapping events inside one of its windows, and its surveils' decisions end by the end of
+    the window they were started in: nothing about a target falls after its window closed."""
+    for seed in (0, 1):
+        r = simulate(baseline, policy, seed=seed, explain=True)
+        decisions, targets = r.decisions, r.extra["targets"]
+        assert all(a["t"] <= b["t"] for a, b in zip(decisions, decisions[1:], strict=False))
+        windows = dict(zip(targets["id"], targets["windows_min"], strict=True))
+        done = [(tg, end) for tg, end, why in zip(r.tasks["target"], r.tasks["end"],
+                                                  r.tasks["reason"], strict=True)
+                if why == "complete"]
+        expected = set()
+        for i, tg in enumerate(targets["id"]):
+            left = targets["left_min"][i]
+            for start, end in windows[tg]:
+                if (end < r.extra["horizon_min"] and targets["joined_min"][i] <= end
+                        and (left is None or left > end)
+                        and not any(c == tg and start < e <= end for c, e in done)):
+                    expected.add((tg, end))
+        expired = [d for d in decisions if d["action"] == "expired" and isinstance(d["task"], str)]
+        assert expired and all(d["t"] == d["window_end_min"] for d in expired)
+        assert sorted((d["target"], d["t"]) for d in expired) == sorted(expected)
+        window_of = {}
+        for d in decisions:
+            if isinstance(d["task"], str):  # held or filtered (expired: checked above)
+                assert d["action"] == "expired" or any(a <= d["t"] < b for a, b in
+                                                       windows[d["target"]]), d
+            else:  # a surveil: the window it was started in
+                if d["action"] == "mapped":
+                    window_of[d["task"]] = d["window_end_min"]
+                assert d["t"] <= window_of[d["task"]], d
+
+
+def test_hand_worked_expiries_between_mapping_events_and_at_the_days_end():
+    """No UAV carries the IR sensor the three targets allow. Target 1's window ends at 24 min,
+    between the mapping events at 20 and 25; target 2's at 1438.2 min, after the day's last
+    mapping event (1435): each expires at its window's end. Target 3's window ends with the
+    day, as a surveil's would: the day's end, not a window's close, so no expiry."""
+    m = mission([(10.0, {"VIS": (1.0, 3)})],
+                [(5, 1.0, {"IR": 2}, [(0.0, 0.4)]), (5, 1.0, {"IR": 2}, [(23.0, 23.97)]),
+                 (5, 1.0, {"IR": 2}, [(1.0, 24.0)])])
+    _, decisions = explained(m, "max-value")
+    expired = [(d["task"], d["t"]) for d in decisions if d["action"] == "expired"]
+    assert expired == [("target 1", 24.0), ("target 2", pytest.approx(1438.2))]
+    assert all(a["t"] <= b["t"] for a, b in zip(decisions, decisions[1:], strict=False))
+    assert {d["task"] for d in decisions if d["action"] == "held"} == {
+        "target 1", "target 2", "target 3"}
+
+
 def test_greedy_score_is_the_policys_metric(baseline):
     r = simulate(baseline, "max-vpe", seed=5, explain=True)
     mapped = {d["task"]: d for d in r.decisions if d["action"] == "mapped"}

@@ -203,6 +203,12 @@ class Simulator:
         # causes then (policies.why), by target
         self._waiting_seen = None
         self._waiting_codes: dict[int, int] = {}
+        # The windows that close before the day's end, by end time, as (end, target, window),
+        # ending in a sentinel: a target's "expired" is recorded at its window's end, between
+        # the other records in time order (``_close_windows``; only when explaining).
+        self._closing: list[tuple[float, int, int]] = []
+        self._close_pos = 0
+        self._next_close = INF  # the end of the next window to close (INF: none to record)
 
     # -- scores --------------------------------------------------------------------------------
     def travel_hours(self, pos: np.ndarray) -> np.ndarray:
@@ -442,8 +448,11 @@ class Simulator:
                 heapq.heappop(heap)
             t_term = heap[0][0] if heap else INF
             t_dyn = events[pos[0]].time if pos[0] < len(events) else INF
-            if min(t_term, t_dyn) > limit:
+            first = t_term if t_term <= t_dyn else t_dyn
+            if first > limit:
                 return
+            if self._next_close < first:  # windows that closed before it (explained runs)
+                self._close_windows(first, False)
             if t_term <= t_dyn:
                 when, _, sid, _, reason = heapq.heappop(heap)
                 sv = self.surveils[sid]
@@ -455,18 +464,31 @@ class Simulator:
                 self.apply(events[pos[0]], t_dyn)
                 pos[0] += 1
 
+    def _close_windows(self, until: float, inclusive: bool) -> None:
+        """Record the targets whose window closed before ``until`` (or at it, ``inclusive``)
+        without a completed surveil, each at its window's end (a target present then). Called
+        before the first event past a window's end and at each mapping event, so the records
+        keep the log in time order; at a window's end the events of that instant come first
+        (a surveil completing then completes the window)."""
+        closing, i, log = self._closing, self._close_pos, self.decisions
+        while closing[i][0] < until or (inclusive and closing[i][0] == until):
+            end, t, k = closing[i]
+            i += 1
+            if self.target_present[t] and self.target_done_window[t] != k:
+                log.add(end * 60.0, f"target {t + 1}", "expired",
+                        "its window closed without a completed surveil", target=t + 1,
+                        window_start_min=self.target_windows[t][k][0] * 60.0,
+                        window_end_min=end * 60.0, priority=int(self.target_priority[t]))
+        self._close_pos = i
+        self._next_close = closing[i][0]
+
     def _windows(self, now: float) -> None:
-        log = self.decisions
+        if self._next_close <= now:
+            self._close_windows(now, True)
         for t in np.flatnonzero(self.target_window_end <= now):
             wins = self.target_windows[t]
             k = int(self.target_window[t])
             while k < len(wins) and wins[k][1] <= now:
-                if (log is not None and self.target_present[t]
-                        and self.target_done_window[t] != k):
-                    log.add(now * 60.0, f"target {t + 1}", "expired",
-                            "its window closed without a completed surveil", target=t + 1,
-                            window_start_min=wins[k][0] * 60.0, window_end_min=wins[k][1] * 60.0,
-                            priority=int(self.target_priority[t]))
                 k += 1
             self.target_window[t] = k
             if k < len(wins):
@@ -483,6 +505,13 @@ class Simulator:
     def run(self) -> Simulator:
         events = self.mission.events
         pos = [0]
+        if self.decisions is not None:
+            # a window ending with the day is the day's end (as a surveil's is), not recorded
+            self._closing = sorted((end, t, k) for t, wins in enumerate(self.target_windows)
+                                   for k, (_, end) in enumerate(wins) if end < self.horizon)
+            self._closing.append((INF, -1, -1))
+            self._close_pos = 0
+            self._next_close = self._closing[0][0]
         times = self.mapping_times()
         n = len(times)
         clock = self.clock
@@ -496,6 +525,8 @@ class Simulator:
             self.map_records.append(record)
             clock.report((k + 1) / n)
         self._advance(self.horizon, events, pos)
+        if self._next_close < self.horizon:  # windows that closed after the last event
+            self._close_windows(self.horizon, False)
         for sv in self.surveils:  # nothing should be left; guard against float edge cases
             if sv.end is None:
                 self.stop(sv, self.horizon, DAY_END)

@@ -11,8 +11,12 @@ from ..energy import GJ
 from ..state import State
 from .base import INF, EventContext, Policy, StartCache
 
-FCFS_NOW = "FCFS at P-state 0: starts now on the cluster where it finishes first"
-FCFS_LATER = "FCFS at P-state 0: no cluster free now, so the earliest start"
+# The rule (``_fcfs_choice``): any start now before any later one, so "finishes first" is among
+# the clusters where it may start now; a cluster where it starts later may finish earlier.
+FCFS_NOW = ("FCFS at P-state 0: starts now, on the cluster where it finishes first of those "
+            "where it may start now (free, and within the energy budget and filter)")
+FCFS_LATER = ("FCFS at P-state 0: no cluster where it may start now (free, and within the energy "
+              "budget and filter), so the earliest start, then the earliest finish")
 
 
 def _fcfs_choice(st: State, cache: StartCache, i: int, allowed,

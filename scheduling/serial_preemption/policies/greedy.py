@@ -52,6 +52,8 @@ class GreedyPolicy(SerialPolicy):
         obj = ctx.obj(self.mode)
         cp = ctx.can_preempt if preemptive else np.zeros(n_groups, dtype=bool)
         vheap = sim.victim_heaps(self.mode) if preemptive else [[] for _ in range(K)]
+        if preemptive and sim.decisions is not None:
+            sim.event_victims = vheap  # what the waiting tasks were compared with (held)
         if not any(idle) and not any(vheap):
             return
         diff = self.technique == "diff"
@@ -183,6 +185,10 @@ class GreedyPolicy(SerialPolicy):
                         for k in np.flatnonzero(ctx.valid[src]).tolist()]
         for k, o, u, cr in rows:
             heapq.heappush(extras[2 * k + cpf], (-o, arr, r, cr, gref, u, rows))
+        if sim.decisions is not None:  # the values it re-enters with, for why it waits
+            if sim.event_values is None:
+                sim.event_values = {}
+            sim.event_values[gref] = [(k, o) for k, o, _, _ in rows]
 
 
 _OBJECTIVE = {"util": "utility at completion", "upt": "utility per minute of remaining time"}

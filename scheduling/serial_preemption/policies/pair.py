@@ -75,6 +75,8 @@ def orderings(t: float, upt: bool, table, ret_t, obj_t, arr_t, urow_t, scale_t, 
 # What Pair's decisions are recorded with (the numbers are the nets it compared).
 IDLE_OVER_PAIR = ("its best idle core, counting its best pair partner continuing undisturbed, "
                   "earns more than its best pair")
+IDLE_TIES_PAIR = ("its best idle core, counting its best pair partner continuing undisturbed, "
+                  "earns as much as its best pair, and a tie goes to the idle core")
 IDLE_ONLY = "its best idle core (no running preemptible task to pair with)"
 PAIR_A = ("ordering A on its best pair's core (it runs first, the partner resumes after it) "
           "earns more than ordering B and than its best idle core")
@@ -82,6 +84,16 @@ SUSPENDED_A = ("a waiting task's ordering A on this core (it first, this task re
                "it) earns more than letting this task finish first")
 WAIT_B = ("ordering B on its best pair's core (the partner finishes first) earns more than "
           "preempting it or than an idle core: it waits for a later event")
+# When the two orderings earn the same, the tie rule (``pair_tie``) chose: the reason says so.
+PAIR_A_TIE = ("ordering A on its best pair's core (it runs first, the partner resumes after it) "
+              "earns as much as ordering B, and a tie preempts (pair_tie \"preempt\"); it "
+              "earns more than its best idle core")
+SUSPENDED_A_TIE = ("a waiting task's ordering A on this core (it first, this task resumes after "
+                   "it) earns as much as letting this task finish first, and a tie preempts "
+                   "(pair_tie \"preempt\")")
+WAIT_B_TIE = ("ordering B on its best pair's core (the partner finishes first) earns as much "
+              "as preempting it, and a tie waits (pair_tie \"wait\"); it earns more than an "
+              "idle core: it waits for a later event")
 NO_PAIR = ("every cluster where it can still earn utility is busy, and none runs a task it may "
            "pair with (tasks started in this event are not partners)")
 B_TOO_LATE = ("every cluster where it can still earn utility is busy, and its best pair says "
@@ -549,10 +561,12 @@ class _PairEvent:
             if note_victim or note:
                 net_a, net_b = self._nets(row)
             if note_victim:
-                sim.explain_preempt(core, task, SUSPENDED_A, net_a=net_a, net_b=net_b)
+                sim.explain_preempt(core, task, SUSPENDED_A_TIE if net_a == net_b else
+                                    SUSPENDED_A, net_a=net_a, net_b=net_b)
             if note:
                 idle = int(self.idle_cluster[row])
-                sim.explain_start(task, core, PAIR_A, score=net_a, net_b=net_b,
+                sim.explain_start(task, core, PAIR_A_TIE if net_a == net_b else PAIR_A,
+                                  score=net_a, net_b=net_b,
                                   own=float(self.pair_own[row]), utility=float(R.util[row, j]),
                                   victim=int(sim.c_task[core]),
                                   runner_up_where=sim.names[idle] if idle >= 0 else None,
@@ -636,9 +650,11 @@ class _PairEvent:
         numbers = {"score": self._idle_net(row), "own": float(self.idle_obj[row]),
                    "utility": float(R.util[row, j])}
         if R.cp[row] and b >= 0:
-            sim.explain_start(task, core, IDLE_OVER_PAIR, **numbers,
+            pair_net = float(self.pair_net[row])
+            sim.explain_start(task, core, IDLE_TIES_PAIR if numbers["score"] == pair_net else
+                              IDLE_OVER_PAIR, **numbers,
                               runner_up_where=sim.names[int(self.partners.cluster[b])],
-                              runner_up_score=float(self.pair_net[row]))
+                              runner_up_score=pair_net)
         else:
             sim.explain_start(task, core, IDLE_ONLY, **numbers, runner_up_where=None,
                               runner_up_score=None)
@@ -646,12 +662,13 @@ class _PairEvent:
     def _explain_wait(self, row: int) -> None:
         pc, sim = self.partners, self.sim
         g = int(self.rows.gsim[row])
-        if sim.still_held(g, WAIT_B):
+        # (a tie or not, it waits for the partner: one cause, told once with its numbers then)
+        if sim.still_held(g, WAIT_B) or sim.still_held(g, WAIT_B_TIE):
             return
         c = int(self.pair_class[row])
         net_a, net_b = self._nets(row)
         idle = int(self.idle_cluster[row])
-        sim.hold(g, WAIT_B, net_a=net_a, net_b=net_b,
+        sim.hold(g, WAIT_B_TIE if net_a == net_b else WAIT_B, net_a=net_a, net_b=net_b,
                  partner=int(sim.c_task[pc.first_core[c]]),
                  where=sim.names[int(pc.cluster[c])],
                  idle_net=self._idle_net(row) if idle >= 0 else None)

@@ -213,7 +213,8 @@ class Conservative(Replay):
             res[j] = s
             heappush(self._rheap, (s, j))
             self.moves += 1
-            if self.noted is not None and self.noted[j]:
+            # (moved to now, it starts at this instant: its start says so, a wait would not)
+            if self.noted is not None and self.noted[j] and s > t:
                 self.decisions.add(t, self.ids[j], "held", "reservation moved earlier: a job "
                                    "ended before its estimate", reservation_s=s, was_s=r)
             gain = self._gained(max(r, s + ej), r + ej)

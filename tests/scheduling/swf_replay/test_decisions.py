@@ -108,6 +108,58 @@ def test_decisions_agree_with_the_schedule(policy):
     assert all(start_of[x["task"]] > x["t"] for x in ds if x["action"] == "held")
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+def test_every_job_dropped_at_load_has_a_drop_with_its_reason(policy):
+    """swf-example (docs/replay.md) drops job 7 (cancelled) and job 9 (failed) for their status
+    and rejects job 8 (16 nodes on 8): each has one ``dropped`` decision at its submit time,
+    saying why in the terms of its class; the log stays in time order."""
+    result = ENGINE.simulate(ENGINE.preset_scenario("swf-example"), policy, explain=True)
+    ds = result.decisions
+    drops = {d["task"]: d for d in ds if d["action"] == "dropped"}
+    extra = result.extra
+    assert sorted(drops) == sorted([*extra["dropped_status_job_ids"],
+                                    *extra["rejected_job_ids"], *extra["dropped_invalid_job_ids"]])
+    assert sorted(drops) == [7, 8, 9] and sum(d["action"] == "dropped" for d in ds) == 3
+    for job in extra["dropped_status_job_ids"]:
+        assert "status in the trace is not completed" in drops[job]["reason"]
+        assert drops[job]["status"] not in (1, -1)
+    assert "needs more nodes than the machine has" in drops[8]["reason"]
+    assert drops[8]["nodes"] > drops[8]["machine_nodes"] == extra["nodes"]
+    submit = dict(zip(result.tasks["job_id"], result.tasks["submit"], strict=True))
+    for job, d in drops.items():  # ids follow submit order in this trace
+        assert max((t for j, t in submit.items() if j < job), default=d["t"]) <= d["t"] \
+            <= min((t for j, t in submit.items() if j > job), default=d["t"])
+    assert all(a["t"] <= b["t"] for a, b in zip(ds, ds[1:], strict=False))
+    assert result.meta["decisions"]["tasks_seen"] == result.summary["jobs_total"]
+
+
+@pytest.mark.parametrize("preset", ["swf-example", "swf-small"])
+def test_conservative_holds_no_job_at_the_instant_it_starts(preset):
+    """A reservation moved earlier to the very instant starts the job then (swf-example: jobs
+    4 and 6 at 50, job 3 at 115): its start is its decision there, not a wait. The moves to a
+    later time are still told (estimates three times the run: many jobs end early), each
+    with its new and old reservation; a repeat counted on one ends before the job starts."""
+    runs = {}
+    for scale in (1.0, 3.0):
+        result = runs[scale] = ENGINE.simulate(
+            ENGINE.preset_scenario(preset, {"estimate_scale": scale}), "conservative",
+            explain=True)
+        start_of = dict(zip(result.tasks["job_id"], result.tasks["start"], strict=True))
+        moved = [d for d in result.decisions if d["reason"].startswith("reservation moved")]
+        assert moved or scale == 1.0
+        for d in moved:
+            assert d["t"] < d["reservation_s"] < d["was_s"]
+            assert d.get("t_last", d["t"]) < start_of[d["task"]]
+            assert d.get("last", d)["reservation_s"] > d.get("t_last", d["t"])
+        assert sum(d.get("count", 1) for d in moved) <= result.extra["reservation_moves"]
+        assert all(start_of[d["task"]] > d.get("t_last", d["t"]) for d in result.decisions
+                   if d["action"] == "held")
+    if preset == "swf-example":  # the three moved to their start: a start at that time
+        for job, t, action in ((4, 50, "backfilled"), (6, 50, "backfilled"), (3, 115, "mapped")):
+            assert [(d["t"], d["action"]) for d in explain.story(runs[1.0].decisions, job)
+                    if d["t"] == t] == [(t, action)]
+
+
 def test_explain_off_leaves_the_result_as_it_was():
     scenario = ENGINE.preset_scenario("swf-small")
     plain = ENGINE.simulate(scenario, "easy").to_dict()
