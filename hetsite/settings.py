@@ -11,6 +11,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from hetsite import run_memory
 from simcore import plugins as simcore_plugins
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -183,6 +184,11 @@ CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=180
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=1860)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_WORKER_CONCURRENCY = env.int("CELERY_WORKER_CONCURRENCY", default=0) or None
+# Memory of each worker pool process, so of each run (RLIMIT_DATA, set as the process starts;
+# hetsite/run_memory.py): past it the run fails naming this setting. 0: no limit. The default
+# holds the largest run the validation admits (docs/reliability.md, "Memory"); a machine needs
+# about CELERY_WORKER_CONCURRENCY times it for the workers.
+HETSITE_RUN_MEMORY_MB = run_memory.parse_mb(env.str("HETSITE_RUN_MEMORY_MB", default="2048"))
 
 # --- caches ---------------------------------------------------------------------------------
 # "default" is each process's own memory (finished figures, recomputable); "shared" holds what
