@@ -5,7 +5,9 @@ can meet on one machine; past the host's memory its OOM killer picks a process, 
 PostgreSQL or the web server. So each pool process (it runs one run at a time) gets a resource
 limit when it starts: past it an allocation fails with ``MemoryError`` (numpy's
 ``_ArrayMemoryError`` is one), which ``services.execution.execute_run`` turns into a failed run
-naming the limit, and the process frees the run and takes the next one.
+naming the limit. The process frees the run and takes the next one; one that grew past 256 MB
+resident is replaced first (``CELERY_WORKER_MAX_MEMORY_PER_CHILD`` in the settings), so what a
+run leaves behind never comes out of the next run's limit.
 
 The limit is ``RLIMIT_DATA``, not ``RLIMIT_AS``: it counts the private writable memory (VmData)
 and not address space reserved and never used (a 64 MB malloc arena per thread, the code of

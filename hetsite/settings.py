@@ -186,9 +186,14 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_WORKER_CONCURRENCY = env.int("CELERY_WORKER_CONCURRENCY", default=0) or None
 # Memory of each worker pool process, so of each run (RLIMIT_DATA, set as the process starts;
 # hetsite/run_memory.py): past it the run fails naming this setting. 0: no limit. The default
-# holds the largest run the validation admits (docs/reliability.md, "Memory"); a machine needs
-# about CELERY_WORKER_CONCURRENCY times it for the workers.
+# holds the largest run the validation admits (docs/reliability.md, "Memory of a run"); a
+# machine needs about CELERY_WORKER_CONCURRENCY times it for the workers.
 HETSITE_RUN_MEMORY_MB = run_memory.parse_mb(env.str("HETSITE_RUN_MEMORY_MB", default="2048"))
+# What a large run leaves in its pool process (parsed traces cached for the next run, heap not
+# given back) would come out of the next run's limit, so a pool process whose resident memory
+# ever passed 256 MB is replaced after its run (Celery's max_memory_per_child, in KiB; a fresh
+# one holds about 100 MB).
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = 256 * 1024 if HETSITE_RUN_MEMORY_MB else None
 
 # --- caches ---------------------------------------------------------------------------------
 # "default" is each process's own memory (finished figures, recomputable); "shared" holds what
