@@ -315,7 +315,10 @@ HETSITE_TRACE_CACHE_DIR = Path(env.str("HETSITE_TRACE_CACHE_DIR",
 HETSITE_MAX_TRACE_BYTES = env.int("HETSITE_MAX_TRACE_BYTES", default=50 * 1024 * 1024)
 HETSITE_MAX_TRACE_DECODED_BYTES = env.int("HETSITE_MAX_TRACE_DECODED_BYTES",
                                           default=500 * 1024 * 1024)
-HETSITE_MAX_TRACE_JOBS = env.int("HETSITE_MAX_TRACE_JOBS", default=2_000_000)
+# Records (a trace's jobs, a list's run times) of one upload. A worker replaying an uploaded
+# trace holds about 1.5 kB a job at its peak (reading it whole, the replay, the result): 1.6 GB
+# at 1,000,000 jobs, within HETSITE_RUN_MEMORY_MB's default; 2,000,000 needed 3 GB.
+HETSITE_MAX_TRACE_JOBS = env.int("HETSITE_MAX_TRACE_JOBS", default=1_000_000)
 # A gzip upload may decompress to at most this many times its size (a gzip bomb stops there).
 HETSITE_MAX_TRACE_RATIO = env.int("HETSITE_MAX_TRACE_RATIO", default=30)
 # CPU seconds the web process spends checking one uploaded file before refusing it as too big.
