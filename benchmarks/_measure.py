@@ -13,6 +13,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,9 @@ class Measured:
     returncode: int
     stdout: str
     stderr: str
+    # The child's largest VmData seen (its private writable memory: what RLIMIT_DATA, and so
+    # the workers' HETSITE_RUN_MEMORY_MB, counts), polled every 20 ms when asked for; None if not.
+    peak_data_mb: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -80,20 +84,47 @@ def overhead(off: float, on: float) -> str:
     return f"{100.0 * (on - off) / off:+.0f}%" if off > 0 else "n/a"
 
 
-def measure(cmd: list[str], cwd: Path | str = REPO, env: dict | None = None) -> Measured:
+def measure(cmd: list[str], cwd: Path | str = REPO, env: dict | None = None,
+            data: bool = False) -> Measured:
     """Run ``cmd`` to completion; its own rusage comes from wait4 (not RUSAGE_CHILDREN, which
-    would mix in every earlier child)."""
+    would mix in every earlier child). ``data``: also poll the child's VmData (Linux)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
+        peak = [0.0]
+        done = threading.Event()
+        watcher = threading.Thread(target=_watch_data, args=(proc.pid, peak, done), daemon=True)
+        if data:
+            watcher.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
+        done.set()
+        if data:
+            watcher.join()
         proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped
         out.seek(0)
         err.seek(0)
         return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0,
                         proc.returncode, out.read().decode(errors="replace"),
-                        err.read().decode(errors="replace"))
+                        err.read().decode(errors="replace"), peak[0] if data else None)
+
+
+def vm_data_mb(pid: int | str = "self") -> float | None:
+    """A process's VmData in MB (None once it has exited)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmData:"):
+                return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _watch_data(pid: int, peak: list, done: threading.Event) -> None:
+    while not done.wait(0.02):
+        now = vm_data_mb(pid)
+        if now is not None:
+            peak[0] = max(peak[0], now)
 
 
 def median(values) -> float:

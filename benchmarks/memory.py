@@ -7,8 +7,13 @@ accounting of that child (wait4 ``ru_maxrss``), so runs never share a figure. Ta
 
 By default each preset runs with the policies that carry the most state in its kind (below);
 ``--policies all`` runs every registered policy (slow), ``--kind`` and ``--preset`` narrow it.
+``--set KEY=VALUE`` overrides a parameter of every run (as ``run --set``: a scenario at a
+validation cap), and then the peak VmData is printed too (polled every 20 ms): the private
+writable memory that a worker's HETSITE_RUN_MEMORY_MB limits (docs/reliability.md).
 
     python benchmarks/memory.py [--jobs 2] [--kind parallel-energy] [--policies all]
+    python benchmarks/memory.py --kind uav --preset large --policies random \
+        --set uavs_mean=2000 --set targets_mean=5000
 """
 
 from __future__ import annotations
@@ -59,15 +64,16 @@ def plan(args) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def run_one(job, tmp: Path) -> dict:
+def run_one(job, tmp: Path, overrides: list[str]) -> dict:
     package, kind, preset, policy = job
     out = tmp / f"{preset}-{policy}.json".replace("+", "_")
+    sets = [arg for kv in overrides for arg in ("--set", kv)]
     m = measure([sys.executable, "-m", package, "run", "--preset", preset, "--policy", policy,
-                 "--seed", "1", "--out", str(out)])
+                 "--seed", "1", "--out", str(out), *sets], data=bool(overrides))
     out.unlink(missing_ok=True)
     return {"kind": kind, "preset": preset, "policy": policy, "ok": m.ok,
             "error": (m.stderr or m.stdout).strip()[-200:], "rss_mb": m.max_rss_mb,
-            "wall_s": m.wall_s, "cpu_s": m.cpu_s}
+            "data_mb": m.peak_data_mb, "wall_s": m.wall_s, "cpu_s": m.cpu_s}
 
 
 def main() -> int:
@@ -78,24 +84,30 @@ def main() -> int:
     ap.add_argument("--preset", action="append", help="only this preset (repeatable)")
     ap.add_argument("--policies", help="comma-separated policies, or 'all' (default: the "
                                        "kind's most stateful ones)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a parameter of every run (repeatable); prints peak VmData")
     args = ap.parse_args()
     jobs = plan(args)
     print(f"Peak memory per run, {len(jobs)} runs, each its own process (target < "
           f"{TARGET_MB:.0f} MB)")
     print(f"machine: {machine()}")
-    header = f"{'kind':<18} {'preset':<22} {'policy':<16} {'peak MB':>8} {'wall s':>8} {'cpu s':>8}"
+    if args.set:
+        print(f"with {' '.join(args.set)}")
+    header = (f"{'kind':<18} {'preset':<22} {'policy':<16} {'peak MB':>8} "
+              f"{'data MB':>8} {'wall s':>8} {'cpu s':>8}")
     print(header)
     print("-" * len(header))
     rows = []
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        for r in pool.map(lambda job: run_one(job, Path(tmp)), jobs):
+        for r in pool.map(lambda job: run_one(job, Path(tmp), args.set), jobs):
             rows.append(r)
             if not r["ok"]:
                 print(f"{r['kind']:<18} {r['preset']:<22} {r['policy']:<16} FAILED: {r['error']}")
                 continue
             flag = "" if r["rss_mb"] < TARGET_MB else "  OVER TARGET"
+            data = f"{r['data_mb']:>8.0f}" if r["data_mb"] is not None else f"{'-':>8}"
             print(f"{r['kind']:<18} {r['preset']:<22} {r['policy']:<16} {r['rss_mb']:>8.0f} "
-                  f"{r['wall_s']:>8.1f} {r['cpu_s']:>8.1f}{flag}", flush=True)
+                  f"{data} {r['wall_s']:>8.1f} {r['cpu_s']:>8.1f}{flag}", flush=True)
     done = [r for r in rows if r["ok"]]
     print(f"load average after: {machine().rsplit('load average ', 1)[1]}")
     if done:

@@ -11,6 +11,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from hetsite import run_memory
 from simcore import plugins as simcore_plugins
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -183,6 +184,16 @@ CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=180
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=1860)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_WORKER_CONCURRENCY = env.int("CELERY_WORKER_CONCURRENCY", default=0) or None
+# Memory of each worker pool process, so of each run (RLIMIT_DATA, set as the process starts;
+# hetsite/run_memory.py): past it the run fails naming this setting. 0: no limit. The default
+# holds the largest run the validation admits (docs/reliability.md, "Memory of a run"); a
+# machine needs about CELERY_WORKER_CONCURRENCY times it for the workers.
+HETSITE_RUN_MEMORY_MB = run_memory.parse_mb(env.str("HETSITE_RUN_MEMORY_MB", default="2048"))
+# What a large run leaves in its pool process (parsed traces cached for the next run, heap not
+# given back) would come out of the next run's limit, so a pool process whose resident memory
+# ever passed 256 MB is replaced after its run (Celery's max_memory_per_child, in KiB; a fresh
+# one holds about 100 MB).
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = 256 * 1024 if HETSITE_RUN_MEMORY_MB else None
 
 # --- caches ---------------------------------------------------------------------------------
 # "default" is each process's own memory (finished figures, recomputable); "shared" holds what
@@ -304,7 +315,10 @@ HETSITE_TRACE_CACHE_DIR = Path(env.str("HETSITE_TRACE_CACHE_DIR",
 HETSITE_MAX_TRACE_BYTES = env.int("HETSITE_MAX_TRACE_BYTES", default=50 * 1024 * 1024)
 HETSITE_MAX_TRACE_DECODED_BYTES = env.int("HETSITE_MAX_TRACE_DECODED_BYTES",
                                           default=500 * 1024 * 1024)
-HETSITE_MAX_TRACE_JOBS = env.int("HETSITE_MAX_TRACE_JOBS", default=2_000_000)
+# Records (a trace's jobs, a list's run times) of one upload. A worker replaying an uploaded
+# trace holds about 1.5 kB a job at its peak (reading it whole, the replay, the result): 1.6 GB
+# at 1,000,000 jobs, within HETSITE_RUN_MEMORY_MB's default; 2,000,000 needed 3 GB.
+HETSITE_MAX_TRACE_JOBS = env.int("HETSITE_MAX_TRACE_JOBS", default=1_000_000)
 # A gzip upload may decompress to at most this many times its size (a gzip bomb stops there).
 HETSITE_MAX_TRACE_RATIO = env.int("HETSITE_MAX_TRACE_RATIO", default=30)
 # CPU seconds the web process spends checking one uploaded file before refusing it as too big.

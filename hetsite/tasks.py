@@ -36,6 +36,17 @@ def run_simulation(run_id: int) -> str:
     return status
 
 
+@signals.worker_process_init.connect
+def limit_run_memory(**kwargs):
+    """Each pool process runs one run at a time: bound its memory (``hetsite.run_memory``).
+    Sent in prefork pool processes only, so never in the web, eager Celery or the CLI."""
+    from django.conf import settings
+
+    from .run_memory import limit_this_process
+
+    limit_this_process(settings.HETSITE_RUN_MEMORY_MB)
+
+
 _stop_reaper = threading.Event()
 
 

@@ -7,6 +7,7 @@ executor never undo each other's work.
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import logging
@@ -27,7 +28,7 @@ from simcore.params import with_overrides
 from simcore.result import Result
 from simcore.stats import mean_ci
 
-from .. import decisions, kinds
+from .. import decisions, kinds, run_memory
 from ..models import FINAL_STATUSES, Experiment, Run, Status, SummaryRow
 from ..uploads import upload_store
 from . import dispatch
@@ -176,17 +177,37 @@ def execute_run(run_id: int) -> str:
         return end_run(run, Status.CANCELLED, "cancelled by request")
     except (ScenarioError, PolicyViolation) as err:
         return end_run(run, Status.FAILED, str(err))
+    except MemoryError:  # over HETSITE_RUN_MEMORY_MB (numpy's _ArrayMemoryError too)
+        result = None  # failed below, once this block's traceback lets the run's memory go
     except Exception as err:
         if type(err).__name__ == "SoftTimeLimitExceeded":
             limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
             return end_run(run, Status.FAILED, f"time limit of {limit} s exceeded")
         log.exception("run %s failed", run.public_id)
         return end_run(run, Status.FAILED, f"engine error: {_one_line(err)}")
+    if result is None:
+        return out_of_memory(run)
     try:
         return finish_run(run, kind_lab, result)
+    except MemoryError:  # serializing the result: nothing was written yet
+        pass
     except Exception as err:  # never leave a run "running" because its result could not be saved
         log.exception("run %s: result not stored", run.public_id)
         return end_run(run, Status.FAILED, f"could not store the result: {_one_line(err)}")
+    del result
+    return out_of_memory(run)
+
+
+def out_of_memory(run: Run) -> str:
+    """Fail a run that hit the memory limit (``hetsite.run_memory``) once its memory is free.
+
+    Called after the ``except`` block: a MemoryError's traceback holds the run's frames and so
+    its arrays, and with them alive the small allocations of this final write could fail too
+    and leave the run "running" for the reaper. No part of a result was written: it is stored
+    in one update, after it is serialized."""
+    gc.collect()  # frames and arrays caught in reference cycles
+    log.warning("run %s: %s", run.public_id, run_memory.failure_message())
+    return end_run(run, Status.FAILED, run_memory.failure_message())
 
 
 def _one_line(err: BaseException) -> str:

@@ -119,6 +119,17 @@ def test_checking_an_upload_stops_at_its_cpu_budget(settings):
     assert Upload.objects.count() == 0
 
 
+def test_an_upload_of_more_jobs_than_the_limit_is_refused_beside_its_field(settings):
+    """HETSITE_MAX_TRACE_JOBS bounds what a worker holds replaying the file (1.5 kB a job at
+    its peak; docs/reliability.md "Memory of a run")."""
+    settings.HETSITE_MAX_TRACE_JOBS = 100
+    html = field_error(post_replay(SimpleUploadedFile("t.swf", b"; MaxProcs: 4\n" + LINE * 101)))
+    assert "has more than the max_jobs limit of 100 jobs" in html
+    assert Upload.objects.count() == 0
+    response = post_replay(SimpleUploadedFile("t.swf", b"; MaxProcs: 4\n" + LINE * 100))
+    assert response.status_code == 302 and Upload.objects.count() == 1
+
+
 @pytest.mark.parametrize("kind", ["swf-replay", "many-task"])
 def test_a_valid_upload_in_a_rejected_form_is_not_stored(kind):
     """The form fails on another field: the file was checked but nothing is kept."""

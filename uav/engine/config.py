@@ -18,13 +18,16 @@ KIND = "uav"
 
 # What one run may ask for (checked at validation, so the CLI, the forms and the API refuse it
 # naming the parameter; docs/uav.md "Limits and price"). Each bounds a count the run's time or
-# memory grows with. The score matrices hold UAV slots x target slots (x 4 sensors), about 165
-# bytes a slot pair (measured: +330 MB at 1,000 x 2,000), so the slot cap is about 2 GB: the
-# population bounds (uavs_mean <= 2,000, targets_mean <= 5,000) with the default event rates
-# fit, and events that add UAVs and targets (E1, E5) cannot multiply past it.
+# memory grows with. The score matrices hold UAV slots x target slots (x 4 sensors), about 200
+# bytes a slot pair at their peak, 235 with the geometry model (measured on a worker: +1.19 GB
+# at 2,000 x 3,000), so a run at the slot cap peaks at about 1.85 GB of a worker process's
+# memory, within the site's default per-run limit of 2,048 MB (HETSITE_RUN_MEMORY_MB;
+# docs/reliability.md "Memory of a run"); 12,000,000 needed 2.3 GB. The UAV and target bounds
+# (uavs_mean <= 2,000, targets_mean <= 5,000) are each allowed, not both at once; events that
+# add UAVs and targets (E1, E5) cannot multiply past the cap.
 MAX_MAPPING_EVENTS = 200_000
 MAX_DYNAMIC_EVENTS = 200_000
-MAX_SLOT_CELLS = 12_000_000
+MAX_SLOT_CELLS = 7_000_000
 MAX_WINDOWS = 200_000
 
 
@@ -390,7 +393,8 @@ class UavConfig:
     def _slot_field(self, uavs: float, targets: float) -> str:
         day = self.event_multiplier * self.horizon_h / 24.0
         added_u, added_t = self.event_rates.add_uav * day, self.event_rates.add_target * day
-        if added_u == added_t == 0:  # only a fixed population this large
+        if (uavs - added_u) * (targets - added_t) > MAX_SLOT_CELLS or added_u == added_t == 0:
+            # the initial population alone is this large
             return "fixed_targets" if self.fixed_targets else "targets_mean"
         if self.event_multiplier > 1:
             return "event_multiplier"

@@ -51,14 +51,25 @@ def test_too_many_dynamic_events_are_refused_naming_the_multiplier():
 
 
 def test_added_uavs_and_targets_cannot_multiply_the_score_matrices_past_the_cap():
-    # the population bounds' largest fleet and target set with the default events fit
-    assert scenario("uav", {"uavs_mean": 2000.0, "targets_mean": 5000.0})
-    err = refused({"uavs_mean": 2000.0, "targets_mean": 5000.0, "event_multiplier": 300.0})
+    # the largest fleet with 3,400 targets and the default events fit
+    assert scenario("uav", {"uavs_mean": 2000.0, "targets_mean": 3400.0})
+    err = refused({"uavs_mean": 2000.0, "targets_mean": 3400.0, "event_multiplier": 100.0})
     assert err.field == "event_multiplier"
-    assert f"at most {MAX_SLOT_CELLS:,}" in err.message and "2,300 UAVs" in err.message
-    err = refused({"uavs_mean": 2000.0, "targets_mean": 5000.0,
-                   "event_rates": {"add_target": 1000.0}})
+    assert f"at most {MAX_SLOT_CELLS:,}" in err.message and "2,100 UAVs" in err.message
+    err = refused({"uavs_mean": 2000.0, "targets_mean": 3400.0,
+                   "event_rates": {"add_target": 300.0}})
     assert err.field == "event_rates.add_target"
+
+
+def test_the_uav_and_target_bounds_together_are_past_the_memory_of_a_run():
+    # 2,000 x 5,000 would need about 2.2 GB of a worker's memory, 200 bytes a pair
+    # (docs/reliability.md "Memory of a run"); each bound alone is allowed
+    assert MAX_SLOT_CELLS == 7_000_000
+    err = refused({"uavs_mean": 2000.0, "targets_mean": 5000.0})
+    assert err.field == "targets_mean"
+    assert "2,001 UAVs x 5,002 targets = 10,009,002 UAV-target pairs" in err.message
+    assert scenario("uav", {"uavs_mean": 2000.0, "targets_mean": 1000.0})
+    assert scenario("uav", {"uavs_mean": 500.0, "targets_mean": 5000.0})
 
 
 def test_tiny_windows_are_refused_naming_the_gap():
