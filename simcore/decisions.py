@@ -47,7 +47,8 @@ ACTIONS = (
     "resumed",     # a preempted task starts again
     "held",        # waits in the queue: what blocked it
     "filtered",    # an option or the task was ruled out by a filter, with its numbers
-    "dropped",     # removed by the policy: its value against the threshold
+    "dropped",     # removed: by the policy (its value against the threshold), at load (a
+                   # job the machine cannot run) or by the run (a UAV's battery ran out)
     "expired",     # its value or deadline ran out before it could run
     "preempted",   # stopped to make room, by which task, the values compared
     "killed",      # stopped and restarted from zero
