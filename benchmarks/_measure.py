@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +126,46 @@ def _watch_data(pid: int, peak: list, done: threading.Event) -> None:
         now = vm_data_mb(pid)
         if now is not None:
             peak[0] = max(peak[0], now)
+
+
+@contextmanager
+def worker_stack(folder: Path, concurrency: int, **settings: str):
+    """A real Redis and a real Celery worker of ``concurrency`` pool processes on a throwaway
+    SQLite database in ``folder``, started as the real-stack tests start them
+    (``tests/conftest.py``), with ``settings`` as environment variables; Django is set up and
+    migrated in this process, and the worker's ``Popen`` is yielded. Stops both on leaving."""
+    import importlib.util
+
+    sys.path.insert(0, str(REPO))
+    spec = importlib.util.spec_from_file_location("suite_conftest", REPO / "tests" / "conftest.py")
+    h = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(h)
+    port = h.free_port()
+    redis = h.start_redis(port, folder)
+    url = f"redis://127.0.0.1:{port}/0"
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="hetsite.settings",
+               DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}", CELERY_BROKER_URL=url,
+               CELERY_RESULT_BACKEND=url, REDIS_URL=url, CELERY_TASK_ALWAYS_EAGER="0",
+               **settings)
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    log = open(folder / "worker.log", "w")  # noqa: SIM115 - closed at the end
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "hetsite", "worker", "--loglevel", "INFO",
+         "--concurrency", str(concurrency), "--without-gossip", "--without-mingle"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        h.wait_until_ready(worker, folder / "worker.log")
+        yield worker
+    finally:
+        h.stop_process(worker)
+        log.close()
+        h.stop_process(redis)
 
 
 def median(values) -> float:

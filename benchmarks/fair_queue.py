@@ -14,14 +14,11 @@ slot). Asserts nothing; stops its processes at the end.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _measure import worker_stack
 
 
 def main() -> None:
@@ -31,37 +28,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="hetsite-fair-"))
-    sys.path.insert(0, str(ROOT))
-    import importlib.util
+    with worker_stack(folder, args.concurrency, HETSITE_MAX_TRIALS="1000000",
+                      HETSITE_MAX_RUNS="1000000"):
+        from hetsite.models import Experiment, Run, Status
+        from hetsite.permissions import ANONYMOUS, STAFF, Account
+        from hetsite.services import submission
 
-    spec = importlib.util.spec_from_file_location("suite_conftest", ROOT / "tests" / "conftest.py")
-    h = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(h)
-    port = h.free_port()
-    redis = h.start_redis(port, folder)
-    url = f"redis://127.0.0.1:{port}/0"
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="hetsite.settings",
-               DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}", CELERY_BROKER_URL=url,
-               CELERY_RESULT_BACKEND=url, REDIS_URL=url, CELERY_TASK_ALWAYS_EAGER="0",
-               HETSITE_MAX_TRIALS="1000000", HETSITE_MAX_RUNS="1000000")
-    os.environ.update(env)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    from hetsite.models import Experiment, Run, Status
-    from hetsite.permissions import ANONYMOUS, STAFF, Account
-    from hetsite.services import submission
-
-    call_command("migrate", verbosity=0)
-    log = open(folder / "worker.log", "w")  # noqa: SIM115 - closed at the end
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "hetsite", "worker", "--loglevel", "INFO",
-         "--concurrency", str(args.concurrency), "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        h.wait_until_ready(worker, folder / "worker.log")
         uav = {"kind": "uav", "preset": "small-baseline", "policies": ["random"]}
         started = time.monotonic()
         big = submission.create_experiment(
@@ -84,10 +56,6 @@ def main() -> None:
               f"started meanwhile: {after - before} (worker slots {args.concurrency}); still "
               f"queued: {Run.objects.filter(experiment=big, status=Status.QUEUED).count():,}")
         submission.cancel_experiment(big)
-    finally:
-        h.stop_process(worker)
-        log.close()
-        h.stop_process(redis)
 
 
 if __name__ == "__main__":

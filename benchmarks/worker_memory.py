@@ -18,8 +18,6 @@ Asserts nothing; stops its processes at the end.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -27,10 +25,9 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import machine  # noqa: E402
+from _measure import machine, worker_stack  # noqa: E402
 
 
 class Upload(NamedTuple):
@@ -199,37 +196,11 @@ def main() -> None:
             print(f"{name}: {case}")
         return
     folder = Path(tempfile.mkdtemp(prefix="hetsite-memory-"))
-    sys.path.insert(0, str(ROOT))
-    import importlib.util
+    with worker_stack(folder, 1, HETSITE_RUN_MEMORY_MB=str(args.limit_mb)) as worker:
+        from hetsite.models import Run, Status
+        from hetsite.permissions import STAFF, Account
+        from hetsite.services import submission
 
-    spec = importlib.util.spec_from_file_location("suite_conftest", ROOT / "tests" / "conftest.py")
-    h = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(h)
-    port = h.free_port()
-    redis = h.start_redis(port, folder)
-    url = f"redis://127.0.0.1:{port}/0"
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="hetsite.settings",
-               DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}", CELERY_BROKER_URL=url,
-               CELERY_RESULT_BACKEND=url, REDIS_URL=url, CELERY_TASK_ALWAYS_EAGER="0",
-               HETSITE_RUN_MEMORY_MB=str(args.limit_mb))
-    os.environ.update(env)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    from hetsite.models import Run, Status
-    from hetsite.permissions import STAFF, Account
-    from hetsite.services import submission
-
-    call_command("migrate", verbosity=0)
-    log = open(folder / "worker.log", "w")  # noqa: SIM115 - closed at the end
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "hetsite", "worker", "--loglevel", "INFO",
-         "--concurrency", "1", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        h.wait_until_ready(worker, folder / "worker.log")
         print(f"machine: {machine()}")
         baseline = [status_of(c) for c in pool_children(worker.pid)]
         print(f"HETSITE_RUN_MEMORY_MB = {args.limit_mb}; the pool process before any run: "
@@ -254,10 +225,6 @@ def main() -> None:
             print(f"{name:<24} {run.status:<8} {peaks.data:>8.0f} {peaks.rss:>8.0f} "
                   f"{after:>8.0f} {wall:>8.1f}  {run.error[:120]}", flush=True)
         print(f"load average after: {machine().rsplit('load average ', 1)[1]}")
-    finally:
-        h.stop_process(worker)
-        log.close()
-        h.stop_process(redis)
 
 
 if __name__ == "__main__":
