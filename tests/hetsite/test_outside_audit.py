@@ -499,3 +499,38 @@ def test_a_form_within_the_field_limit_is_read_as_before():
                            content_type="application/x-www-form-urlencoded")
     assert response.status_code == 200, response.content
     assert json.loads(response.content)["runs"] == int(data["trials"])
+
+
+# 8 ----------------------------------------------------------------------------------------------
+
+def test_a_runs_row_keeps_its_timing_figures_not_one_number_per_event():
+    """Every run list and detail served ``timing.event_ms``, one number per event: 11 MB of
+    JSON a run for a 500,000-job replay, so one anonymous GET of 15 such runs was 160 MB and
+    640 MB of the web process's memory. The full result keeps the list."""
+    replay = {"kind": "swf-replay", "preset": "swf-small", "policies": ["easy"], "trials": 1}
+    body = APIClient().post("/api/experiments/", {**replay, "visibility": "public"},
+                            format="json").json()
+    run = APIClient().get(f"/api/runs/{body['runs'][0]['id']}/").json()
+    full = APIClient().get(f"/api/runs/{body['runs'][0]['id']}/result/").json()
+    events = full["timing"]["events"]
+    assert events > 100 and len(full["timing"]["event_ms"]) == events  # kept in the result
+    assert run["timing"]["events"] == events and run["timing"]["cpu_s"] > 0  # the figures
+    assert not [k for k, v in run["timing"].items() if isinstance(v, list | dict)]
+    listed = APIClient().get(f"/api/experiments/{body['id']}/runs/").json()
+    assert "\"event_ms\"" not in json.dumps(listed)
+
+
+def test_the_migration_drops_the_event_lists_of_stored_runs():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from hetsite.models import Run
+
+    body = APIClient().post("/api/experiments/", GRID, format="json").json()
+    row = Run.objects.get(public_id=body["runs"][0]["id"])
+    old = {**row.timing, "event_ms": [1.0, 2.0], "cpu_s": 0.5}
+    Run.objects.filter(pk=row.pk).update(timing=old)  # as rows were stored before it
+    import_module("hetsite.migrations.0013_run_timing_figures").drop_event_lists(apps, None)
+    row.refresh_from_db()
+    assert row.timing == {k: v for k, v in old.items() if k != "event_ms"}
