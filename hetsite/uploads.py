@@ -169,19 +169,41 @@ class FolderStore:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".upload-")
         os.close(fd)
         try:
+            # The count first: a file found without it is priced at the site's limit.
+            self._write_records(sha256, records)
             shutil.copyfile(source, tmp)
             os.replace(tmp, directory / (sha256 + suffix + (".gz" if gz else "")))
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
+    def _records_path(self, sha256: str) -> Path:
+        # Hidden: ``locate`` takes any name that starts with the SHA-256, and the import of an
+        # old folder any name that is one.
+        return Path(self.directory) / f".{sha256}.records"
+
+    def _write_records(self, sha256: str, records: int) -> None:
+        path = self._records_path(sha256)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".count-")
+        with os.fdopen(fd, "w") as out:
+            out.write(str(int(records)))
+        os.replace(tmp, path)
+
     def info(self, sha256: str) -> StoredUpload | None:
         path = self.locate(sha256)
-        return StoredUpload(sha256, path.stat().st_size, None) if path else None
+        if path is None:
+            return None
+        try:
+            records = int(self._records_path(sha256).read_text())
+        except (OSError, ValueError):  # a file put there by hand or by an earlier version
+            records = None
+        return StoredUpload(sha256, path.stat().st_size, records)
 
     def delete(self, sha256: str) -> None:
         while (path := self.locate(sha256)) is not None:
             path.unlink(missing_ok=True)
+        if re.fullmatch(r"[0-9a-f]{64}", sha256):
+            self._records_path(sha256).unlink(missing_ok=True)
 
     def locate(self, sha256: str) -> Path | None:
         directory = Path(self.directory)
@@ -390,8 +412,8 @@ def check_usable(refs: dict[str, str], who, staged: Iterable[StagedUpload] = ())
                                            "the file first")
 
 
-def uploaded_records(ref: str) -> int:
-    """The records the check counted in the upload a scenario names (0 when the store does
+def uploaded_records(ref: str) -> int | None:
+    """The records the check counted in the upload a scenario names (None when the store did
     not record them); ScenarioError("trace") when no such upload exists, so a submission
     naming one fails at the boundary instead of in every run."""
     sha = upload_sha(ref)
@@ -402,7 +424,7 @@ def uploaded_records(ref: str) -> int:
     if found is None:
         raise ScenarioError("trace", f"no uploaded file has the SHA-256 {sha or ref!r}; "
                                      "upload the file first")
-    return found.records or 0
+    return found.records
 
 
 class SiteUploads:
@@ -412,6 +434,12 @@ class SiteUploads:
         return upload_store()
 
     def count(self, ref: str) -> int:
+        # Uncounted, an upload is priced at the most one may hold: pricing it at nothing would
+        # let anyone queue the largest replays for free.
+        records = uploaded_records(ref)
+        return settings.HETSITE_MAX_TRACE_JOBS if records is None else records
+
+    def recorded(self, ref: str) -> int | None:
         return uploaded_records(ref)
 
 

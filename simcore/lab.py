@@ -507,7 +507,12 @@ class Uploads(Protocol):
 
     def count(self, ref: str) -> int:
         """The records (jobs, run times: ``CheckedFile.records``) of the upload ``ref`` names,
-        0 when not recorded; ScenarioError when there is no such upload."""
+        to price a scenario: when the site did not record them, the most an upload may hold
+        there; ScenarioError when there is no such upload."""
+
+    def recorded(self, ref: str) -> int | None:
+        """The records of the upload ``ref`` names as the site counted them, None when it did
+        not (to describe it); ScenarioError when there is no such upload."""
 
 
 class _NoUploads:
@@ -518,6 +523,9 @@ class _NoUploads:
 
     def count(self, ref: str) -> int:
         raise ScenarioError("trace", f"{ref!r}: uploaded files are not available here")
+
+    def recorded(self, ref: str) -> int | None:
+        return self.count(ref)
 
 
 _uploads: Uploads = _NoUploads()

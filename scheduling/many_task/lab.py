@@ -95,7 +95,7 @@ def _many_tasks(p: dict) -> int:
         return len(w["values"])
     if w["source"] == "runtimes":
         if traces.upload_sha(w["runtimes"]) is not None:
-            count = lab.uploads().count(w["runtimes"])  # 0: a store that does not count
+            count = lab.uploads().count(w["runtimes"])
         else:
             count = len(traces.TraceLibrary().load_runtimes(w["runtimes"]))
         return min(count, w["tasks"] or count) if count else w["tasks"] or 0

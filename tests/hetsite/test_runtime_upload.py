@@ -64,7 +64,8 @@ def test_uploaded_list_switches_the_source_and_runs(uploads):
     experiment = Experiment.objects.get()
     params = experiment.scenario.params["workload"]
     assert params["source"] == "runtimes" and params["runtimes"].startswith("upload:")
-    assert [p.name for p in uploads.iterdir()] == [params["runtimes"][7:] + ".txt"]
+    sha = params["runtimes"][7:]
+    assert sorted(p.name for p in uploads.iterdir()) == [f".{sha}.records", f"{sha}.txt"]
     run = experiment.runs.get(policy="random", trial=0)
     assert run.status == Status.DONE and run.summary["tasks"] == 50
     assert run.summary["useful_cpu_h"] * 3600 == pytest.approx(
