@@ -197,10 +197,11 @@ def ended_at(decision: dict) -> Any:
     return decision.get("t_last", decision["t"])
 
 
-def end_text(decision: dict) -> str:
-    """How a story ended, in words: ``held at 100500 (the last of 136)``."""
+def end_text(decision: dict, unit: str = "") -> str:
+    """How a story ended, in words: ``held at 100500 (the last of 136)``, with ``unit`` after
+    the time when given (the run page's tasks table says it the same way)."""
     count = decision.get("count", 1)
-    return (f"{decision['action']} at {_fmt(ended_at(decision))}"
+    return (f"{decision['action']} at {_fmt(ended_at(decision))}{' ' + unit if unit else ''}"
             + (f" (the last of {count})" if count > 1 else ""))
 
 

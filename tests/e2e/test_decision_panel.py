@@ -197,8 +197,10 @@ def test_numbers_read_by_one_rule_and_the_panel_fits_the_screen(live_server, pag
                      numbers_text(d)] for d in first]
     assert any("runner_up_score=none" in r[4] for r in rows)
     tasks = api(page, f"/api/runs/{run.public_id}/decisions/tasks/?page=1")["tasks"]
+    # How each story ended, as the CLI says it (explain.end_text): a repeated wait at its last
+    # time, with how many it was the last of.
     assert page.locator("#decision-tasks tbody tr td:nth-child(3)").all_inner_texts() == [
-        f"{x['last']['action']} at {number_text(x['last']['t'])} min" for x in tasks]
+        explain.end_text(x["last"], "min") for x in tasks]
     page.click("#decision-tasks tbody tr[data-task='32']")
     page.wait_for_function("() => /^task 32: \\d/.test("
                            "document.getElementById('task-story-title').textContent)")
@@ -217,3 +219,28 @@ def test_numbers_read_by_one_rule_and_the_panel_fits_the_screen(live_server, pag
     narrow = page.evaluate(widths)
     assert narrow["page"][0] == narrow["page"][1], narrow
     assert narrow["list"][0] > narrow["list"][1]  # the table scrolls in its own box
+
+
+def test_the_tasks_table_says_a_story_ended_at_its_last_wait(live_server, page):
+    """parallel-energy small, EASY: tasks still held at the end of the day end with a wait
+    repeated at every event. The table says when the last of them was, and how many there
+    were, as the CLI does (``explain.end_text``), not the first wait's time."""
+    experiment = make("parallel-energy", "small", ["easy"])
+    run = experiment.runs.get()
+    page.goto(f"{live_server.url}/e/{experiment.public_id}/")
+    show_run(page, run)
+    first = api(page, f"/api/runs/{run.public_id}/decisions/tasks/?page=1")
+    number = next(n for n in range(1, first["pages"] + 1) if any(
+        x["last"].get("count", 1) > 1 for x in api(
+            page, f"/api/runs/{run.public_id}/decisions/tasks/?page={n}")["tasks"]))
+    for _ in range(number - 1):
+        page.click("button[data-decision-page=tasks][data-step='1']")
+    page.wait_for_function("(n) => document.getElementById('decision-tasks-page').textContent"
+                           ".startsWith('page ' + n + ' ')", arg=number)
+    tasks = api(page, f"/api/runs/{run.public_id}/decisions/tasks/?page={number}")["tasks"]
+    unit = first["bounds"]["time_unit"]
+    shown = page.locator("#decision-tasks tbody tr td:nth-child(3)").all_inner_texts()
+    assert shown == [explain.end_text(x["last"], unit) for x in tasks]
+    held = [(x, s) for x, s in zip(tasks, shown, strict=True) if x["last"].get("count", 1) > 1]
+    assert held and all(x["last"]["t_last"] > x["last"]["t"] for x, _ in held)
+    assert all(s.endswith(f"(the last of {x['last']['count']})") for x, s in held)

@@ -580,6 +580,14 @@
     });
   }
 
+  // How a story ended (simcore.explain.end_text): a wait repeated at every event lasted till
+  // its last time, not its first.
+  function endText(last, unit) {
+    var count = last.count || 1;
+    return last.action + " at " + withUnit(last.t_last !== undefined ? last.t_last : last.t, unit) +
+      (count > 1 ? " (the last of " + count + ")" : "");
+  }
+
   function loadTasks() {
     var url = "/api/runs/" + explained.run + "/decisions/tasks/?page=" + explained.pages.tasks;
     return latest("tasks", url).then(function (p) {
@@ -593,7 +601,7 @@
         tr.className = "clickable";
         cell(tr, text(row.task));
         cell(tr, text(row.decisions), "num");
-        cell(tr, row.last.action + " at " + withUnit(row.last.t, unit));
+        cell(tr, endText(row.last, unit));
         body.appendChild(tr);
       });
       setText("decision-tasks-count", "(" + p.total + ")");
