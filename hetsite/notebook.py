@@ -320,10 +320,13 @@ def tasks_table(run) -> Table:
     written as words, units in the header.
 
     Only the result's ``tasks`` are read, a column at a time (``result_parts.columns``), and
-    ``extra`` when there is a status column to write as words; never the whole result. A kind
-    that derives its task records from the whole result (``LabKind.task_records``: the
-    value-of-service kind, whose results are small, its scenarios capped) still reads it
-    whole."""
+    ``extra`` when there is a status column to write as words; never the whole result.
+
+    A kind that derives its task records from the whole result (``LabKind.task_records``: the
+    value-of-service kind) still reads it whole, as before: its results are bounded only by its
+    caps (tasks a day, simulated hours) and the workers' memory limit. Its ``task_records``
+    reads only ``tasks`` and ``extra``; handing it those parts alone would bound it as the
+    others are, given a contract that says so."""
     kind_lab = kinds.get_kind(run.experiment.kind)
     if kind_lab is not None and kind_lab.task_records is not None:
         result = _result(run)
