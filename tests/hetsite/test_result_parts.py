@@ -154,6 +154,19 @@ def test_a_result_with_every_odd_column_exports_as_it_did(monkeypatch, sort_keys
     assert "status (" not in rows[0] and ",dropped," in rows[2]  # codes as words
 
 
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_too(database):
+    """Where the stored gzip comes out of the database as a memoryview, not bytes."""
+    run = stored_run(ODD)
+    assert isinstance(run.result_gz, memoryview if database == "postgresql" else bytes)
+    assert_exports_as_before(run)
+    stored = bytes(run.result_gz)
+    for accept, expected in (("", gzip.decompress(stored)), ("gzip", stored)):
+        assert body(Client().get(f"/r/{run.public_id}/result.json",
+                                 HTTP_ACCEPT_ENCODING=accept)) == expected
+    assert figures.run_figure(with_large_timing(finished_run("swf-replay")), "gantt")["data"]
+
+
 def test_the_parts_are_read_as_json_loads_reads_them():
     gz = gzip.compress(json.dumps(ODD).encode())
     whole = json.loads(gzip.decompress(gz))
