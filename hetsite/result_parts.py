@@ -21,7 +21,8 @@ Python ints and floats as ``json.loads`` does, except that it refuses integers b
 (even 2**63 - 1) and floats beyond the double range: on such a refusal the read starts again in
 its exact mode (every non-integer a ``Decimal``, turned into the float ``json.loads`` gives;
 slower, as bounded). One difference remains: a string holding a lone UTF-16 surrogate escape
-(``"\\ud800"``, which no engine writes and PostgreSQL refuses to store) reads as ``"?"``. NaN
+(``"\\ud800"``: no engine writes one, and PostgreSQL's JSON fields, where a scenario's text is
+kept, refuse it) reads as ``"?"``. NaN
 and Infinity, which ``json.loads`` takes and stored results never hold (``simcore.result.plain``
 writes None), are a parse error.
 """
