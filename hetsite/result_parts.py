@@ -22,9 +22,8 @@ Python ints and floats as ``json.loads`` does, except that it refuses integers b
 its exact mode (every non-integer a ``Decimal``, turned into the float ``json.loads`` gives;
 slower, as bounded). One difference remains: a string holding a lone UTF-16 surrogate escape
 (``"\\ud800"``: no engine writes one, and PostgreSQL's JSON fields, where a scenario's text is
-kept, refuse it) reads as ``"?"``. NaN
-and Infinity, which ``json.loads`` takes and stored results never hold (``simcore.result.plain``
-writes None), are a parse error.
+kept, refuse it) reads as ``"?"``. NaN and Infinity, which ``json.loads`` takes and stored
+results never hold (``simcore.result.plain`` writes None), are a parse error.
 """
 
 from __future__ import annotations
