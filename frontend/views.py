@@ -548,4 +548,4 @@ def run_result_json(request, public_id):
                                           who=permissions.viewer(request))
     if run.status != Status.DONE:
         raise Http404("the run has no result yet")
-    return exports.result_json(run, attachment=True)
+    return exports.result_json(run, attachment=True, request=request)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import csv
 import re
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.cache import patch_vary_headers
 
 from simcore.bounds import interval
 from simcore.sweep import axis_value
 
-from . import kinds, presenters, selectors
+from . import kinds, presenters, result_parts
 
 # Units read off the name's suffix or prefix when the kind declares none for a column.
 SUFFIX_UNITS = [("_pct", "%"), ("_s", "s"), ("_min", "min"), ("_h", "h"), ("_gj", "GJ"),
@@ -141,12 +142,40 @@ def summary_latex(experiment, table, point: int = 0) -> HttpResponse:
     return response
 
 
-def result_json(run, attachment: bool) -> HttpResponse:
-    """The full stored result of a finished run as a JSON download or inline document."""
-    response = HttpResponse(selectors.result_json(run), content_type="application/json")
+def result_json(run, attachment: bool, request=None) -> StreamingHttpResponse:
+    """The full stored result of a finished run as a JSON download or inline document,
+    streamed as it is decompressed (``result_parts.chunks``: never the whole JSON in memory);
+    to a client that takes gzip (``request``'s Accept-Encoding), the stored gzip itself."""
+    if request is not None and run.result_gz and accepts_gzip(request):
+        response = StreamingHttpResponse(result_parts.stored_chunks(run.result_gz),
+                                         content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = StreamingHttpResponse(result_parts.chunks(run.result_gz),
+                                         content_type="application/json")
+    patch_vary_headers(response, ["Accept-Encoding"])
     kind = "attachment" if attachment else "inline"
     response["Content-Disposition"] = f'{kind}; filename="run-{run.public_id}.json"'
     return response
+
+
+def accepts_gzip(request) -> bool:
+    """Whether the request's Accept-Encoding takes gzip: named (or ``*`` with gzip not
+    refused) with a quality above 0 (RFC 9110 section 12.5.3)."""
+    qualities = {}
+    for item in request.headers.get("Accept-Encoding", "").split(","):
+        coding, *params = (part.strip() for part in item.split(";"))
+        quality = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if coding:
+            qualities[coding.lower()] = quality
+    return qualities.get("gzip", qualities.get("x-gzip", qualities.get("*", 0.0))) > 0
 
 
 def points_csv(experiment, point: int | None = None) -> HttpResponse:

@@ -20,7 +20,7 @@ from simcore.result import Result, code_version
 from simcore.sweep import table
 from simcore.sweep_charts import paired_bars, sweep_lines
 
-from . import kinds, presenters, selectors
+from . import kinds, presenters, result_parts, selectors
 from .models import FINAL_STATUSES, Experiment, Run, Status
 
 CACHE_SECONDS = 24 * 3600
@@ -109,7 +109,9 @@ def run_figure(run: Run, chart_id: str) -> dict:
     key = f"run-figure:{run.public_id}:{chart_id}:{_code()}"  # a finished run never changes
     figure = cache.get(key)
     if figure is None:
-        figure = place_header(spec.build(Result.from_json(selectors.result_json(run))))
+        result = (Result.from_json(selectors.result_json(run)) if spec.reads is None
+                  else result_parts.result(run.result_gz, spec.reads))  # only what it reads
+        figure = place_header(spec.build(result))
         cache.set(key, figure, CACHE_SECONDS)
     return figure
 

@@ -18,8 +18,9 @@ from django.http import FileResponse, StreamingHttpResponse
 
 from simcore.sweep import axis_value
 
-from . import kinds, selectors
+from . import kinds, result_parts, selectors
 from .exports import header, natural_key, swept
+from .result_parts import Packed
 
 CHUNK = 2000  # rows read from the database, and written as one Parquet row group, at a time
 
@@ -35,28 +36,36 @@ class Column:
 
 @dataclass(frozen=True)
 class Table:
-    """A long table: its columns, and its rows a chunk (a list of lists) at a time."""
+    """A long table: its columns, and its rows a chunk (a list of lists) at a time; a table
+    kept column-wise (a run's records) gives the same chunks as columns too (``by_column``:
+    per chunk a list of the values of each column, or a ``result_parts.Packed`` slice), which
+    Parquet takes as they are."""
 
     columns: list[Column]
     chunks: Iterable[list[list]]
     name: str  # the file's name without its extension
+    by_column: Iterable[list] | None = None
 
 
 def value_type(values: Iterable) -> str:
     """BOOL when every value is a truth value, else the narrowest of INT, FLOAT and TEXT that
     holds every value (missing values aside; INT when all are missing)."""
     seen = None
-    for v in values:
-        seen = _merge(seen, _type_of(v))
+    for kind in set(map(type, values)):  # a type's values are all of one column type
+        seen = _merge(seen, _type_of_class(kind))
     return seen or INT
 
 
 def _type_of(v) -> str | None:
-    if v is None:
+    return _type_of_class(type(v))
+
+
+def _type_of_class(kind: type) -> str | None:
+    if kind is type(None):
         return None
-    if isinstance(v, bool):
+    if issubclass(kind, bool):
         return BOOL
-    return INT if isinstance(v, int) else FLOAT if isinstance(v, float) else TEXT
+    return INT if issubclass(kind, int) else FLOAT if issubclass(kind, float) else TEXT
 
 
 def _merge(a: str | None, b: str | None) -> str | None:
@@ -137,7 +146,7 @@ def _run_cells(run) -> tuple[list[Column], list]:
                      run.policy, run.trial, run.seed]
 
 
-def records_table(run, records: dict[str, list], units: dict[str, str], name: str,
+def records_table(run, records: dict, units: dict[str, str], name: str,
                   words: dict[str, dict] | None = None, shown: dict[str, str] | None = None,
                   what: str = "task") -> Table:
     """A row per record of a column-wise table (a run's tasks, or its series' samples): the
@@ -147,25 +156,46 @@ def records_table(run, records: dict[str, list], units: dict[str, str], name: st
     per UAV) gives a column each (``energy_remaining.1``); ``words`` maps a column's codes to
     words; ``shown`` exports a column under another name (LabKind.task_names). No two columns
     share a header: a record column named like one before it is exported as ``<what> <name>``
-    (a task's own ``seed`` beside the run's)."""
+    (a task's own ``seed`` beside the run's).
+
+    A column is a list, or a column of numbers packed as read (``result_parts.Packed``); the
+    rows are made a chunk at a time from slices of the columns."""
     words = words or {}
     shown = shown or {}
-    records = {**{c: v for c, v in records.items() if isinstance(v, list)},
+    records = {**{c: v for c, v in records.items() if _is_column(v)},
                **{f"{c}.{k}": v for c, inner in records.items() if isinstance(inner, dict)
-                  for k, v in inner.items() if isinstance(v, list)}}
+                  for k, v in inner.items() if _is_column(v)}}
     names = list(records)
     length = max((len(records[c]) for c in names), default=0)
 
-    def cell(column: str, i: int):
+    def cells(column: str, start: int, stop: int) -> list:
         values = records[column]
-        v = values[i] if i < len(values) else None
-        if isinstance(v, list):
-            return " ".join(map(str, v))
-        return words[column].get(str(v), v) if column in words and v is not None else v
+        named = words.get(column) if column in words else None
+        if isinstance(values, Packed):
+            out = values.cells(start, stop)
+            if named is not None:
+                out = [named.get(str(v), v) if v is not None else v for v in out]
+        else:
+            out = [" ".join(map(str, v)) if isinstance(v, list)
+                   else named.get(str(v), v) if named is not None and v is not None else v
+                   for v in values[start:stop]]
+        return out + [None] * (stop - start - len(out))  # below the column's end
+
+    def piece(column: str, start: int, stop: int):
+        """The column's values ``start`` to ``stop`` for Parquet: a slice of a packed column
+        that needs no words and reaches ``stop``, else its cells."""
+        values = records[column]
+        if isinstance(values, Packed) and column not in words and stop <= len(values):
+            return values.slice(start, stop)
+        return cells(column, start, stop)
 
     def column_type(column: str) -> str:
         values = records[column]
-        if column in words or any(isinstance(v, list) for v in values):
+        if column in words:
+            return TEXT
+        if isinstance(values, Packed):
+            return FLOAT if values.floats else INT
+        if any(issubclass(kind, list) for kind in set(map(type, values))):
             return TEXT
         return value_type(values)
 
@@ -178,8 +208,25 @@ def records_table(run, records: dict[str, list], units: dict[str, str], name: st
             text = header(c, units, f"{what} {shown.get(c, c)}")
         taken.add(text)
         columns.append(Column(text, column_type(c)))
-    rows = ([*ids, *[cell(c, i) for c in names]] for i in range(length))
-    return Table(columns, _chunked(rows), name)
+
+    def bounds():
+        for start in range(0, length, CHUNK):
+            yield start, min(start + CHUNK, length)
+
+    def rows():
+        for start, stop in bounds():
+            yield [[*ids, *row]
+                   for row in zip(*[cells(c, start, stop) for c in names], strict=True)]
+
+    def by_column():
+        for start, stop in bounds():
+            yield [*[[v] * (stop - start) for v in ids], *[piece(c, start, stop) for c in names]]
+
+    return Table(columns, rows(), name, by_column())
+
+
+def _is_column(values) -> bool:
+    return isinstance(values, (list, Packed))
 
 
 def _chunked(rows: Iterator[list]) -> Iterator[list[list]]:
@@ -207,8 +254,7 @@ def csv_response(table: Table) -> StreamingHttpResponse:
     def lines():
         yield writer.writerow([c.name for c in table.columns])
         for chunk in table.chunks:
-            yield "".join(writer.writerow(["" if v is None else v for v in row])
-                          for row in chunk)
+            yield "".join(map(writer.writerow, chunk))  # the csv module writes None as ""
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{table.name}.csv"'
@@ -226,15 +272,31 @@ def parquet_response(table: Table) -> FileResponse:
     # Not a context manager: the response closes (and so removes) it once it has been sent.
     spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115
     with pq.ParquetWriter(spool, schema) as writer:
-        for chunk in table.chunks:
-            columns = [_arrow_values(col, [row[i] for row in chunk])
-                       for i, col in enumerate(table.columns)]
-            writer.write_table(pa.Table.from_arrays(
-                [pa.array(values, type=arrow[col.type])
-                 for values, col in zip(columns, table.columns, strict=True)], schema=schema))
+        if table.by_column is not None:
+            for columns in table.by_column:
+                writer.write_table(pa.Table.from_arrays(
+                    [_arrow_array(pa, col, values, arrow[col.type])
+                     for values, col in zip(columns, table.columns, strict=True)],
+                    schema=schema))
+        else:
+            for chunk in table.chunks:
+                columns = [_arrow_values(col, [row[i] for row in chunk])
+                           for i, col in enumerate(table.columns)]
+                writer.write_table(pa.Table.from_arrays(
+                    [pa.array(values, type=arrow[col.type])
+                     for values, col in zip(columns, table.columns, strict=True)],
+                    schema=schema))
     spool.seek(0)
     return FileResponse(spool, as_attachment=True, filename=f"{table.name}.parquet",
                         content_type="application/vnd.apache.parquet")
+
+
+def _arrow_array(pa, column: Column, values, arrow_type):
+    """A column's values in a chunk as an Arrow array: a packed slice (numbers of the column's
+    own type) as it is, a list as ``_arrow_values`` makes it."""
+    if isinstance(values, Packed):
+        return pa.array(values.values, mask=values.missing, type=arrow_type)
+    return pa.array(_arrow_values(column, values), type=arrow_type)
 
 
 def _arrow_values(column: Column, values: list) -> list:
@@ -255,13 +317,29 @@ def _result(run) -> dict:
 
 def tasks_table(run) -> Table:
     """The per-task (or per-surveil) records of a finished run, a row per task; status codes
-    written as words, units in the header."""
-    result = _result(run)
+    written as words, units in the header.
+
+    Only the result's ``tasks`` are read, a column at a time (``result_parts.columns``), and
+    ``extra`` when there is a status column to write as words; never the whole result.
+
+    A kind that derives its task records from the whole result (``LabKind.task_records``: the
+    value-of-service kind) still reads it whole, as before: its results are bounded only by its
+    caps (tasks a day, simulated hours) and the workers' memory limit. Its ``task_records``
+    reads only ``tasks`` and ``extra``; handing it those parts alone would bound it as the
+    others are, given a contract that says so."""
     kind_lab = kinds.get_kind(run.experiment.kind)
-    codes = (result.get("extra") or {}).get("status_codes") or {}
-    records = result.get("tasks") or {}
-    if kind_lab is not None and kind_lab.task_records is not None and records:
-        records = kind_lab.task_records(result)
+    if kind_lab is not None and kind_lab.task_records is not None:
+        result = _result(run)
+        codes = (result.get("extra") or {}).get("status_codes") or {}
+        records = result.get("tasks") or {}
+        if records:
+            records = kind_lab.task_records(result)
+    else:
+        records = result_parts.columns(run.result_gz, "tasks")
+        codes = {}
+        if "status" in records:
+            extra = result_parts.parts(run.result_gz, ["extra"]).get("extra")
+            codes = (extra or {}).get("status_codes") or {}
     return records_table(run, records, kind_lab.task_units if kind_lab else {},
                          f"tasks-{run.public_id}", {"status": codes} if codes else None,
                          kind_lab.task_names if kind_lab else None)
@@ -269,6 +347,7 @@ def tasks_table(run) -> Table:
 
 def series_table(run) -> Table:
     """The time series of a finished run as stored in its full result (per minute: ``t_min``
-    is the time axis), a row per sample."""
-    return records_table(run, _result(run).get("series") or {}, {}, f"series-{run.public_id}",
-                         what="series")
+    is the time axis), a row per sample; only the result's ``series`` read, a column at a
+    time."""
+    return records_table(run, result_parts.columns(run.result_gz, "series"), {},
+                         f"series-{run.public_id}", what="series")

@@ -174,6 +174,9 @@ class ChartSpec:
     facetable: bool = True
     # Shown only when this returns True for the experiment's groups (e.g. metaheuristic runs).
     applies: Callable[[dict[str, list[RunData]]], bool] | None = None
+    # A run chart: the top-level parts of the Result it reads ("tasks", "events", ...); only
+    # those are read from the stored result, the others left empty (None: all of it).
+    reads: tuple[str, ...] | None = None
 
     def shows(self, groups: dict[str, list[RunData]]) -> bool:
         """Whether the chart is drawn for these groups: it applies, and a chart of one

@@ -465,7 +465,7 @@ class RunResult(APIView):
         run = selectors.run_by_public_id(id, with_result=True, who=permissions.viewer(request))
         if run.status != Status.DONE:
             raise NotFound("the run has no result yet")
-        return exports.result_json(run, attachment=False)
+        return exports.result_json(run, attachment=False, request=request)
 
 
 class RunFigure(APIView):

@@ -21,6 +21,8 @@ import numpy as np
 from simcore.charts import layout, rounded
 
 MAX_RUNS = 20_000
+#: The parts of a result the chart reads (ChartSpec.reads): runs_of's and the machine's size.
+READS = ("tasks", "events", "extra")
 AGGREGATE_BINS = 1500
 #: Two fill shades per kind of run (priority class of completed runs, or killed).
 COLORS = {"normal": ("#4c78a8", "#86a9cf"), "high": ("#9c5d92", "#c79abf"),

@@ -85,7 +85,7 @@ def test_figures_results_and_run_endpoints(api, small):
     assert detail["experiment"] == exp_id and detail["summary"]
     full = api.get(f"/api/runs/{run.public_id}/result/")
     assert full.status_code == 200
-    assert json.loads(full.content) == json.loads(gzip.decompress(bytes(run.result_gz)))
+    assert json.loads(full.getvalue()) == json.loads(gzip.decompress(bytes(run.result_gz)))
     for chart in kind["run_charts"]:
         fig = api.get(f"/api/runs/{run.public_id}/figures/{chart['id']}/")
         assert fig.status_code == 200, fig.content

@@ -511,7 +511,7 @@ def test_a_runs_row_keeps_its_timing_figures_not_one_number_per_event():
     body = APIClient().post("/api/experiments/", {**replay, "visibility": "public"},
                             format="json").json()
     run = APIClient().get(f"/api/runs/{body['runs'][0]['id']}/").json()
-    full = APIClient().get(f"/api/runs/{body['runs'][0]['id']}/result/").json()
+    full = json.loads(APIClient().get(f"/api/runs/{body['runs'][0]['id']}/result/").getvalue())
     events = full["timing"]["events"]
     assert events > 100 and len(full["timing"]["event_ms"]) == events  # kept in the result
     assert run["timing"]["events"] == events and run["timing"]["cpu_s"] > 0  # the figures

@@ -138,7 +138,7 @@ def test_exports(client, small):
     tasks = list(csv.reader(io.StringIO(
         client.get(f"/r/{run.public_id}/tasks.csv").getvalue().decode())))
     assert len(tasks) > 1
-    full = json.loads(client.get(f"/r/{run.public_id}/result.json").content)
+    full = json.loads(client.get(f"/r/{run.public_id}/result.json").getvalue())
     assert full["summary"] == run.summary
 
 

@@ -41,7 +41,7 @@ def test_swf_preemptive_tasks_csv_names_the_job_s_run_time_apart_from_its_run():
     runtimes = result["tasks"]["run"]  # the result JSON keeps its key
     k = head.index("runtime (s)")
     assert [float(r[k]) for r in rows[1:]] == pytest.approx(runtimes)
-    assert "run" in client.get(f"/api/runs/{run.public_id}/result/").json()["tasks"]
+    assert "run" in json.loads(body(client.get(f"/api/runs/{run.public_id}/result/")))["tasks"]
     # The Parquet file has the same columns, each once, and loads without a clash.
     frame = pd.read_parquet(io.BytesIO(body(client.get(f"/r/{run.public_id}/tasks.parquet"))))
     assert list(frame.columns) == head
