@@ -175,7 +175,9 @@ class ChartSpec:
     # Shown only when this returns True for the experiment's groups (e.g. metaheuristic runs).
     applies: Callable[[dict[str, list[RunData]]], bool] | None = None
     # A run chart: the top-level parts of the Result it reads ("tasks", "events", ...); only
-    # those are read from the stored result, the others left empty (None: all of it).
+    # those are read from the stored result, the others left empty (None: all of it). Its
+    # column-wise parts (tasks, events, series) then come with each column of numbers as a
+    # numpy array (float, NaN for a missing value), the others as lists.
     reads: tuple[str, ...] | None = None
 
     def shows(self, groups: dict[str, list[RunData]]) -> bool:

@@ -38,28 +38,37 @@ def _get(result, part: str) -> dict:
 
 
 def _floats(values) -> np.ndarray:
+    if isinstance(values, np.ndarray):  # read as an array (ChartSpec.reads): NaN for None
+        return values.astype(float, copy=False)
     return np.asarray([np.nan if v is None else v for v in values], dtype=float)
+
+
+def _column(part: dict, name: str, default):
+    # A column read as a numpy array has no truth value: ``or`` would raise on it.
+    values = part.get(name)
+    return default if values is None or len(values) == 0 else values
 
 
 def runs_of(result) -> dict[str, np.ndarray]:
     """Every run that held processors: the completing runs (``tasks``) and, for the preemptive
-    replay, the killed ones (``events``). Columns: start, end, nodes, job, kind, by, submit."""
+    replay, the killed ones (``events``). Columns: start, end, nodes, job, kind, by, submit;
+    each column read as a list or a numpy array."""
     tasks, events = _get(result, "tasks"), _get(result, "events")
-    n = len(tasks.get("job_id", []))
-    kinds = list(tasks.get("class") or ["normal"] * n)
-    start = [_floats(tasks.get("start", []))]
-    end = [_floats(tasks.get("end", []))]
-    nodes = [np.asarray(tasks.get("nodes", []), dtype=np.int64)]
-    job = [np.asarray(tasks.get("job_id", []), dtype=np.int64)]
-    submit = [_floats(tasks.get("submit", []))]
+    n = len(_column(tasks, "job_id", []))
+    kinds = list(_column(tasks, "class", ["normal"] * n))
+    start = [_floats(_column(tasks, "start", []))]
+    end = [_floats(_column(tasks, "end", []))]
+    nodes = [np.asarray(_column(tasks, "nodes", []), dtype=np.int64)]
+    job = [np.asarray(_column(tasks, "job_id", []), dtype=np.int64)]
+    submit = [_floats(_column(tasks, "submit", []))]
     by = [np.full(n, -1, dtype=np.int64)]
-    killed = len(events.get("t", []) or [])
+    killed = len(_column(events, "t", []))
     if killed:
         start.append(_floats(events["start"]))
         end.append(_floats(events["t"]))
         nodes.append(np.asarray(events["nodes"], dtype=np.int64))
         job.append(np.asarray(events["job_id"], dtype=np.int64))
-        by.append(np.asarray(events.get("by_job_id") or [-1] * killed, dtype=np.int64))
+        by.append(np.asarray(_column(events, "by_job_id", [-1] * killed), dtype=np.int64))
         submit.append(np.full(killed, np.nan))
         kinds += ["killed"] * killed
     out = {"start": np.concatenate(start), "end": np.concatenate(end),

@@ -22,6 +22,7 @@ import json
 import tracemalloc
 import uuid
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -49,12 +50,13 @@ def body(response) -> bytes:
     return b"".join(response.streaming_content) if response.streaming else response.content
 
 
-def finished_run(kind: str) -> Run:
-    """A finished run of the kind's default preset and first default policy, loaded as the
-    export views load it."""
+def finished_run(kind: str, preset: str | None = None, policy: str | None = None) -> Run:
+    """A finished run of the kind's default preset and first default policy (or those
+    given), loaded as the export views load it."""
     kind_lab = kinds.get_kind(kind)
-    sub = submission.validate_submission(kind=kind, preset=kind_lab.default_preset,
-                                         policies=kind_lab.default_policies[:1], trials=1)
+    sub = submission.validate_submission(
+        kind=kind, preset=preset or kind_lab.default_preset,
+        policies=[policy] if policy else kind_lab.default_policies[:1], trials=1)
     run = submission.create_experiment(sub, dispatch=False).runs.get()
     execution.execute_run(run.pk)
     run = selectors.run_by_public_id(run.public_id, with_result=True)
@@ -347,15 +349,23 @@ def test_a_run_without_a_result_has_none_to_download():
 # --- run charts -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["swf-replay", "swf-preemptive"])
-def test_the_gantt_reads_its_parts_and_draws_what_it_drew_from_the_whole(kind):
-    run = finished_run(kind)
+@pytest.mark.parametrize("kind, preset, policy", [
+    ("swf-replay", None, None), ("swf-preemptive", None, None),
+    ("swf-preemptive", "pbb-small-mix-a", "duration-remaining")])  # with killed runs
+def test_the_gantt_reads_its_parts_and_draws_what_it_drew_from_the_whole(kind, preset, policy):
+    """Its columns of numbers come as arrays (ChartSpec.reads), and it draws what it drew from
+    the whole result's lists."""
+    run = finished_run(kind, preset, policy)
     spec = kinds.get_kind(kind).run_charts[0]
     assert spec.id == "gantt" and set(spec.reads) == {"tasks", "events", "extra"}
+    read = result_parts.result(run.result_gz, spec.reads)
+    assert isinstance(read.tasks["start"], np.ndarray) and read.summary == {}
+    whole = Result.from_json(selectors.result_json(run))
+    killed = len(whole.events.get("t", []))
+    assert len(read.events.get("t", [])) == killed and (preset is None or killed > 0)
     cache.clear()
-    whole = place_header(spec.build(Result.from_json(selectors.result_json(run))))
     drawn = figures.run_figure(run, "gantt")
-    assert drawn == whole and drawn["data"]
+    assert drawn == place_header(spec.build(whole)) and drawn["data"]
 
 
 # --- never the whole result -----------------------------------------------------------------
