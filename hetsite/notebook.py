@@ -9,7 +9,6 @@ Parquet file is written one row group per chunk to a temporary file that is then
 from __future__ import annotations
 
 import csv
-import json
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from django.http import FileResponse, StreamingHttpResponse
 
 from simcore.sweep import axis_value
 
-from . import kinds, result_parts, selectors
+from . import kinds, result_parts
 from .exports import header, natural_key, swept
 from .result_parts import Packed
 
@@ -311,29 +310,21 @@ def response(table: Table, fmt: str):
     return parquet_response(table) if fmt == "parquet" else csv_response(table)
 
 
-def _result(run) -> dict:
-    return json.loads(selectors.result_json(run) or b"{}")
-
-
 def tasks_table(run) -> Table:
     """The per-task (or per-surveil) records of a finished run, a row per task; status codes
     written as words, units in the header.
 
     Only the result's ``tasks`` are read, a column at a time (``result_parts.columns``), and
-    ``extra`` when there is a status column to write as words; never the whole result.
-
-    A kind that derives its task records from the whole result (``LabKind.task_records``: the
-    value-of-service kind) still reads it whole, as before: its results are bounded only by its
-    caps (tasks a day, simulated hours) and the workers' memory limit. Its ``task_records``
-    reads only ``tasks`` and ``extra``; handing it those parts alone would bound it as the
-    others are, given a contract that says so."""
+    ``extra`` when there is a status column to write as words; never the whole result. A kind
+    that derives its records from them (``LabKind.task_records``: value-of-service) is given
+    those two parts as ``json.loads`` reads them."""
     kind_lab = kinds.get_kind(run.experiment.kind)
     if kind_lab is not None and kind_lab.task_records is not None:
-        result = _result(run)
-        codes = (result.get("extra") or {}).get("status_codes") or {}
-        records = result.get("tasks") or {}
+        found = result_parts.parts(run.result_gz, ["tasks", "extra"])
+        codes = (found.get("extra") or {}).get("status_codes") or {}
+        records = found.get("tasks") or {}
         if records:
-            records = kind_lab.task_records(result)
+            records = kind_lab.task_records(found)
     else:
         records = result_parts.columns(run.result_gz, "tasks")
         codes = {}

@@ -354,9 +354,11 @@ class LabKind:
     # Units of the per-task record columns, for export headers ({"arrival": "s", ...}): the
     # unit the engine keeps its clock in (ch. 2, 4 and 5 in minutes, the others in seconds).
     task_units: dict[str, str] = field(default_factory=dict)
-    # The per-task records the exports write, from a run's full result as JSON data; by
-    # default its ``tasks`` with status codes as the result's words. A kind whose codes alone
-    # would say less than its summary counts (a reservation past the end) says it here.
+    # The per-task records the exports write, from the ``tasks`` and ``extra`` parts of a run's
+    # result as JSON data (``{"tasks": ..., "extra": ...}``: only those are read, so that a
+    # download never holds a whole result); by default its ``tasks`` with status codes as the
+    # result's words. A kind whose codes alone would say less than its summary counts (a
+    # reservation past the end) says it here.
     task_records: Callable[[dict], dict] | None = None
     # Export names of per-task record columns whose own name would mislead a reader, keyed by
     # the record's name (kept in the result JSON and the API): swf-preemptive's job run time,

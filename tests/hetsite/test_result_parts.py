@@ -1,11 +1,11 @@
 """A run's downloads read its stored result a part at a time (``hetsite.result_parts``; an
 outside audit: one anonymous tasks.csv of a 500,000-job replay parsed all 66 MB of its result).
 
-* tasks and series, as CSV and Parquet, read with their numbers packed equal what the same
-  code makes of the columns as plain lists (``json.loads``'s: the whole-result path, which the
-  value-of-service kind still takes) byte for byte, for a run of every kind, for a stored
-  result with every odd column, and for any columns Hypothesis makes up. (At the change, the
-  same tests held against a verbatim copy of the code before it, byte for byte.)
+* tasks and series, as CSV and Parquet, read with their numbers packed, equal byte for byte
+  what the same code makes of the columns as plain lists (as ``json.loads`` reads them), for a
+  run of every kind, for a stored result with every odd column, and for any columns Hypothesis
+  makes up. (At the change, the same tests held against a verbatim copy of the code before
+  it, byte for byte.)
 * ``result.json`` and the API's result stream the stored bytes (the stored gzip itself to a
   client that takes gzip);
 * a run chart that declares what it reads (the replays' Gantt) draws what it drew from the
@@ -420,7 +420,7 @@ def test_the_downloads_of_a_result_with_a_large_timing_never_hold_all_of_it(monk
         peak = traced_peak(new[what])
         assert peak < bound, (what, peak, bound)
     # The bound tells them apart from a download that reads the result whole, as they did.
-    assert traced_peak(lambda: notebook._result(run)) > run.result_bytes
+    assert traced_peak(lambda: json.loads(selectors.result_json(run))) > run.result_bytes
 
 
 def test_the_gantt_of_a_result_with_a_large_timing_reads_none_of_it():
@@ -436,3 +436,13 @@ def test_the_gantt_of_a_result_with_a_large_timing_reads_none_of_it():
     spec = kinds.get_kind("swf-replay").run_charts[0]
     assert traced_peak(lambda: spec.build(Result.from_json(selectors.result_json(run)))) > \
         run.result_bytes
+
+
+def test_a_kind_that_makes_its_own_task_records_reads_only_their_parts():
+    """value-of-service's records (LabKind.task_records) come from its tasks and extra, read
+    alone: the download holds neither the timing nor the decisions."""
+    run = with_large_timing(finished_run("value-of-service"))
+    rows = body(Client().get(f"/r/{run.public_id}/tasks.csv")).decode().splitlines()
+    assert "arrived_in_window" in rows[0] and len(rows) > 1
+    peak = traced_peak(lambda: notebook.csv_response(notebook.tasks_table(run)))
+    assert peak < run.result_bytes // 10, (peak, run.result_bytes)
