@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Exists, OuterRef
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -248,13 +249,18 @@ def experiment_page(request, public_id):
                         f"{', '.join(experiment.policies)}"), title="No such baseline")
 
     def tables():
-        # Every finished run's summary, read once for the tables and the published checks.
-        finished = selectors.sweep_runs(experiment) if counts[Status.DONE] else []
+        # The finished runs' summaries the page shows: one point's (a point of a 72,000-run
+        # sweep read all of them, 5 s a point), or all of them, read once for the tables and
+        # the published checks, which read every point.
+        finished = selectors.sweep_runs(experiment, point) if counts[Status.DONE] else []
+        if point is None:
+            figures.kept(experiment, "published",
+                         lambda: presenters.published(experiment, finished))
         return (presenters.summary_table(kind_lab, experiment, point or 0, finished),
-                presenters.point_tables(kind_lab, experiment, finished) if whole_sweep else [],
-                presenters.published(experiment, finished))
+                presenters.point_tables(kind_lab, experiment, finished) if whole_sweep else [])
 
-    table, point_tables, published = figures.kept(experiment, f"tables:{point}", tables)
+    table, point_tables = figures.kept(experiment, f"tables:{point}", tables)
+    published = figures.kept(experiment, "published", lambda: presenters.published(experiment))
     figs, paired = [], []
     if counts[Status.DONE]:
         figs = (figures.sweep_figures(experiment) if whole_sweep
@@ -372,7 +378,10 @@ def compare_policies(request, public_id):
         if asked and not unknown:
             notice = "Pick at least two policies to compare; showing all of them."
         chosen = experiment.policies[:]
-    figs = figures.experiment_figures(experiment, policies=chosen, side_by_side=True)
+    try:
+        figs = figures.experiment_figures(experiment, policies=chosen, side_by_side=True)
+    except ScenarioError as err:  # more runs than one view draws side by side
+        figs, notice = [], f"Not drawn side by side: {err.message}."
     return render(request, "frontend/compare.html", {
         "experiment": experiment, "chosen": chosen, "figures": figs, "notice": notice,
         "not_drawn": figures.not_drawn(experiment, policies=chosen) if figs else [],
@@ -440,8 +449,10 @@ def _run_picker(request, who):
         return render(request, "frontend/bad_query.html", {
             "title": "No such filter", "field": unknown[0], "message": unknown[1],
             "back": reverse("frontend:home"), "back_text": "All experiments"}, status=400)
+    # EXISTS, not a join made distinct: the join read every run of every listed experiment.
+    finished = Run.objects.filter(experiment=OuterRef("pk"), status=Status.DONE)
     page = _page_of(request, selectors.browse_experiments(who, browse).filter(
-        runs__status=Status.DONE).distinct(), 10)
+        Exists(finished)), 10)
     rows = [(e, list(e.runs.filter(status=Status.DONE).defer(*selectors.HEAVY, "series", "dist")
                      .order_by("point", "trial", "id")[:RUN_CHOICES]))
             for e in page.object_list]

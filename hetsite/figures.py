@@ -16,6 +16,7 @@ from django.core.cache import cache
 
 from simcore import charts
 from simcore.charts import facet, place_header
+from simcore.errors import ScenarioError
 from simcore.result import Result, code_version
 from simcore.sweep import table
 from simcore.sweep_charts import paired_bars, sweep_lines
@@ -54,12 +55,32 @@ def figures_for(kind: str, groups: dict, side_by_side: bool = False) -> list[dic
 def experiment_figures(experiment: Experiment, policies: list[str] | None = None,
                        side_by_side: bool = False, groups: dict | None = None,
                        point: int | None = None) -> list[dict]:
-    """The kind's experiment charts; of one sweep point when ``point`` is given."""
+    """The kind's experiment charts; of one sweep point when ``point`` is given.
+
+    Kept in the cache under the selection (policies in the experiment's order, so that two
+    spellings of one choice are one entry). A selection of more finished runs than an
+    experiment may hold (``HETSITE_MAX_RUNS``: only a published figure's preset holds more)
+    is drawn only as the page draws it, every policy together, once; another view of it
+    (some of its policies, side by side; a sweep's points pooled, which its page never draws)
+    is a ScenarioError naming ``policies`` (``point``): each would read tens of thousands of
+    runs again (outside audit: 36 s and 2.9 GB a request)."""
     if groups is not None:
         return figures_for(experiment.kind, groups, side_by_side)
-    chosen = ",".join(policies) if policies else "*"
-    return kept(experiment, f"figures:{side_by_side}:{chosen}:{point}", lambda: figures_for(
-        experiment.kind, selectors.run_groups(experiment, policies, point=point), side_by_side))
+    chosen = [p for p in experiment.policies if p in (policies or experiment.policies)]
+    whole = chosen == experiment.policies and not side_by_side
+    limit = settings.HETSITE_MAX_RUNS
+    pooled = bool(experiment.axes) and point is None  # every point's runs together
+    if (pooled or not whole) and (
+            found := selectors.finished_runs(experiment, chosen, point)) > limit:
+        where = "" if point is None else f" at point {point}"
+        raise ScenarioError("point" if pooled else "policies", (
+            f"these policies have {found:,} finished runs{where}; a chart of more than "
+            f"{limit:,} (HETSITE_MAX_RUNS) is drawn only as the experiment's page draws it"
+            + ("; a sweep point's runs are fewer: choose one (point)" if pooled else
+               ": every policy, not side by side")))
+    key = f"figures:{side_by_side}:{'*' if whole or not policies else ','.join(chosen)}:{point}"
+    return kept(experiment, key, lambda: figures_for(
+        experiment.kind, selectors.run_groups(experiment, chosen, point=point), side_by_side))
 
 
 def kept(experiment: Experiment, view: str, build):
@@ -91,11 +112,11 @@ def _code() -> str:
 
 def experiment_figure(experiment: Experiment, chart_id: str, policies: list[str] | None = None,
                       side_by_side: bool = False, point: int | None = None) -> dict:
-    """One of the kind's experiment charts (of one sweep point when ``point`` is given)."""
-    groups = selectors.run_groups(experiment, policies, point=point)
-    for spec in _charts(experiment.kind, groups):
-        if spec.id == chart_id:
-            return _draw(spec, groups, side_by_side)
+    """One of the kind's experiment charts (of one sweep point when ``point`` is given), from
+    the charts :func:`experiment_figures` keeps; ScenarioError as it raises."""
+    for drawn in experiment_figures(experiment, policies, side_by_side, point=point):
+        if drawn["id"] == chart_id:
+            return drawn["figure"]
     raise UnknownChart(chart_id)
 
 
@@ -184,10 +205,17 @@ def paired_figures(experiment: Experiment, baseline: str,
                    point: int | None = None) -> list[dict]:
     """Every headline metric as each policy's per-trial difference to ``baseline`` (same seed,
     common random numbers): bars with 95% CIs, or lines against the swept parameter (a sweep
-    seen as a whole, ``point`` None)."""
+    seen as a whole, ``point`` None). Kept in the cache: it reads every finished run's
+    summary (7.9 s a view of a 72,000-run sweep before, outside audit)."""
     kind_lab = kinds.get_kind(experiment.kind)
     if kind_lab is None or baseline not in experiment.policies:
         raise UnknownChart(f"paired:{baseline}")
+    return kept(experiment, f"paired:{baseline}:{point}",
+                lambda: _paired_figures(kind_lab, experiment, baseline, point))
+
+
+def _paired_figures(kind_lab, experiment: Experiment, baseline: str,
+                    point: int | None) -> list[dict]:
     runs = selectors.sweep_runs(experiment, point)
     lines = bool(experiment.axes) and point is None
     rows = table(runs, [m.key for m in kind_lab.metrics], baseline=baseline)

@@ -249,20 +249,30 @@ def progress_of(experiment: Experiment, page=1) -> dict:
 
 
 def run_groups(experiment: Experiment, policies: list[str] | None = None,
-               runs: list[Run] | None = None, point: int | None = None
-               ) -> dict[str, list[kinds.RunData]]:
+               point: int | None = None) -> dict[str, list[kinds.RunData]]:
     """Finished runs grouped by policy label (experiment order), as chart input; only the runs
-    of one sweep point when ``point`` is given."""
-    runs = runs if runs is not None else runs_of(experiment)
+    of one sweep point when ``point`` is given. Only those runs are read: a point of a
+    72,000-run sweep is 200 of them, not all 72,000 (outside audit: 33 s and 3 GB a view)."""
     wanted = policies or experiment.policies
+    runs = experiment.runs.filter(status=Status.DONE, policy__in=wanted)
+    if point is not None:
+        runs = runs.filter(point=point)
     groups: dict[str, list[kinds.RunData]] = {p: [] for p in wanted}
     params: dict[int, dict | None] = {}  # a point's parameters, worked out once
-    for r in runs:
-        if r.status == Status.DONE and r.policy in groups and point in (None, r.point):
-            if r.point not in params:
-                params[r.point] = run_params(experiment, r)
-            groups[r.policy].append(run_data(r, params=params[r.point]))
+    for r in _in_policy_order(experiment, runs.defer(*HEAVY)):
+        if r.point not in params:
+            params[r.point] = run_params(experiment, r)
+        groups[r.policy].append(run_data(r, params=params[r.point]))
     return {p: g for p, g in groups.items() if g}
+
+
+def finished_runs(experiment: Experiment, policies: list[str] | None = None,
+                  point: int | None = None) -> int:
+    """How many finished runs :func:`run_groups` would read, from the experiment's summary
+    rows (no run is read)."""
+    wanted = set(policies or experiment.policies)
+    return sum(row["runs"] for row in experiment.summary
+               if row["policy"] in wanted and point in (None, row["point"]))
 
 
 def run_params(experiment: Experiment, run: Run) -> dict | None:

@@ -446,6 +446,8 @@ class ExperimentFigure(APIView):
                                                point=point)
         except figures.UnknownChart as exc:
             raise NotFound(f"no chart {exc.args[0]!r} for this experiment") from None
+        except ScenarioError as err:  # a view of more runs than one request draws
+            raise ValidationError({err.field: [err.message]}) from None
         return Response(figure)
 
 
