@@ -380,8 +380,13 @@ def compare_policies(request, public_id):
         chosen = experiment.policies[:]
     try:
         figs = figures.experiment_figures(experiment, policies=chosen, side_by_side=True)
-    except ScenarioError as err:  # more runs than one view draws side by side
-        figs, notice = [], f"Not drawn side by side: {err.message}."
+    except ScenarioError:  # more runs than one view draws side by side
+        figs, notice = [], (
+            f"Not drawn side by side: these policies have "
+            f"{selectors.finished_runs(experiment, chosen):,} finished runs, more than one "
+            f"view draws (HETSITE_MAX_RUNS = {settings.HETSITE_MAX_RUNS:,}); the "
+            f"experiment's page draws every policy together"
+            f"{', a sweep point at a time' if experiment.axes else ''}.")
     return render(request, "frontend/compare.html", {
         "experiment": experiment, "chosen": chosen, "figures": figs, "notice": notice,
         "not_drawn": figures.not_drawn(experiment, policies=chosen) if figs else [],

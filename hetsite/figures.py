@@ -57,8 +57,8 @@ def experiment_figures(experiment: Experiment, policies: list[str] | None = None
                        point: int | None = None) -> list[dict]:
     """The kind's experiment charts; of one sweep point when ``point`` is given.
 
-    Kept in the cache under the selection (policies in the experiment's order, so that two
-    spellings of one choice are one entry). A selection of more finished runs than an
+    Kept in the cache under the selection (policies in the order asked: the side-by-side
+    page's panels, whose first is its A). A selection of more finished runs than an
     experiment may hold (``HETSITE_MAX_RUNS``: only a published figure's preset holds more)
     is drawn only as the page draws it, every policy together, once; another view of it
     (some of its policies, side by side; a sweep's points pooled, which its page never draws)
@@ -66,7 +66,8 @@ def experiment_figures(experiment: Experiment, policies: list[str] | None = None
     runs again (outside audit: 36 s and 2.9 GB a request)."""
     if groups is not None:
         return figures_for(experiment.kind, groups, side_by_side)
-    chosen = [p for p in experiment.policies if p in (policies or experiment.policies)]
+    chosen = [p for p in dict.fromkeys(policies or experiment.policies)
+              if p in experiment.policies]
     whole = chosen == experiment.policies and not side_by_side
     limit = settings.HETSITE_MAX_RUNS
     pooled = bool(experiment.axes) and point is None  # every point's runs together

@@ -3,9 +3,9 @@ sweep one anonymous GET of a point's charts read every run, 31-40 s and 2-3 GB o
 process, and a subset of its policies, or the same ones in another order, read them again).
 
 A chart reads the finished runs of the point and policies it draws, from the database; a
-selection is kept in the cache under one key whatever the order it was asked in; a view of
-more runs than an experiment may hold (HETSITE_MAX_RUNS: only a published figure holds more)
-is drawn only whole, once; the paired comparison is kept too; the run picker lists the
+selection is kept in the cache, drawn in the order it was asked in; a view of more runs than
+an experiment may hold (HETSITE_MAX_RUNS: only a published figure holds more) is drawn only
+as the page draws it, once; the paired comparison is kept too; the run picker lists the
 experiments with finished runs."""
 
 import pytest
@@ -75,15 +75,21 @@ def test_a_points_charts_and_tables_read_that_points_runs_only(sweep, monkeypatc
     assert reads.count == 1
 
 
-def test_a_selection_is_one_cache_entry_whatever_its_order(sweep):
+def test_a_selection_is_kept_and_drawn_in_the_order_asked(sweep):
+    """The side-by-side page's first panel is its A: a choice is drawn in the order it was
+    asked in, and kept so (asked again, nothing is read)."""
     client = APIClient()
-    first = client.get(figure_url(sweep, "wait-time", policies="easy,fcfs", point=0))
-    assert first.status_code == 200, first.content
-    with Reads() as reads:
-        again = client.get(figure_url(sweep, "wait-time", policies="fcfs,easy", point=0))
-        other_chart = client.get(figure_url(sweep, "wait-mean", policies="fcfs,easy", point=0))
-    assert again.json() == first.json() and other_chart.status_code == 200
-    assert reads.count == 0  # both drawn from what the first request kept
+    bars = {}
+    for order in ("easy,fcfs", "fcfs,easy"):
+        first = client.get(figure_url(sweep, "wait-mean", policies=order, point=0))
+        assert first.status_code == 200, first.content
+        bars[order] = first.json()["data"][0]["x"]
+        with Reads() as reads:
+            again = client.get(figure_url(sweep, "wait-mean", policies=order, point=0))
+            other_chart = client.get(figure_url(sweep, "wait-time", policies=order, point=0))
+        assert again.json() == first.json() and other_chart.status_code == 200
+        assert reads.count == 0  # both drawn from what the first request kept
+    assert bars == {"easy,fcfs": ["easy", "fcfs"], "fcfs,easy": ["fcfs", "easy"]}
 
 
 def test_a_view_of_more_runs_than_an_experiment_may_hold_is_drawn_as_its_page_draws_it(
@@ -119,7 +125,9 @@ def test_a_view_of_more_runs_than_an_experiment_may_hold_is_drawn_as_its_page_dr
     page = Client().get(f"/e/{plain.public_id}/compare/?p=fcfs&p=easy")
     text = page.content.decode()
     assert page.status_code == 200 and "Not drawn side by side" in text
-    assert "HETSITE_MAX_RUNS" in text
+    assert "4 finished runs" in text and "HETSITE_MAX_RUNS = 2" in text
+    swept = Client().get(f"/e/{sweep.public_id}/compare/?p=fcfs&p=easy").content.decode()
+    assert "6 finished runs" in swept and "a sweep point at a time" in swept
 
 
 def test_the_paired_comparison_is_kept(sweep, monkeypatch):
