@@ -270,21 +270,13 @@ def parquet_response(table: Table) -> FileResponse:
     schema = pa.schema([(c.name, arrow[c.type]) for c in table.columns])
     # Not a context manager: the response closes (and so removes) it once it has been sent.
     spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115
+    by_column = table.by_column if table.by_column is not None else (
+        [[row[i] for row in chunk] for i in range(len(table.columns))] for chunk in table.chunks)
     with pq.ParquetWriter(spool, schema) as writer:
-        if table.by_column is not None:
-            for columns in table.by_column:
-                writer.write_table(pa.Table.from_arrays(
-                    [_arrow_array(pa, col, values, arrow[col.type])
-                     for values, col in zip(columns, table.columns, strict=True)],
-                    schema=schema))
-        else:
-            for chunk in table.chunks:
-                columns = [_arrow_values(col, [row[i] for row in chunk])
-                           for i, col in enumerate(table.columns)]
-                writer.write_table(pa.Table.from_arrays(
-                    [pa.array(values, type=arrow[col.type])
-                     for values, col in zip(columns, table.columns, strict=True)],
-                    schema=schema))
+        for columns in by_column:
+            writer.write_table(pa.Table.from_arrays(
+                [_arrow_array(pa, col, values, arrow[col.type])
+                 for values, col in zip(columns, table.columns, strict=True)], schema=schema))
     spool.seek(0)
     return FileResponse(spool, as_attachment=True, filename=f"{table.name}.parquet",
                         content_type="application/vnd.apache.parquet")
